@@ -1,0 +1,129 @@
+"""The command line: parse arguments, build the options, call the engine, report, exit.
+
+Exit codes: 0 no MUST or SHOULD rule violated, 1 one was, 2 the run could not be made.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Sequence
+
+from fuzz import __version__, engine
+from fuzz.errors import ConfigurationError, HarnessError
+from fuzz.reports import json_report
+from fuzz.reports.terminal import TerminalReporter
+from fuzz.target import StdioTarget, demo_target
+
+
+@dataclass(frozen=True, slots=True)
+class ReportRequest:
+    format: str
+    path: Path
+
+
+def _report_request(text: str) -> ReportRequest:
+    kind, separator, path = text.partition(":")
+    if not separator or kind != "json" or not path:
+        raise argparse.ArgumentTypeError(f"{text!r} is not FORMAT:PATH; the format is json, e.g. --report json:report.json")
+    return ReportRequest(kind, Path(path))
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"{value} is too small; it must be 1 or more")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
+    if not value > 0:
+        raise argparse.ArgumentTypeError(f"{text} seconds is not a positive time")
+    return value
+
+
+def _seed(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (seeds are printed at the start of each run)") from None
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="mcp-toolfuzz",
+        description="Fuzz an MCP server's tools/call error classification (SEP-2145).",
+    )
+    parser.add_argument("--version", action="version", version=f"mcp-toolfuzz {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    run = commands.add_parser(
+        "run",
+        help="fuzz a server",
+        description="Fuzz a stdio MCP server started with the command after `--` "
+        "(no command: the bundled demo server).",
+        usage="mcp-toolfuzz run [options] [-- COMMAND [ARG ...]]",
+    )
+    run.add_argument("--max-examples", type=_positive_int, default=100, metavar="N",
+                     help="cases generated per tool and case kind, before shrinking (default 100)")
+    run.add_argument("--seed", type=_seed, default=None, metavar="N",
+                     help="the run's seed; the same seed, target and options repeat a run (default: random, printed)")
+    run.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS",
+                     help="how long to wait for the answer to one request (default 5)")
+    run.add_argument("--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS",
+                     help="how long to wait for the answers to initialize and tools/list (default 20)")
+    run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
+                     help="also write the result to PATH; FORMAT is json (repeatable)")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    command: list[str] = []
+    if "--" in arguments:
+        split = arguments.index("--")
+        arguments, command = arguments[:split], arguments[split + 1 :]
+    parser = build_parser()
+    options = parser.parse_args(arguments)
+    if options.command != "run":
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        return _run(options, command)
+    except HarnessError as error:
+        print(f"mcp-toolfuzz: {error}", file=sys.stderr)
+        return error.exit_code
+
+
+def _run(options: argparse.Namespace, command: list[str]) -> int:
+    if "--" in sys.argv[1:] and not command:
+        raise ConfigurationError("nothing after `--`: give the server's command, e.g. `mcp-toolfuzz run -- python server.py`, or drop `--` to fuzz the demo")
+    target = StdioTarget(tuple(command)) if command else demo_target()
+    run_options = engine.RunOptions(
+        target=target,
+        seed=options.seed if options.seed is not None else random.SystemRandom().randrange(2**32),
+        max_examples=options.max_examples,
+        timeout=options.timeout,
+        startup_timeout=options.startup_timeout,
+    )
+    result = engine.run(run_options, TerminalReporter())
+    for request in options.report:
+        try:
+            json_report.write(result, request.path)
+        except OSError as error:
+            raise ConfigurationError(f"could not write the report to {request.path}: {error.strerror or error}") from None
+        print(f"report written to {request.path}")
+    return result.exit_code
+
+
+def entry_point() -> None:
+    sys.exit(main())

@@ -1,0 +1,209 @@
+"""The bundled demo: a small MCP server over stdio, standard library only, with deliberate bugs.
+
+`mcp-toolfuzz run` with no target fuzzes it, so a new user sees what findings look like in a few
+seconds; it is also the fast target of the benchmarks. Run it alone with
+`python -m fuzz.demo_server`.
+
+Its bugs, each a violation of SEP-2145 that real servers commit:
+
+- an unknown tool name gets JSON-RPC error -32602 (the 2025-11-25 wording), not a tool
+  execution error: `unknown-tool`;
+- `divide` with `b = 0` lets the exception escape as JSON-RPC error -32603: `tool-failure`;
+- `set_volume` never checks `level` against its `maximum`, so `level: 12` succeeds:
+  `arguments-not-validated`;
+- `"arguments": null` is taken for "no arguments" instead of being refused as a malformed
+  request: `malformed-request`.
+
+Everything else is compliant: argument validation against each `inputSchema` answered with
+`isError: true`, malformed requests answered with -32602, a paginated `tools/list`.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any
+
+PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+PAGE_SIZE = 3
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "add",
+        "description": "Add two integers.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "echo",
+        "description": "Return the text it is given.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"text": {"type": "string", "maxLength": 200}},
+            "required": ["text"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "divide",
+        "description": "Divide a by b.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"a": {"type": "number"}, "b": {"type": "number"}},
+            "required": ["a", "b"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "set_volume",
+        "description": "Set the volume, 0 to 11.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"level": {"type": "integer", "minimum": 0, "maximum": 11}},
+            "required": ["level"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "lookup",
+        "description": "Look a key up.",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"key": {"enum": ["alpha", "beta", "gamma"]}},
+            "required": ["key"],
+            "additionalProperties": False,
+        },
+    },
+]
+_SCHEMAS = {tool["name"]: tool["inputSchema"] for tool in TOOLS}
+_TABLE = {"alpha": 1, "beta": 2, "gamma": 3}
+
+
+class ProtocolError(Exception):
+    def __init__(self, code: int, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+def text_result(text: str, *, is_error: bool = False) -> dict[str, Any]:
+    result: dict[str, Any] = {"content": [{"type": "text", "text": text}]}
+    if is_error:
+        result["isError"] = True
+    return result
+
+
+def schema_problem(schema: dict[str, Any], value: Any, where: str = "arguments") -> str | None:
+    """A hand-written check of the few keywords the demo's schemas use (standard library only)."""
+    kinds = {"integer": lambda v: isinstance(v, int) and not isinstance(v, bool) or isinstance(v, float) and v.is_integer(),
+             "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+             "string": lambda v: isinstance(v, str),
+             "object": lambda v: isinstance(v, dict)}
+    if "type" in schema and not kinds[schema["type"]](value):
+        return f"{where} must be {schema['type']}"
+    if "enum" in schema and value not in schema["enum"]:
+        return f"{where} must be one of {schema['enum']}"
+    if "minimum" in schema and value < schema["minimum"]:
+        return f"{where} must be at least {schema['minimum']}"
+    if "maxLength" in schema and len(value) > schema["maxLength"]:
+        return f"{where} must be at most {schema['maxLength']} characters"
+    if isinstance(value, dict):
+        for name in schema.get("required", []):
+            if name not in value:
+                return f"{where}.{name} is required"
+        for name, item in value.items():
+            if name not in schema.get("properties", {}):
+                if schema.get("additionalProperties") is False:
+                    return f"{where}.{name} is not allowed"
+                continue
+            problem = schema_problem(schema["properties"][name], item, f"{where}.{name}")
+            if problem:
+                return problem
+    return None
+
+
+def call_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    if name == "add":
+        return text_result(str(arguments["a"] + arguments["b"]))
+    if name == "echo":
+        return text_result(arguments["text"])
+    if name == "divide":
+        try:
+            return text_result(str(arguments["a"] / arguments["b"]))
+        except ZeroDivisionError:
+            raise ProtocolError(-32603, "Internal error: division by zero") from None
+    if name == "set_volume":
+        return text_result(f"volume set to {arguments['level']}")
+    return text_result(str(_TABLE[arguments["key"]]))
+
+
+def handle(method: str, params: Any) -> dict[str, Any]:
+    if method == "initialize":
+        offered = params.get("protocolVersion") if isinstance(params, dict) else None
+        return {
+            "protocolVersion": offered if offered in PROTOCOL_VERSIONS else PROTOCOL_VERSIONS[0],
+            "capabilities": {"tools": {}},
+            "serverInfo": {"name": "mcp-toolfuzz-demo", "version": "1.0.0"},
+        }
+    if method == "ping":
+        return {}
+    if method == "tools/list":
+        start = int(params["cursor"]) if isinstance(params, dict) and str(params.get("cursor", "")).isdigit() else 0
+        page: dict[str, Any] = {"tools": TOOLS[start : start + PAGE_SIZE]}
+        if start + PAGE_SIZE < len(TOOLS):
+            page["nextCursor"] = str(start + PAGE_SIZE)
+        return page
+    if method == "tools/call":
+        if not isinstance(params, dict) or not isinstance(params.get("name"), str):
+            raise ProtocolError(-32602, "Invalid params: params.name must be a string")
+        arguments = params.get("arguments")
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise ProtocolError(-32602, "Invalid params: params.arguments must be an object")
+        name = params["name"]
+        if name not in _SCHEMAS:
+            raise ProtocolError(-32602, f"Unknown tool: {name}")
+        problem = schema_problem(_SCHEMAS[name], arguments)
+        if problem:
+            return text_result(f"Invalid input: {name}. {problem}.", is_error=True)
+        try:
+            return call_tool(name, arguments)
+        except ProtocolError:
+            raise
+        except Exception as error:
+            return text_result(f"Tool {name} failed: {error}", is_error=True)
+    raise ProtocolError(-32601, f"Method not found: {method}")
+
+
+def answer(line: str) -> dict[str, Any] | None:
+    try:
+        message = json.loads(line)
+    except ValueError:
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
+    if not isinstance(message, dict) or not isinstance(message.get("method"), str):
+        return {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}
+    if "id" not in message:
+        return None
+    try:
+        return {"jsonrpc": "2.0", "id": message["id"], "result": handle(message["method"], message.get("params"))}
+    except ProtocolError as error:
+        return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": error.code, "message": str(error)}}
+
+
+def main() -> None:
+    for raw in sys.stdin.buffer:
+        line = raw.decode("utf-8", errors="replace")
+        if not line.strip():
+            continue
+        reply = answer(line)
+        if reply is not None:
+            sys.stdout.buffer.write(json.dumps(reply).encode() + b"\n")
+            sys.stdout.buffer.flush()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,275 @@
+"""The engine: Hypothesis over (tool x case kind), each case sent to the target and judged.
+
+The target lives in trio's thread (its session reads stdout while requests are in flight);
+Hypothesis runs in a worker thread and sends each case through `trio.from_thread.run`. A
+violated rule raises an exception whose type is unique to the rule, so Hypothesis treats each
+rule as a distinct bug and shrinks each to its own minimal request (`report_multiple_bugs`).
+The engine emits events and knows no reporter.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import trio
+from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis.errors import Unsatisfiable
+
+from fuzz.errors import HarnessError
+from fuzz.events import FindingMade, Listener, RunFinished, RunStarted, ToolFinished, ToolStarted
+from fuzz.findings import Finding, RunResult, Skip, ToolSummary
+from fuzz.oracle import describe_violation, judge
+from fuzz.session import Answered, Exchange, NoAnswer, TargetExited
+from fuzz.target import StdioTarget, Target, open_target
+from strategies import Case, CaseKind, Tool, cases
+
+CASE_KINDS: tuple[CaseKind, ...] = (
+    CaseKind.VALID_ARGUMENTS,
+    CaseKind.INVALID_ARGUMENTS,
+    CaseKind.UNKNOWN_TOOL,
+    CaseKind.MALFORMED_REQUEST,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    target: StdioTarget
+    seed: int
+    max_examples: int = 100
+    timeout: float = 5.0
+    """Seconds to wait for the answer to one request."""
+    startup_timeout: float = 20.0
+    """Seconds to wait for the answers to `initialize` and `tools/list`."""
+    case_kinds: tuple[CaseKind, ...] = CASE_KINDS
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "maxExamples": self.max_examples,
+            "timeout": self.timeout,
+            "caseKinds": [kind.value for kind in self.case_kinds],
+        }
+
+
+class RuleViolated(Exception):
+    """Raised inside a Hypothesis example to fail it; carries the finding."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
+
+
+_violation_types: dict[str, type[RuleViolated]] = {}
+
+
+def _violation_type(rule_id: str) -> type[RuleViolated]:
+    """One exception class per rule, so that Hypothesis tells the rules apart while shrinking."""
+    if rule_id not in _violation_types:
+        name = "RuleViolated_" + rule_id.replace("-", "_")
+        _violation_types[rule_id] = type(name, (RuleViolated,), {})
+    return _violation_types[rule_id]
+
+
+class TargetLost(Exception):
+    """The target died and could not be restarted."""
+
+
+@dataclass
+class _Progress:
+    """What the run has found so far; read back when it is interrupted."""
+
+    summaries: list[ToolSummary] = field(default_factory=list)
+    current: ToolSummary | None = None
+    description: Any = None
+    restarts: int = 0
+
+
+def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
+    """Fuzz the target and return the result. Raises HarnessError when the run could not be
+    made. On Ctrl-C, returns what was found so far with `stopped_early` set."""
+    progress = _Progress()
+    started = time.monotonic()
+    stopped_early: str | None = None
+    try:
+        trio.run(_run, options, listener, progress)
+    except BaseException as error:  # noqa: B036 - KeyboardInterrupt arrives wrapped in groups too
+        leaf = _first_leaf(error)
+        if isinstance(leaf, HarnessError):
+            raise leaf from None
+        if isinstance(leaf, TargetLost):
+            stopped_early = str(leaf)
+        elif isinstance(leaf, KeyboardInterrupt):
+            stopped_early = "interrupted (Ctrl-C)"
+        else:
+            raise
+    summaries = list(progress.summaries)
+    if progress.current is not None:
+        summaries.append(progress.current)
+    description = progress.description
+    result = RunResult(
+        seed=options.seed,
+        target=options.target.as_json(),
+        target_description=options.target.describe(),
+        protocol_version=description.protocol_version if description else None,
+        server_info=description.server_info if description else {},
+        options=options.as_json(),
+        tools=tuple(summaries),
+        seconds=time.monotonic() - started,
+        target_restarts=progress.restarts,
+        stopped_early=stopped_early,
+    )
+    listener(RunFinished(result))
+    return result
+
+
+async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> None:
+    async with open_target(options.target, startup_timeout=options.startup_timeout) as target:
+        progress.description = target.description
+        listener(
+            RunStarted(
+                seed=options.seed,
+                target=options.target.describe(),
+                protocol_version=target.description.protocol_version,
+                server_name=str(target.description.server_info.get("name", "?")),
+                tool_names=tuple(tool.name for tool in target.tools),
+            )
+        )
+        listed = tuple(tool.name for tool in target.tools)
+        for tool in list(target.tools):
+            listener(ToolStarted(tool.name))
+            progress.current = ToolSummary(tool.name, {}, ())
+            for kind in options.case_kinds:
+                exploration = _Exploration(options, target, tool, kind, listed)
+                await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+                progress.restarts = target.restarts
+                progress.current = _merge(progress.current, exploration)
+                for finding in exploration.findings:
+                    listener(FindingMade(finding))
+                if exploration.lost is not None:
+                    raise TargetLost(exploration.lost)
+            progress.summaries.append(progress.current)
+            progress.current = None
+            listener(ToolFinished(progress.summaries[-1]))
+
+
+def _merge(summary: ToolSummary, exploration: _Exploration) -> ToolSummary:
+    skips = summary.skips + ((Skip(exploration.tool.name, exploration.kind, exploration.skip),) if exploration.skip else ())
+    return ToolSummary(
+        tool=summary.tool,
+        cases_sent={**summary.cases_sent, exploration.kind: exploration.sent},
+        findings=summary.findings + tuple(exploration.findings),
+        skips=skips,
+    )
+
+
+class _Exploration:
+    """One Hypothesis run: `kind` cases for `tool`, in a worker thread."""
+
+    def __init__(self, options: RunOptions, target: Target, tool: Tool, kind: CaseKind, listed: tuple[str, ...]) -> None:
+        self.options = options
+        self.target = target
+        self.tool = tool
+        self.kind = kind
+        self.listed = listed
+        self.sent = 0
+        self.findings: list[Finding] = []
+        self.skip: str | None = None
+        self.lost: str | None = None
+        self._latest: dict[str, Finding] = {}
+
+    def run(self) -> None:
+        try:
+            strategy = cases(self.tool, self.kind, self.listed)
+            test = self._hypothesis_test(strategy)
+            test()
+        except Unsatisfiable:
+            self.skip = f"could not generate {self.kind.value} cases from this tool's schema"
+        except BaseException as error:  # noqa: B036 - Hypothesis raises groups of violations
+            violations = _violations_in(error)
+            if violations:
+                self.findings = [violation.finding for violation in violations]
+            elif self.lost is None:
+                self.skip = f"could not generate {self.kind.value} cases: {type(error).__name__}: {error}"
+        if not self.findings and self._latest:
+            self.findings = list(self._latest.values())
+
+    def _hypothesis_test(self, strategy: Any) -> Callable[[], None]:
+        config = settings(
+            parent=settings.get_profile("default"),
+            max_examples=self.options.max_examples,
+            deadline=None,
+            database=None,
+            derandomize=False,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+            phases=(Phase.explicit, Phase.generate, Phase.target, Phase.shrink),
+            report_multiple_bugs=True,
+            print_blob=False,
+        )
+
+        @seed(_derived_seed(self.options.seed, self.tool.name, self.kind))
+        @config
+        @given(strategy)
+        def test(case: Case) -> None:
+            self._check(case)
+
+        return test
+
+    def _check(self, case: Case) -> None:
+        if self.lost is not None:
+            raise TargetLost(self.lost)
+        exchange, answers_ping = trio.from_thread.run(self._send, case)
+        self.sent += 1
+        violation = judge(case, exchange, answers_ping=answers_ping)
+        if violation is None:
+            return
+        finding = Finding(
+            rule=violation.rule,
+            tool=self.tool.name,
+            case=self.kind,
+            label=case.label,
+            request=exchange.request,
+            response=exchange.reply.message if isinstance(exchange.reply, Answered) else None,
+            message=describe_violation(violation, case, exchange),
+            why=violation.why,
+            expected=violation.expected,
+            stderr=exchange.stderr,
+        )
+        self._latest[violation.rule.id] = finding
+        raise _violation_type(violation.rule.id)(finding)
+
+    async def _send(self, case: Case) -> tuple[Exchange, bool]:
+        """Send one case. After no answer, ask for a ping; after death or silence, restart the
+        target so that the next case meets a live one."""
+        exchange = await self.target.session.send_request(case.message, timeout=self.options.timeout)
+        answers_ping = True
+        if isinstance(exchange.reply, NoAnswer) and not self.target.session.closed:
+            answers_ping = await self.target.ping(timeout=self.options.timeout)
+        if isinstance(exchange.reply, TargetExited) or self.target.session.closed or not answers_ping:
+            try:
+                await self.target.restart()
+            except HarnessError as error:
+                self.lost = f"the target could not be restarted after {case.label} to {case.tool!r}: {error}"
+        return exchange, answers_ping
+
+
+def _derived_seed(run_seed: int, tool: str, kind: CaseKind) -> int:
+    digest = hashlib.sha256(f"{run_seed}\0{tool}\0{kind.value}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _violations_in(error: BaseException) -> list[RuleViolated]:
+    if isinstance(error, RuleViolated):
+        return [error]
+    if isinstance(error, BaseExceptionGroup):
+        return [found for inner in error.exceptions for found in _violations_in(inner)]
+    return []
+
+
+def _first_leaf(error: BaseException) -> BaseException:
+    """The first non-group exception: trio's nurseries wrap what they raise in groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error

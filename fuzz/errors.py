@@ -1,0 +1,25 @@
+"""The harness's own errors: the run could not be made (exit code 2).
+
+They are kept apart from findings (exit code 1), which are data, not exceptions. Each message
+says what happened, what was expected, and what to try; the CLI prints it as one line.
+"""
+
+from __future__ import annotations
+
+
+class HarnessError(Exception):
+    """Root of every error that stops a run before it could judge the target."""
+
+    exit_code = 2
+
+
+class TargetStartError(HarnessError):
+    """The target could not be started, or exited before it finished the MCP handshake."""
+
+
+class HandshakeError(HarnessError):
+    """The target answered `initialize` or `tools/list` with something the harness cannot use."""
+
+
+class ConfigurationError(HarnessError):
+    """The command line or a configuration file asks for something that cannot be done."""

@@ -1,0 +1,41 @@
+"""What the engine tells whoever listens (reporters, progress bars) while it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from fuzz.findings import Finding, RunResult, ToolSummary
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    seed: int
+    target: str
+    protocol_version: str
+    server_name: str
+    tool_names: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    tool: str
+
+
+@dataclass(frozen=True, slots=True)
+class FindingMade:
+    finding: Finding
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    summary: ToolSummary
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    result: RunResult
+
+
+Event = RunStarted | ToolStarted | FindingMade | ToolFinished | RunFinished
+Listener = Callable[[Event], None]

@@ -1,0 +1,99 @@
+"""A run's results as data: findings (one per distinct rule, tool and case kind), what each
+tool was sent, and the run as a whole."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from fuzz.rules import Level, Rule
+from strategies import CaseKind
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A rule violated by a tool for a kind of case, with the minimal request Hypothesis shrank
+    to and the exact answer it got (None when none came)."""
+
+    rule: Rule
+    tool: str
+    case: CaseKind
+    label: str
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+    message: str
+    """The whole story in one paragraph: rule, request, answer, expectation, spec sentence."""
+    why: str = ""
+    """What was wrong with the answer, e.g. `answered with JSON-RPC error -32602 "Unknown tool"`."""
+    expected: str = ""
+    stderr: tuple[str, ...] = ()
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.rule.id, self.tool, self.case.value)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule.id,
+            "level": self.rule.level.value,
+            "tool": self.tool,
+            "case": self.case.value,
+            "label": self.label,
+            "request": self.request,
+            "response": self.response,
+            "message": self.message,
+            "expected": self.expected,
+            "stderr": list(self.stderr),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A case kind a tool did not get, and why."""
+
+    tool: str
+    case: CaseKind
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSummary:
+    tool: str
+    cases_sent: dict[CaseKind, int]
+    findings: tuple[Finding, ...]
+    skips: tuple[Skip, ...] = ()
+
+    @property
+    def total_sent(self) -> int:
+        return sum(self.cases_sent.values())
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    seed: int
+    target: dict[str, Any]
+    target_description: str
+    protocol_version: str | None
+    server_info: dict[str, Any]
+    options: dict[str, Any]
+    tools: tuple[ToolSummary, ...]
+    seconds: float
+    target_restarts: int = 0
+    stopped_early: str | None = None
+    """Why the run ended before every tool was fuzzed (interrupted, target lost), or None."""
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(finding for tool in self.tools for finding in tool.findings)
+
+    @property
+    def failed(self) -> bool:
+        return any(f.rule.level in (Level.MUST, Level.SHOULD) for f in self.findings)
+
+    @property
+    def exit_code(self) -> int:
+        """1 on a MUST or SHOULD violation; otherwise 2 when the run stopped early (a clean
+        partial run proves nothing), else 0."""
+        if self.failed:
+            return 1
+        return 2 if self.stopped_early else 0

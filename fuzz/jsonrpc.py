@@ -1,0 +1,86 @@
+"""JSON-RPC 2.0 messages as the harness sees them: encoding what it sends, sorting what arrives.
+
+Everything a target writes to stdout is one of: a response (to one of our requests), a request
+from the server (which the session answers), a notification, or garbage (not JSON, not an
+object, not JSON-RPC). Garbage is data for the oracle, never an exception.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+JSONRPC_VERSION = "2.0"
+INVALID_PARAMS = -32602
+METHOD_NOT_FOUND = -32601
+
+
+def encode(message: Any) -> bytes:
+    """One message as a newline-terminated UTF-8 line. JSON escapes every newline inside
+    strings, so the frame is never broken by the content."""
+    return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8") + b"\n"
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    """An object with an `id` and no `method`: an answer, well-formed or not."""
+
+    id: Any
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRequest:
+    id: Any
+    method: str
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Notification:
+    method: str
+    message: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Garbage:
+    """A line that is not a JSON-RPC message; `reason` says why."""
+
+    text: str
+    reason: str
+
+
+Incoming = Response | ServerRequest | Notification | Garbage
+
+
+def parse_line(line: bytes) -> list[Incoming]:
+    """Sort one stdout line. A blank line yields nothing; a JSON array (a batch, which MCP no
+    longer allows) yields each element, sorted the same way."""
+    text = line.decode("utf-8", errors="replace").strip()
+    if not text:
+        return []
+    try:
+        value = json.loads(line)
+    except (ValueError, UnicodeDecodeError) as error:
+        return [Garbage(_clip(text), f"not JSON ({error})")]
+    if isinstance(value, list):
+        return [item for element in value for item in _sort(element, text)]
+    return _sort(value, text)
+
+
+def _sort(value: Any, text: str) -> list[Incoming]:
+    if not isinstance(value, dict):
+        return [Garbage(_clip(text), f"a JSON {type(value).__name__}, not a JSON-RPC object")]
+    method = value.get("method")
+    if isinstance(method, str):
+        if "id" in value:
+            return [ServerRequest(value["id"], method, value)]
+        return [Notification(method, value)]
+    if "id" in value:
+        return [Response(value["id"], value)]
+    return [Garbage(_clip(text), "a JSON object with neither `method` nor `id`")]
+
+
+def _clip(text: str, limit: int = 2000) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"

@@ -1,0 +1,55 @@
+"""The whole result of a run as one JSON document (`--report json:PATH`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from fuzz import __version__
+from fuzz.findings import RunResult
+from fuzz.rules import RULES
+
+FORMAT_VERSION = 1
+
+
+def as_json(result: RunResult) -> dict[str, Any]:
+    return {
+        "format": FORMAT_VERSION,
+        "tool": {"name": "mcp-toolfuzz", "version": __version__},
+        "seed": result.seed,
+        "target": result.target,
+        "protocolVersion": result.protocol_version,
+        "serverInfo": result.server_info,
+        "options": result.options,
+        "stoppedEarly": result.stopped_early,
+        "targetRestarts": result.target_restarts,
+        "seconds": round(result.seconds, 3),
+        "exitCode": result.exit_code,
+        "rules": [rule.as_json() for rule in RULES],
+        "tools": [
+            {
+                "name": summary.tool,
+                "casesSent": {kind.value: count for kind, count in summary.cases_sent.items()},
+                "skipped": [{"case": skip.case.value, "reason": skip.reason} for skip in summary.skips],
+            }
+            for summary in result.tools
+        ],
+        "findings": [finding.as_json() for finding in result.findings],
+    }
+
+
+def write(result: RunResult, path: Path) -> None:
+    """Write atomically: a reader never sees a half-written report."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+            json.dump(as_json(result), stream, ensure_ascii=False, indent=2)
+            stream.write("\n")
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise

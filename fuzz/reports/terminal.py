@@ -1,0 +1,118 @@
+"""The terminal report: a line per tool as it finishes, then every finding with its minimal
+request and answer, then a table of tools by violated rule."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Any, TextIO
+
+from fuzz import __version__
+from fuzz.events import Event, FindingMade, RunFinished, RunStarted, ToolFinished
+from fuzz.findings import Finding, RunResult
+from fuzz.rules import RULES, Level
+
+_WIDTH = 100
+
+
+class TerminalReporter:
+    """A Listener: pass it to the engine and it prints as the run goes."""
+
+    def __init__(self, stream: TextIO | None = None, *, show_stderr_lines: int = 8) -> None:
+        self.stream = stream or sys.stdout
+        self.show_stderr_lines = show_stderr_lines
+        self._name_width = 12
+
+    def __call__(self, event: Event) -> None:
+        if isinstance(event, RunStarted):
+            self._started(event)
+        elif isinstance(event, ToolFinished):
+            summary = event.summary
+            count = len(summary.findings)
+            skipped = f"  (skipped: {'; '.join(s.reason for s in summary.skips)})" if summary.skips else ""
+            self._print(
+                f"  {summary.tool:<{self._name_width}} {summary.total_sent:>6} cases  "
+                f"{_plural(count, 'finding') if count else 'ok'}{skipped}"
+            )
+        elif isinstance(event, FindingMade):
+            pass
+        elif isinstance(event, RunFinished):
+            self._finished(event.result)
+
+    def _started(self, event: RunStarted) -> None:
+        self._name_width = max([12, *(min(len(name), 40) for name in event.tool_names)])
+        self._print(f"mcp-toolfuzz {__version__} · seed {event.seed} (repeat this run with --seed {event.seed})")
+        self._print(f"target  {event.target}")
+        self._print(
+            f"server  {event.server_name}, protocol {event.protocol_version}, {_plural(len(event.tool_names), 'tool')}"
+        )
+        self._print("")
+
+    def _finished(self, result: RunResult) -> None:
+        if result.stopped_early:
+            self._print(f"\nThe run stopped early: {result.stopped_early}. What was found until then follows.")
+        findings = sorted(result.findings, key=_severity)
+        if findings:
+            self._print(f"\nFindings ({len(findings)})")
+            for number, finding in enumerate(findings, 1):
+                self._finding(number, finding)
+        self._summary(result)
+
+    def _finding(self, number: int, finding: Finding) -> None:
+        rule = finding.rule
+        self._print(f"\n{number}. {rule.id} [{rule.level.value}] · tool {finding.tool} · {finding.case.value} case")
+        self._print(f"   sent:     {finding.label}")
+        self._print(f"   problem:  {finding.why}; expected {finding.expected}")
+        self._print(f"   request:  {_json(finding.request)}")
+        self._print(f"   answer:   {_json(finding.response) if finding.response is not None else '(none)'}")
+        for line in finding.stderr[-self.show_stderr_lines :]:
+            self._print(f"   stderr:   {_clip(line, _WIDTH)}")
+        self._print(f"   rule:     {rule.source}")
+
+    def _summary(self, result: RunResult) -> None:
+        violated = [rule for rule in RULES if any(f.rule == rule for f in result.findings)]
+        self._print("\nSummary")
+        if violated:
+            header = f"  {'tool':<{self._name_width}}" + "".join(f"  {rule.id}" for rule in violated)
+            self._print(header)
+            for summary in result.tools:
+                cells = ""
+                for rule in violated:
+                    mark = "x" if any(f.rule == rule for f in summary.findings) else "."
+                    cells += f"  {mark:^{len(rule.id)}}"
+                self._print(f"  {summary.tool:<{self._name_width}}{cells}")
+        clean = [rule.id for rule in RULES if rule not in violated]
+        if clean:
+            self._print(f"  no violation of: {', '.join(clean)}")
+        musts = sum(1 for f in result.findings if f.rule.level is Level.MUST)
+        shoulds = sum(1 for f in result.findings if f.rule.level is Level.SHOULD)
+        cases = sum(summary.total_sent for summary in result.tools)
+        verdict = (
+            f"{_plural(len(result.findings), 'finding')} ({musts} MUST, {shoulds} SHOULD)"
+            if result.findings
+            else "no findings"
+        )
+        self._print(
+            f"\n{verdict} · {_plural(len(result.tools), 'tool')} · {cases} cases · "
+            f"{result.seconds:.1f} s · seed {result.seed} · exit {result.exit_code}"
+        )
+
+    def _print(self, text: str) -> None:
+        print(text, file=self.stream, flush=True)
+
+
+def _severity(finding: Finding) -> tuple[int, int, str]:
+    order = [rule.id for rule in RULES]
+    return (list(Level).index(finding.rule.level), order.index(finding.rule.id), finding.tool)
+
+
+def _json(value: Any, limit: int = 2000) -> str:
+    return _clip(json.dumps(value, ensure_ascii=False), limit)
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _plural(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"

@@ -1,0 +1,106 @@
+"""What the harness checks: each rule with a stable id (public interface), a level, a title,
+and the sentence it comes from."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+
+
+class Level(Enum):
+    MUST = "MUST"
+    SHOULD = "SHOULD"
+    ADVISORY = "advisory"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    id: str
+    level: Level
+    title: str
+    source: str
+    """Where the requirement is written, and its sentence."""
+
+    def as_json(self) -> dict[str, str]:
+        return {"id": self.id, "level": self.level.value, "title": self.title, "source": self.source}
+
+
+_SEP = "SEP-2145"
+
+UNKNOWN_TOOL = Rule(
+    "unknown-tool",
+    Level.MUST,
+    "a call naming no listed tool gets a tool execution error",
+    f"{_SEP}: servers MUST report tool resolution failures as Tool Execution Errors, including "
+    "Unknown tool: params.name does not match any callable tool.",
+)
+INVALID_ARGUMENTS = Rule(
+    "invalid-arguments",
+    Level.MUST,
+    "arguments that violate the inputSchema do not get a JSON-RPC error",
+    f"{_SEP}: servers MUST report tool input validation failures as Tool Execution Errors. This "
+    "includes failures of JSON Schema validation against the tool's inputSchema.",
+)
+ARGUMENTS_NOT_VALIDATED = Rule(
+    "arguments-not-validated",
+    Level.SHOULD,
+    "arguments that violate the inputSchema are not accepted as a success",
+    f"{_SEP}: servers MUST report tool input validation failures as Tool Execution Errors "
+    "(a success means the failure was never detected).",
+)
+TOOL_FAILURE = Rule(
+    "tool-failure",
+    Level.MUST,
+    "a call to a listed tool with valid arguments never gets a JSON-RPC error",
+    f"{_SEP}: servers MUST report tool execution failures as Tool Execution Errors, including "
+    "exceptions thrown by the tool implementation.",
+)
+MALFORMED_REQUEST = Rule(
+    "malformed-request",
+    Level.MUST,
+    "a request that fails the CallToolRequest schema gets a JSON-RPC error",
+    f"{_SEP}: if the request is invalid at the CallToolRequest schema level (e.g., missing "
+    "params.name, invalid params type, etc.), the server returns a JSON-RPC error response.",
+)
+MALFORMED_REQUEST_CODE = Rule(
+    "malformed-request-code",
+    Level.SHOULD,
+    "the JSON-RPC error for a malformed request has code -32602",
+    f"{_SEP} (example 'Protocol error (malformed request)'): code -32602, \"Invalid params\"; "
+    "JSON-RPC 2.0: -32602 Invalid params, invalid method parameter(s).",
+)
+REQUEST_ANSWERED = Rule(
+    "request-answered",
+    Level.MUST,
+    "every request gets an answer within the timeout",
+    "JSON-RPC 2.0: when a rpc call is made, the Server MUST reply with a Response, except for in "
+    "the case of Notifications.",
+)
+RESPONSE_WELL_FORMED = Rule(
+    "response-well-formed",
+    Level.MUST,
+    "every answer is JSON-RPC 2.0 with the request's id, and a tools/call result is a CallToolResult",
+    "JSON-RPC 2.0: jsonrpc MUST be exactly \"2.0\"; id MUST be the same as the value of the id "
+    f"member in the Request Object. {_SEP}: a Tool Execution Error is a successful JSON-RPC "
+    "response containing a CallToolResult.",
+)
+TARGET_ALIVE = Rule(
+    "target-alive",
+    Level.MUST,
+    "the target neither exits nor stops answering ping",
+    "MCP basic/utilities/ping: the receiver MUST respond promptly with an empty response. "
+    f"{_SEP}: exceptions thrown by the tool implementation MUST be reported as Tool Execution Errors.",
+)
+
+RULES: tuple[Rule, ...] = (
+    UNKNOWN_TOOL,
+    INVALID_ARGUMENTS,
+    ARGUMENTS_NOT_VALIDATED,
+    TOOL_FAILURE,
+    MALFORMED_REQUEST,
+    MALFORMED_REQUEST_CODE,
+    REQUEST_ANSWERED,
+    RESPONSE_WELL_FORMED,
+    TARGET_ALIVE,
+)
+RULES_BY_ID = {rule.id: rule for rule in RULES}

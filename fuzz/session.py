@@ -1,0 +1,224 @@
+"""A JSON-RPC client over a transport, built for targets that misbehave.
+
+Several requests may be in flight at once: each waits on its own id, and answers are matched by
+id whatever order they come in, with notifications and server requests interleaved. What comes
+back is always an `Exchange` (the exact request, the reply, anything odd seen meanwhile, and the
+stderr written meanwhile), never an exception: no answer within the timeout and a target that
+exited are replies like any other, for the oracle to judge.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any, Callable
+
+import trio
+
+from fuzz.jsonrpc import (
+    JSONRPC_VERSION,
+    METHOD_NOT_FOUND,
+    Garbage,
+    Notification,
+    Response,
+    ServerRequest,
+    encode,
+    parse_line,
+)
+from fuzz.transport import StdioTransport, TransportClosed
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    message: dict[str, Any]
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class NoAnswer:
+    timeout: float
+
+
+@dataclass(frozen=True, slots=True)
+class TargetExited:
+    returncode: int | None
+
+
+Reply = Answered | NoAnswer | TargetExited
+
+
+class AnomalyKind(Enum):
+    STRAY_ANSWER = "an answer carrying an id that no request in flight has"
+    DUPLICATE_ANSWER = "a second answer to a request already answered"
+    GARBAGE = "a stdout line that is not a JSON-RPC message"
+
+
+@dataclass(frozen=True, slots=True)
+class Anomaly:
+    kind: AnomalyKind
+    text: str
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request and what came of it."""
+
+    request: dict[str, Any]
+    reply: Reply
+    anomalies: tuple[Anomaly, ...] = ()
+    stderr: tuple[str, ...] = ()
+
+
+@dataclass(slots=True)
+class _Waiter:
+    event: trio.Event = field(default_factory=trio.Event)
+    message: dict[str, Any] | None = None
+    answered_at: float = 0.0
+
+
+_FINISHED_IDS_KEPT = 10_000
+
+
+class Session:
+    """Call `serve` in a nursery (it reads until the target closes stdout), then `request`."""
+
+    def __init__(self, transport: StdioTransport) -> None:
+        self.transport = transport
+        self._next_id = 0
+        self._waiters: dict[str, _Waiter] = {}
+        self._finished: OrderedDict[str, None] = OrderedDict()
+        self._anomalies: list[Anomaly] = []
+        self._closed = trio.Event()
+        self.notifications_seen = 0
+
+    @property
+    def closed(self) -> bool:
+        return self._closed.is_set()
+
+    async def serve(self) -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(self.transport.pump_stderr)
+            try:
+                async for line in self.transport.lines():
+                    for incoming in parse_line(line):
+                        await self._dispatch(incoming)
+            finally:
+                self._closed.set()
+                for waiter in self._waiters.values():
+                    waiter.event.set()
+
+    def next_id(self) -> int:
+        self._next_id += 1
+        return self._next_id
+
+    async def request(self, method: str, params: Any = None, *, timeout: float) -> Exchange:
+        def build(request_id: int) -> dict[str, Any]:
+            message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": request_id, "method": method}
+            if params is not None:
+                message["params"] = params
+            return message
+
+        return await self.send_request(build, timeout=timeout)
+
+    async def send_request(self, build: Callable[[int], dict[str, Any]], *, timeout: float) -> Exchange:
+        """Send `build(id)` with a fresh id and wait up to `timeout` seconds for its answer."""
+        request = build(self.next_id())
+        key = _id_key(request["id"])
+        waiter = _Waiter()
+        self._waiters[key] = waiter
+        anomaly_mark = len(self._anomalies)
+        stderr_mark = self.transport.stderr_mark
+        started = time.monotonic()
+        try:
+            if self.closed:
+                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark)
+            try:
+                await self.transport.send(encode(request))
+            except TransportClosed:
+                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark)
+            with trio.move_on_after(timeout):
+                await waiter.event.wait()
+            if waiter.message is not None:
+                reply: Reply = Answered(waiter.message, waiter.answered_at - started)
+            elif self.closed:
+                reply = await self._exited()
+            else:
+                reply = NoAnswer(timeout)
+            return self._exchange(request, reply, anomaly_mark, stderr_mark)
+        finally:
+            del self._waiters[key]
+            self._remember_finished(key)
+
+    async def notify(self, method: str, params: Any = None) -> None:
+        message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "method": method}
+        if params is not None:
+            message["params"] = params
+        try:
+            await self.transport.send(encode(message))
+        except TransportClosed:
+            pass
+
+    def _exchange(self, request: dict[str, Any], reply: Reply, anomaly_mark: int, stderr_mark: int) -> Exchange:
+        return Exchange(
+            request=request,
+            reply=reply,
+            anomalies=tuple(self._anomalies[anomaly_mark:]),
+            stderr=self.transport.stderr_since(stderr_mark),
+        )
+
+    async def _exited(self) -> TargetExited:
+        with trio.move_on_after(0.5):
+            await self.transport.wait()
+        return TargetExited(self.transport.returncode)
+
+    async def _dispatch(self, incoming: Response | ServerRequest | Notification | Garbage) -> None:
+        if isinstance(incoming, Response):
+            key = _id_key(incoming.id)
+            waiter = self._waiters.get(key)
+            if waiter is not None and waiter.message is None:
+                waiter.message = incoming.message
+                waiter.answered_at = time.monotonic()
+                waiter.event.set()
+            elif waiter is not None or key in self._finished:
+                self._anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, _show(incoming.message)))
+            else:
+                self._anomalies.append(Anomaly(AnomalyKind.STRAY_ANSWER, _show(incoming.message)))
+        elif isinstance(incoming, ServerRequest):
+            await self._answer_server_request(incoming)
+        elif isinstance(incoming, Notification):
+            self.notifications_seen += 1
+        else:
+            self._anomalies.append(Anomaly(AnomalyKind.GARBAGE, f"{incoming.text} ({incoming.reason})"))
+
+    async def _answer_server_request(self, request: ServerRequest) -> None:
+        """The harness declares no client capabilities, so it answers `ping` and refuses the rest."""
+        if request.method == "ping":
+            answer: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": request.id, "result": {}}
+        else:
+            answer = {
+                "jsonrpc": JSONRPC_VERSION,
+                "id": request.id,
+                "error": {"code": METHOD_NOT_FOUND, "message": f"mcp-toolfuzz does not support {request.method}"},
+            }
+        try:
+            await self.transport.send(encode(answer))
+        except TransportClosed:
+            pass
+
+    def _remember_finished(self, key: str) -> None:
+        self._finished[key] = None
+        if len(self._finished) > _FINISHED_IDS_KEPT:
+            self._finished.popitem(last=False)
+
+
+def _id_key(request_id: Any) -> str:
+    """Ids match by JSON value and type: the answer to request 1 must carry 1, not "1"."""
+    return json.dumps(request_id, sort_keys=True)
+
+
+def _show(message: Any, limit: int = 2000) -> str:
+    text = json.dumps(message, ensure_ascii=False)
+    return text if len(text) <= limit else text[:limit] + "..."

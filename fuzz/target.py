@@ -1,0 +1,97 @@
+"""A target: a server started from its description, initialized, its tools listed, restartable."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import AsyncIterator
+
+import trio
+
+from fuzz.errors import HandshakeError, TargetStartError
+from fuzz.lifecycle import ServerDescription, initialize, list_tools
+from fuzz.session import Answered, Session
+from fuzz.transport import StdioTransport
+from strategies import Tool
+
+
+@dataclass(frozen=True, slots=True)
+class StdioTarget:
+    """A server started as a subprocess that speaks MCP on its stdin and stdout."""
+
+    command: tuple[str, ...]
+
+    def describe(self) -> str:
+        return shlex.join(self.command)
+
+    def as_json(self) -> dict[str, object]:
+        return {"transport": "stdio", "command": list(self.command)}
+
+
+def demo_target() -> StdioTarget:
+    """The bundled demo server, run with the interpreter that runs the harness."""
+    return StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
+
+
+class Target:
+    """A running, initialized server. Open it with `open_target`; `restart` replaces a dead
+    process with a new one (handshake again) and keeps the same tools."""
+
+    def __init__(self, spec: StdioTarget, nursery: trio.Nursery, *, startup_timeout: float) -> None:
+        self.spec = spec
+        self._nursery = nursery
+        self._startup_timeout = startup_timeout
+        self._scope: trio.CancelScope | None = None
+        self.session: Session
+        self.description: ServerDescription
+        self.tools: list[Tool] = []
+        self.restarts = 0
+
+    async def start(self) -> None:
+        transport = await StdioTransport.start(self.spec.command)
+        session = Session(transport)
+        self._scope = await self._nursery.start(_serve, session)
+        self.session = session
+        try:
+            self.description = await initialize(session, timeout=self._startup_timeout)
+            self.tools = await list_tools(session, timeout=self._startup_timeout)
+        except HandshakeError as error:
+            await self.aclose()
+            raise TargetStartError(f"{self.spec.describe()}: {error}") from None
+
+    async def restart(self) -> None:
+        """The fuzzing goes on with the tools first listed, whatever the new process lists."""
+        tools = self.tools
+        await self.aclose()
+        await self.start()
+        self.tools = tools
+        self.restarts += 1
+
+    async def ping(self, *, timeout: float) -> bool:
+        exchange = await self.session.request("ping", timeout=timeout)
+        return isinstance(exchange.reply, Answered) and "result" in exchange.reply.message
+
+    async def aclose(self) -> None:
+        if self._scope is not None:
+            await self.session.transport.aclose()
+            self._scope.cancel()
+            self._scope = None
+
+
+async def _serve(session: Session, task_status: trio.TaskStatus[trio.CancelScope] = trio.TASK_STATUS_IGNORED) -> None:
+    with trio.CancelScope() as scope:
+        task_status.started(scope)
+        await session.serve()
+
+
+@asynccontextmanager
+async def open_target(spec: StdioTarget, *, startup_timeout: float) -> AsyncIterator[Target]:
+    async with trio.open_nursery() as nursery:
+        target = Target(spec, nursery, startup_timeout=startup_timeout)
+        try:
+            await target.start()
+            yield target
+        finally:
+            await target.aclose()

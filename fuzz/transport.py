@@ -1,0 +1,173 @@
+"""Moving bytes to and from a target: a stdio subprocess speaking newline-delimited messages.
+
+stdout is the protocol channel; stderr is captured line by line into a bounded buffer that
+findings quote, and is never parsed as protocol. The process runs in its own process group, so
+that closing the transport reaches every process the target started.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from collections import deque
+from dataclasses import dataclass
+from typing import AsyncIterator, Sequence
+
+import trio
+
+from fuzz.errors import TargetStartError
+
+MAX_LINE_BYTES = 64 * 1024 * 1024
+"""A stdout line longer than this is cut off and handed on as garbage."""
+
+STDERR_LINES_KEPT = 2000
+
+
+@dataclass(frozen=True, slots=True)
+class StderrLine:
+    number: int
+    text: str
+
+
+class TransportClosed(Exception):
+    """The target's stdin is closed: it has exited or stopped reading."""
+
+
+class StdioTransport:
+    """A started subprocess. Use `await StdioTransport.start(argv)`, then `send`, `lines()`,
+    `stderr_since()`, and always `aclose()`."""
+
+    def __init__(self, argv: Sequence[str], process: trio.Process) -> None:
+        self.argv = tuple(argv)
+        self._process = process
+        self._stderr: deque[StderrLine] = deque(maxlen=STDERR_LINES_KEPT)
+        self._stderr_count = 0
+        self._send_lock = trio.Lock()
+
+    @classmethod
+    async def start(cls, argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None) -> StdioTransport:
+        if not argv:
+            raise TargetStartError("no target command given: put the server's command after `--`, e.g. `mcp-toolfuzz run -- python server.py`")
+        try:
+            process = await trio.lowlevel.open_process(
+                list(argv),
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                start_new_session=True,
+                env=env,
+                cwd=cwd,
+            )
+        except FileNotFoundError:
+            raise TargetStartError(
+                f"could not start the target: command {argv[0]!r} not found (is it installed and on PATH?)"
+            ) from None
+        except PermissionError:
+            raise TargetStartError(
+                f"could not start the target: {argv[0]!r} is not executable (check its permissions, or run it through its interpreter)"
+            ) from None
+        except OSError as error:
+            raise TargetStartError(f"could not start the target {argv[0]!r}: {error.strerror or error}") from None
+        return cls(argv, process)
+
+    @property
+    def pid(self) -> int:
+        return self._process.pid
+
+    @property
+    def returncode(self) -> int | None:
+        return self._process.poll()
+
+    async def send(self, data: bytes) -> None:
+        """Write one framed message (the caller adds the newline). Raises TransportClosed."""
+        assert self._process.stdin is not None
+        async with self._send_lock:
+            try:
+                await self._process.stdin.send_all(data)
+            except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
+                raise TransportClosed(str(error)) from None
+
+    async def lines(self) -> AsyncIterator[bytes]:
+        """stdout, one line at a time (without the newline), until the target closes it."""
+        assert self._process.stdout is not None
+        async for line in _split_lines(self._process.stdout):
+            yield line
+
+    async def pump_stderr(self) -> None:
+        """Read stderr into the buffer until the target closes it. Run it in a nursery."""
+        assert self._process.stderr is not None
+        async for raw in _split_lines(self._process.stderr):
+            self._stderr_count += 1
+            self._stderr.append(StderrLine(self._stderr_count, raw.decode("utf-8", errors="replace").rstrip("\r")))
+
+    @property
+    def stderr_mark(self) -> int:
+        """The number of stderr lines seen so far; pass it to `stderr_since` later."""
+        return self._stderr_count
+
+    def stderr_since(self, mark: int, *, limit: int = 40) -> tuple[str, ...]:
+        lines = [line.text for line in self._stderr if line.number > mark]
+        return tuple(lines[-limit:])
+
+    def stderr_tail(self, limit: int = 20) -> tuple[str, ...]:
+        return tuple(line.text for line in list(self._stderr)[-limit:])
+
+    async def wait(self) -> int:
+        return await self._process.wait()
+
+    async def aclose(self, *, grace: float = 1.0) -> None:
+        """Close stdin, give the target `grace` seconds to exit, then terminate and kill its
+        whole process group. Safe to call twice, and shielded from cancellation."""
+        with trio.CancelScope(shield=True):
+            if self._process.stdin is not None:
+                with trio.move_on_after(grace):
+                    await self._process.stdin.aclose()
+            with trio.move_on_after(grace):
+                await self._process.wait()
+            for sig in (signal.SIGTERM, signal.SIGKILL):
+                if self._process.poll() is not None and not _group_alive(self._process.pid):
+                    break
+                _signal_group(self._process.pid, sig)
+                with trio.move_on_after(grace):
+                    await self._process.wait()
+            for stream in (self._process.stdout, self._process.stderr):
+                if stream is not None:
+                    await stream.aclose()
+
+
+async def _split_lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[bytes]:
+    buffer = bytearray()
+    while True:
+        try:
+            chunk = await stream.receive_some(65536)
+        except (trio.BrokenResourceError, trio.ClosedResourceError):
+            chunk = b""
+        if not chunk:
+            if buffer:
+                yield bytes(buffer)
+            return
+        buffer += chunk
+        start = 0
+        while (end := buffer.find(b"\n", start)) != -1:
+            yield bytes(buffer[start:end])
+            start = end + 1
+        del buffer[:start]
+        if len(buffer) > MAX_LINE_BYTES:
+            yield bytes(buffer[:MAX_LINE_BYTES])
+            buffer.clear()
+
+
+def _signal_group(pid: int, sig: signal.Signals) -> None:
+    try:
+        os.killpg(pid, sig)
+    except (ProcessLookupError, PermissionError):
+        pass
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True

@@ -1,0 +1,66 @@
+"""Cases: one `tools/call` request each, of one kind, drawn for one listed tool."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Collection, Mapping
+
+from hypothesis import strategies as st
+
+from strategies.arguments import invalid_arguments, valid_arguments
+from strategies.envelopes import ABSENT, call_message, call_params, malformed_call_params
+from strategies.names import unknown_tool_names
+from strategies.tools import Tool
+
+
+class CaseKind(Enum):
+    """What a case tests; the value is its public name in reports."""
+
+    VALID_ARGUMENTS = "valid-arguments"
+    INVALID_ARGUMENTS = "invalid-arguments"
+    UNKNOWN_TOOL = "unknown-tool"
+    MALFORMED_REQUEST = "malformed-request"
+
+
+@dataclass(frozen=True, slots=True)
+class Case:
+    """A `tools/call` request without its id, what kind of case it is, and why (`label`)."""
+
+    kind: CaseKind
+    tool: str
+    params: Any
+    label: str
+
+    def message(self, request_id: int | str) -> dict[str, Any]:
+        """The exact JSON-RPC request to send."""
+        body = call_message(self.params)
+        return {"jsonrpc": body.pop("jsonrpc"), "id": request_id, **body}
+
+    @property
+    def has_params(self) -> bool:
+        return self.params is not ABSENT
+
+
+def cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> st.SearchStrategy[Case]:
+    """Requests of `kind` aimed at `tool`. `listed_names` are every listed tool's name, so that an
+    unknown name is never one of them."""
+
+    def case(params: Any, label: str) -> Case:
+        return Case(kind=kind, tool=tool.name, params=params, label=label)
+
+    if kind is CaseKind.VALID_ARGUMENTS:
+        return valid_arguments(tool).map(lambda a: case(call_params(tool.name, a.value), a.label))
+    if kind is CaseKind.INVALID_ARGUMENTS:
+        return invalid_arguments(tool).map(lambda a: case(call_params(tool.name, a.value), a.label))
+    if kind is CaseKind.UNKNOWN_TOOL:
+        return st.tuples(unknown_tool_names(listed_names), _any_arguments).map(
+            lambda drawn: case(call_params(drawn[0].value, drawn[1]), f"unknown tool: {drawn[0].label}")
+        )
+    return malformed_call_params(tool.name).map(lambda p: case(p.value, f"malformed: {p.label}"))
+
+
+_any_arguments: st.SearchStrategy[Mapping[str, Any]] = st.dictionaries(
+    st.text(max_size=8), st.none() | st.booleans() | st.integers() | st.text(max_size=8), max_size=3
+)
+

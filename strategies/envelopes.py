@@ -1,0 +1,83 @@
+"""`tools/call` requests, well-formed and malformed, without their JSON-RPC id.
+
+A request is malformed when it fails the `CallToolRequest` schema: `params` missing or not an
+object, `name` missing or not a string, `arguments` present but not an object. Such a request
+must get a JSON-RPC error (`-32602`, invalid params). Unknown extra members of `params` are
+allowed by the schema and therefore never drawn here as "malformed".
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any
+
+from hypothesis import strategies as st
+
+from strategies.labelled import Labelled
+
+
+class Absent(Enum):
+    """Marks a member left out of a message (distinct from JSON null)."""
+
+    MEMBER = "absent"
+
+
+ABSENT = Absent.MEMBER
+
+
+def call_params(name: Any, arguments: Any = ABSENT) -> dict[str, Any]:
+    params: dict[str, Any] = {"name": name}
+    if arguments is not ABSENT:
+        params["arguments"] = arguments
+    return params
+
+
+def call_message(params: Any) -> dict[str, Any]:
+    """A `tools/call` request without its id; `params` may be ABSENT."""
+    message: dict[str, Any] = {"jsonrpc": "2.0", "method": "tools/call"}
+    if params is not ABSENT:
+        message["params"] = params
+    return message
+
+
+_small_json: st.SearchStrategy[Any] = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    max_leaves=6,
+)
+_non_string = st.one_of(
+    st.none().map(lambda v: Labelled(v, "null")),
+    st.integers().map(lambda v: Labelled(v, "a number")),
+    st.booleans().map(lambda v: Labelled(v, "a boolean")),
+    st.dictionaries(st.text(max_size=6), _small_json, max_size=2).map(lambda v: Labelled(v, "an object")),
+    st.lists(_small_json, max_size=2).map(lambda v: Labelled(v, "an array")),
+)
+_non_object = st.one_of(
+    st.lists(_small_json, max_size=3).map(lambda v: Labelled(v, "an array")),
+    st.text(max_size=10).map(lambda v: Labelled(v, "a string")),
+    st.integers().map(lambda v: Labelled(v, "a number")),
+    st.none().map(lambda v: Labelled(v, "null")),
+    st.booleans().map(lambda v: Labelled(v, "a boolean")),
+)
+
+
+def malformed_call_params(tool_name: str) -> st.SearchStrategy[Labelled[Any]]:
+    """`params` values (or ABSENT) that break the CallToolRequest schema, labelled with how.
+
+    Where a name is needed it is `tool_name`, a listed tool, so that only the envelope is wrong.
+    Shrinks towards a request with no `params` at all.
+    """
+    return st.one_of(
+        st.just(Labelled(ABSENT, "params missing")),
+        st.one_of(
+            st.just([]),
+            st.just([tool_name, {}]),
+            st.lists(_small_json, max_size=3),
+        ).map(lambda params: Labelled(params, "params is an array")),
+        st.sampled_from(["string", 0, None, True]).map(lambda params: Labelled(params, f"params is {params!r}")),
+        st.one_of(st.just({}), st.dictionaries(st.text(max_size=6), _small_json, max_size=2).map(
+            lambda extra: {**{k: v for k, v in extra.items() if k != "name"}, "arguments": {}}
+        )).map(lambda params: Labelled(params, "name missing")),
+        _non_string.map(lambda name: Labelled(call_params(name.value, {}), f"name is {name.label}")),
+        _non_object.map(lambda arguments: Labelled(call_params(tool_name, arguments.value), f"arguments is {arguments.label}")),
+    )

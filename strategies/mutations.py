@@ -1,0 +1,324 @@
+"""Invalid values by mutation of a valid one.
+
+The method is Schemathesis's negative testing, applied to values: draw a valid value, walk it
+together with its schema to list the *sites* (every node of the value with the subschema that
+constrains it), draw a site, draw one of the mutations that site's keywords make possible, and
+keep the result only if the standard validator rejects it *at that site for that keyword*. The
+label (`arguments.address.zip: pattern '^[0-9]{5}$' violated by ''`) is therefore a checked
+statement, and the rest of the value is still the valid value it was drawn from, so shrinking
+takes it to its simplest while the one mutation stays.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any, Callable, Iterator, Mapping
+
+from hypothesis import strategies as st
+
+from strategies.schemas import resolve_local_ref
+
+Path = tuple[str | int, ...]
+
+
+class Mutation(Enum):
+    """What a mutation breaks; the value is the JSON Schema keyword the validator reports."""
+
+    WRONG_TYPE = "type"
+    MISSING_REQUIRED = "required"
+    ADDITIONAL_PROPERTY = "additionalProperties"
+    ABOVE_MAXIMUM = "maximum"
+    BELOW_MINIMUM = "minimum"
+    AT_EXCLUSIVE_MAXIMUM = "exclusiveMaximum"
+    AT_EXCLUSIVE_MINIMUM = "exclusiveMinimum"
+    NOT_IN_ENUM = "enum"
+    NOT_CONST = "const"
+    PATTERN_MISMATCH = "pattern"
+    TOO_LONG = "maxLength"
+    TOO_SHORT = "minLength"
+
+
+@dataclass(frozen=True, slots=True)
+class Site:
+    """A node of a value and the (resolved) subschema that constrains it."""
+
+    path: Path
+    schema: Mapping[str, Any]
+    value: Any
+
+    def mutations(self, *, is_root: bool) -> list[Mutation]:
+        schema, value = self.schema, self.value
+        found: list[Mutation] = []
+        if "type" in schema and not is_root:
+            found.append(Mutation.WRONG_TYPE)
+        if isinstance(value, dict):
+            if any(name in value for name in _strings(schema.get("required"))):
+                found.append(Mutation.MISSING_REQUIRED)
+            if schema.get("additionalProperties") is False:
+                found.append(Mutation.ADDITIONAL_PROPERTY)
+        if _is_number(value):
+            for keyword, mutation in (
+                ("maximum", Mutation.ABOVE_MAXIMUM),
+                ("minimum", Mutation.BELOW_MINIMUM),
+                ("exclusiveMaximum", Mutation.AT_EXCLUSIVE_MAXIMUM),
+                ("exclusiveMinimum", Mutation.AT_EXCLUSIVE_MINIMUM),
+            ):
+                if _is_number(schema.get(keyword)) and math.isfinite(schema[keyword]):
+                    found.append(mutation)
+        if isinstance(value, str):
+            if isinstance(schema.get("pattern"), str) and _compiles(schema["pattern"]):
+                found.append(Mutation.PATTERN_MISMATCH)
+            if isinstance(schema.get("maxLength"), int):
+                found.append(Mutation.TOO_LONG)
+            if isinstance(schema.get("minLength"), int) and schema["minLength"] > 0:
+                found.append(Mutation.TOO_SHORT)
+        if isinstance(schema.get("enum"), list) and not is_root:
+            found.append(Mutation.NOT_IN_ENUM)
+        if "const" in schema and not is_root:
+            found.append(Mutation.NOT_CONST)
+        return found
+
+
+def sites(schema: Mapping[str, Any], value: Any, *, root: Mapping[str, Any] | None = None, path: Path = ()) -> Iterator[Site]:
+    """Every node of `value` with the subschema that constrains it, root first.
+
+    Follows `properties`, `additionalProperties` (a schema), `items` (a schema) and
+    `prefixItems`, through local `$ref`s. Nodes under `anyOf`/`oneOf`/`allOf` are not entered:
+    which branch constrains them is not known, and a guessed label is worse than none.
+    """
+    root = schema if root is None else root
+    schema = resolve_local_ref(schema, root)
+    if not isinstance(schema, Mapping):
+        return
+    yield Site(path, schema, value)
+    if isinstance(value, dict):
+        properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+        extra = schema.get("additionalProperties")
+        for key, child in value.items():
+            child_schema = properties.get(key, extra if isinstance(extra, Mapping) and not _has_patterns(schema) else None)
+            if isinstance(child_schema, Mapping):
+                yield from sites(child_schema, child, root=root, path=(*path, key))
+    elif isinstance(value, list):
+        prefix = schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else []
+        items = schema.get("items")
+        for index, child in enumerate(value):
+            child_schema = prefix[index] if index < len(prefix) else items
+            if isinstance(child_schema, Mapping):
+                yield from sites(child_schema, child, root=root, path=(*path, index))
+
+
+def format_path(path: Path, *, prefix: str) -> str:
+    text = prefix
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if _is_identifier(part) else f"[{part!r}]")
+    return text
+
+
+@dataclass(frozen=True, slots=True)
+class Mutant:
+    """The replacement for a site (or, for MISSING_REQUIRED / ADDITIONAL_PROPERTY, the site's new
+    object value) and what it breaks."""
+
+    value: Any
+    description: str
+
+
+def mutate(draw: st.DrawFn, mutation: Mutation, site: Site) -> Mutant:
+    return _MUTATORS[mutation](draw, site.schema, site.value)
+
+
+def _wrong_type(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    allowed = _types(schema.get("type"))
+    candidates = [name for name in _JSON_TYPES if not _type_allowed(name, allowed)]
+    if not candidates:
+        return Mutant(value, "no other type")
+    name = draw(st.sampled_from(candidates))
+    if name == "string" and allowed & {"integer", "number"}:
+        replacement = draw(st.one_of(st.integers().map(str), _JSON_TYPES[name]))
+    else:
+        replacement = draw(_JSON_TYPES[name])
+    return Mutant(replacement, f"wrong type: expected {_or(sorted(allowed))}, got {name} {_show(replacement)}")
+
+
+def _missing_required(draw: st.DrawFn, schema: Mapping[str, Any], value: dict[str, Any]) -> Mutant:
+    present = [name for name in _strings(schema.get("required")) if name in value]
+    name = draw(st.sampled_from(present))
+    return Mutant({key: item for key, item in value.items() if key != name}, f"required property {name!r} missing")
+
+
+def _additional_property(draw: st.DrawFn, schema: Mapping[str, Any], value: dict[str, Any]) -> Mutant:
+    declared = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+    key = draw(st.text(max_size=12).filter(lambda k: k not in declared and k not in value))
+    extra = draw(_SCALARS)
+    return Mutant({**value, key: extra}, f"property {key!r} not allowed (additionalProperties: false)")
+
+
+def _above_maximum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    bound = schema["maximum"]
+    return Mutant(_past(draw, bound, +1, schema), f"above maximum {bound}")
+
+
+def _below_minimum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    bound = schema["minimum"]
+    return Mutant(_past(draw, bound, -1, schema), f"below minimum {bound}")
+
+
+def _at_exclusive_maximum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    bound = schema["exclusiveMaximum"]
+    replacement = draw(st.one_of(st.just(bound), st.just(_past(draw, bound, +1, schema))))
+    return Mutant(replacement, f"not below exclusiveMaximum {bound}")
+
+
+def _at_exclusive_minimum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    bound = schema["exclusiveMinimum"]
+    replacement = draw(st.one_of(st.just(bound), st.just(_past(draw, bound, -1, schema))))
+    return Mutant(replacement, f"not above exclusiveMinimum {bound}")
+
+
+def _past(draw: st.DrawFn, bound: float, direction: int, schema: Mapping[str, Any]) -> float | int:
+    """A number just past `bound`: by one step of 1 for integral bounds (shrinks to bound±1),
+    otherwise by a small positive amount."""
+    if float(bound).is_integer():
+        return int(bound) + direction * draw(st.integers(min_value=1, max_value=1_000_000))
+    step = draw(st.sampled_from([1, 0.5, 0.001]))
+    return bound + direction * step
+
+
+def _not_in_enum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    members = schema["enum"]
+    kind = _json_type_of(value)
+    replacement = draw(_JSON_TYPES.get(kind, _SCALARS).filter(lambda v: not _json_member(v, members)))
+    return Mutant(replacement, f"{_show(replacement)} not in enum {_show(members)}")
+
+
+def _not_const(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    constant = schema["const"]
+    kind = _json_type_of(constant)
+    replacement = draw(_JSON_TYPES.get(kind, _SCALARS).filter(lambda v: not _json_member(v, [constant])))
+    return Mutant(replacement, f"{_show(replacement)} is not const {_show(constant)}")
+
+
+def _pattern_mismatch(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    pattern = schema["pattern"]
+    compiled = re.compile(pattern)
+    replacement = draw(st.text(max_size=20).filter(lambda text: compiled.search(text) is None))
+    return Mutant(replacement, f"pattern {pattern!r} violated by {_show(replacement)}")
+
+
+def _too_long(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    limit = schema["maxLength"]
+    replacement = draw(st.text(min_size=limit + 1, max_size=limit + 8))
+    return Mutant(replacement, f"{len(replacement)} characters, above maxLength {limit}")
+
+
+def _too_short(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    limit = schema["minLength"]
+    replacement = draw(st.text(max_size=limit - 1))
+    return Mutant(replacement, f"{len(replacement)} characters, below minLength {limit}")
+
+
+_MUTATORS: dict[Mutation, Callable[[st.DrawFn, Mapping[str, Any], Any], Mutant]] = {
+    Mutation.WRONG_TYPE: _wrong_type,
+    Mutation.MISSING_REQUIRED: _missing_required,
+    Mutation.ADDITIONAL_PROPERTY: _additional_property,
+    Mutation.ABOVE_MAXIMUM: _above_maximum,
+    Mutation.BELOW_MINIMUM: _below_minimum,
+    Mutation.AT_EXCLUSIVE_MAXIMUM: _at_exclusive_maximum,
+    Mutation.AT_EXCLUSIVE_MINIMUM: _at_exclusive_minimum,
+    Mutation.NOT_IN_ENUM: _not_in_enum,
+    Mutation.NOT_CONST: _not_const,
+    Mutation.PATTERN_MISMATCH: _pattern_mismatch,
+    Mutation.TOO_LONG: _too_long,
+    Mutation.TOO_SHORT: _too_short,
+}
+
+_SCALARS: st.SearchStrategy[Any] = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(),
+    st.text(max_size=20),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+
+_JSON_TYPES: dict[str, st.SearchStrategy[Any]] = {
+    "null": st.none(),
+    "boolean": st.booleans(),
+    "integer": st.integers(),
+    "number": st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
+    "string": st.text(max_size=20),
+    "array": st.lists(_SCALARS, max_size=3),
+    "object": st.dictionaries(st.text(max_size=8), _SCALARS, max_size=3),
+}
+
+
+def _types(declared: Any) -> set[str]:
+    if isinstance(declared, str):
+        return {declared}
+    if isinstance(declared, list):
+        return {name for name in declared if isinstance(name, str)}
+    return set()
+
+
+def _type_allowed(name: str, allowed: set[str]) -> bool:
+    return name in allowed or (name == "integer" and "number" in allowed)
+
+
+def _json_type_of(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "integer" if value.is_integer() else "number"
+    if isinstance(value, str):
+        return "string"
+    return "array" if isinstance(value, list) else "object"
+
+
+def _json_member(value: Any, members: list[Any]) -> bool:
+    """JSON equality, as the validator sees it: 1 == 1.0, but True != 1."""
+    return any(
+        _json_type_of(value) in {"integer", "number"} and _json_type_of(m) in {"integer", "number"} and value == m
+        or (_json_type_of(value) == _json_type_of(m) and value == m)
+        for m in members
+    )
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _strings(value: Any) -> list[str]:
+    return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
+
+
+def _has_patterns(schema: Mapping[str, Any]) -> bool:
+    return bool(schema.get("patternProperties"))
+
+
+def _compiles(pattern: str) -> bool:
+    try:
+        re.compile(pattern)
+    except re.error:
+        return False
+    return True
+
+
+def _is_identifier(text: str) -> bool:
+    return text.replace("-", "_").isidentifier()
+
+
+def _or(names: list[str]) -> str:
+    return " or ".join(names) if names else "a declared type"
+
+
+def _show(value: Any) -> str:
+    import json
+
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,99 @@
+"""Tool names that no listed tool has.
+
+A well-formed `tools/call` naming no callable tool must be answered with a tool execution error
+(SEP-2145). The names drawn here are the ones a model or a stale client really sends: empty,
+whitespace, unicode, very long, and near-misses of the listed names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Collection
+
+from hypothesis import strategies as st
+
+from strategies.labelled import Labelled
+
+_WHITESPACE = " \t\n\r\u00a0\u2028\u3000\ufeff"
+
+
+def unknown_tool_names(listed: Collection[str]) -> st.SearchStrategy[Labelled[str]]:
+    """Names not in `listed` (exact comparison), each labelled with how it was made.
+
+    Shrinks towards the empty name, then towards the smallest near-miss of the first listed name
+    (a one-character change).
+    """
+    known = frozenset(listed)
+    families: list[st.SearchStrategy[Labelled[str]]] = [
+        st.just(Labelled("", "empty name")),
+    ]
+    if known:
+        families.append(_near_misses(sorted(known)))
+    families += [
+        st.text(alphabet=_WHITESPACE, min_size=1, max_size=8).map(lambda n: Labelled(n, "whitespace only")),
+        st.text(min_size=1, max_size=40).map(lambda n: Labelled(n, "arbitrary unicode")),
+        st.integers(min_value=256, max_value=20_000).map(lambda size: Labelled("t" * size, f"{size} characters long")),
+    ]
+    return st.one_of(families).filter(lambda labelled: labelled.value not in known)
+
+
+def _near_misses(names: list[str]) -> st.SearchStrategy[Labelled[str]]:
+    @st.composite
+    def near_miss(draw: st.DrawFn) -> Labelled[str]:
+        name = draw(st.sampled_from(names))
+        edit = draw(st.sampled_from(_EDITS))
+        return Labelled(edit.apply(draw, name), f"near-miss of {name!r}: {edit.description}")
+
+    return near_miss()
+
+
+@dataclass(frozen=True, slots=True)
+class _Edit:
+    description: str
+    apply: Callable[[st.DrawFn, str], str]
+
+
+def _position(draw: st.DrawFn, name: str, *, inclusive: bool) -> int:
+    return draw(st.integers(min_value=0, max_value=max(0, len(name) - (0 if inclusive else 1))))
+
+
+def _char(draw: st.DrawFn) -> str:
+    return draw(st.characters(codec="utf-8", exclude_categories=("Cs",)))
+
+
+def _swap_case(draw: st.DrawFn, name: str) -> str:
+    return draw(st.sampled_from([name.upper(), name.lower(), name.swapcase(), name.title()]))
+
+
+def _delete(draw: st.DrawFn, name: str) -> str:
+    at = _position(draw, name, inclusive=False)
+    return name[:at] + name[at + 1 :]
+
+
+def _insert(draw: st.DrawFn, name: str) -> str:
+    at = _position(draw, name, inclusive=True)
+    return name[:at] + _char(draw) + name[at:]
+
+
+def _substitute(draw: st.DrawFn, name: str) -> str:
+    at = _position(draw, name, inclusive=False)
+    return name[:at] + _char(draw) + name[at + 1 :]
+
+
+def _affix(draw: st.DrawFn, name: str) -> str:
+    affix = draw(st.sampled_from([" ", "_", "-", ".", "/", "s", "_v2", "()", "\x00"]))
+    return draw(st.sampled_from([name + affix, affix + name]))
+
+
+def _truncate(draw: st.DrawFn, name: str) -> str:
+    return name[: _position(draw, name, inclusive=False)]
+
+
+_EDITS = (
+    _Edit("one character substituted", _substitute),
+    _Edit("one character deleted", _delete),
+    _Edit("one character inserted", _insert),
+    _Edit("case changed", _swap_case),
+    _Edit("prefix or suffix added", _affix),
+    _Edit("truncated", _truncate),
+)
