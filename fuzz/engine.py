@@ -25,6 +25,7 @@ from fuzz.oracle import describe_violation, judge
 from fuzz.session import Answered, Exchange, NoAnswer, TargetExited
 from fuzz.target import StdioTarget, Target, open_target
 from strategies import Case, CaseKind, Tool, cases
+from strategies.cases import canonical_cases
 
 CASE_KINDS: tuple[CaseKind, ...] = (
     CaseKind.VALID_ARGUMENTS,
@@ -178,8 +179,24 @@ class _Exploration:
         self.skip: str | None = None
         self.lost: str | None = None
         self._latest: dict[str, Finding] = {}
+        self._canonical: dict[str, Finding] = {}
 
     def run(self) -> None:
+        """Send the canonical cases (each shape's simplest form), then let Hypothesis search.
+        A rule a canonical case violated keeps that finding: it is already minimal."""
+        for case in canonical_cases(self.tool, self.kind, self.listed):
+            if self.lost is not None:
+                break
+            finding = self._try(case)
+            if finding is not None and finding.rule.id not in self._canonical:
+                self._canonical[finding.rule.id] = finding
+        if self.lost is None:
+            self._search()
+        self.findings = list(self._canonical.values()) + [
+            finding for finding in self.findings if finding.rule.id not in self._canonical
+        ]
+
+    def _search(self) -> None:
         try:
             strategy = cases(self.tool, self.kind, self.listed)
             test = self._hypothesis_test(strategy)
@@ -218,14 +235,21 @@ class _Exploration:
         return test
 
     def _check(self, case: Case) -> None:
+        """The Hypothesis test body: fails the example when the case violates a rule."""
         if self.lost is not None:
             raise TargetLost(self.lost)
+        finding = self._try(case)
+        if finding is not None:
+            self._latest[finding.rule.id] = finding
+            raise _violation_type(finding.rule.id)(finding)
+
+    def _try(self, case: Case) -> Finding | None:
         exchange, answers_ping = trio.from_thread.run(self._send, case)
         self.sent += 1
         violation = judge(case, exchange, answers_ping=answers_ping)
         if violation is None:
-            return
-        finding = Finding(
+            return None
+        return Finding(
             rule=violation.rule,
             tool=self.tool.name,
             case=self.kind,
@@ -237,8 +261,6 @@ class _Exploration:
             expected=violation.expected,
             stderr=exchange.stderr,
         )
-        self._latest[violation.rule.id] = finding
-        raise _violation_type(violation.rule.id)(finding)
 
     async def _send(self, case: Case) -> tuple[Exchange, bool]:
         """Send one case. After no answer, ask for a ping; after death or silence, restart the

@@ -9,7 +9,7 @@ from typing import Any, Collection, Mapping
 from hypothesis import strategies as st
 
 from strategies.arguments import invalid_arguments, valid_arguments
-from strategies.envelopes import ABSENT, call_message, call_params, malformed_call_params
+from strategies.envelopes import ABSENT, call_message, call_params, canonical_malformed_params, malformed_call_params
 from strategies.names import unknown_tool_names
 from strategies.tools import Tool
 
@@ -64,3 +64,20 @@ _any_arguments: st.SearchStrategy[Mapping[str, Any]] = st.dictionaries(
     st.text(max_size=8), st.none() | st.booleans() | st.integers() | st.text(max_size=8), max_size=3
 )
 
+
+
+def canonical_cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> list[Case]:
+    """The simplest case of each shape `kind` has, to be sent before the search: every way to
+    malform a request, and the empty and a near-miss name. Valid and invalid arguments have none
+    (their simplest forms are what Hypothesis tries first anyway)."""
+    if kind is CaseKind.MALFORMED_REQUEST:
+        return [Case(kind, tool.name, p.value, f"malformed: {p.label}") for p in canonical_malformed_params(tool.name)]
+    if kind is CaseKind.UNKNOWN_TOOL:
+        candidates = [
+            ("", "unknown tool: empty name"),
+            (tool.name.upper(), f"unknown tool: near-miss of {tool.name!r}: case changed"),
+            (tool.name + "_", f"unknown tool: near-miss of {tool.name!r}: suffix added"),
+        ]
+        unlisted = [(name, label) for name, label in candidates if name not in listed_names]
+        return [Case(kind, tool.name, call_params(name, {}), label) for name, label in unlisted[:2]]
+    return []

@@ -61,6 +61,26 @@ _non_object = st.one_of(
 )
 
 
+def canonical_malformed_params(tool_name: str) -> list[Labelled[Any]]:
+    """One simplest example of each way to break the CallToolRequest schema. The engine sends
+    them all before it lets Hypothesis search, so that no shape is left to chance."""
+    return [
+        Labelled(ABSENT, "params missing"),
+        Labelled([], "params is an array"),
+        Labelled({"arguments": {}}, "name missing"),
+        *(Labelled(call_params(name, {}), f"name is {label}") for name, label in _ODD_VALUES),
+        *(
+            Labelled(call_params(tool_name, arguments), f"arguments is {label}")
+            for arguments, label in _ODD_VALUES
+            if not isinstance(arguments, dict)
+        ),
+        Labelled(call_params(tool_name, ""), "arguments is a string"),
+    ]
+
+
+_ODD_VALUES: tuple[tuple[Any, str], ...] = ((None, "null"), (0, "a number"), (False, "a boolean"), ({}, "an object"), ([], "an array"))
+
+
 def malformed_call_params(tool_name: str) -> st.SearchStrategy[Labelled[Any]]:
     """`params` values (or ABSENT) that break the CallToolRequest schema, labelled with how.
 

@@ -1,0 +1,39 @@
+from __future__ import annotations
+
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuzz import engine
+from fuzz.findings import RunResult
+from fuzz.target import StdioTarget
+
+SERVERS = Path(__file__).parent / "servers"
+TYPESCRIPT_SERVER = SERVERS / "typescript"
+
+
+def python_server(name: str, *arguments: str) -> StdioTarget:
+    return StdioTarget((sys.executable, str(SERVERS / name), *arguments))
+
+
+def fuzz(target: StdioTarget, *, seed: int = 7, max_examples: int = 30, timeout: float = 0.5, **options: object) -> RunResult:
+    """One in-process run of the harness, as `mcp-toolfuzz run` does it."""
+    return engine.run(engine.RunOptions(target=target, seed=seed, max_examples=max_examples, timeout=timeout, **options))  # type: ignore[arg-type]
+
+
+def rule_tool_pairs(result: RunResult) -> set[tuple[str, str]]:
+    return {(finding.rule.id, finding.tool) for finding in result.findings}
+
+
+@pytest.fixture(scope="session")
+def typescript_server() -> StdioTarget:
+    """The TypeScript SDK fixture. Its packages are installed by the README's test command
+    (`npm ci --prefix tests/servers/typescript`); a missing install is an error, not a skip."""
+    node = shutil.which("node")
+    if node is None:
+        pytest.fail("node is not on PATH: the TypeScript SDK server tests need Node.js 20")
+    if not (TYPESCRIPT_SERVER / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        pytest.fail("the TypeScript SDK is not installed: run `npm ci --prefix tests/servers/typescript`")
+    return StdioTarget((node, str(TYPESCRIPT_SERVER / "server.mjs")))

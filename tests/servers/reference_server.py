@@ -1,0 +1,211 @@
+"""A compliant MCP server for the tests, that can be seeded with exactly one bug.
+
+`python reference_server.py` is compliant with SEP-2145 and deliberately awkward to talk to:
+it answers `tools/call` from worker threads after random delays (so answers come out of order
+when several requests are in flight), sends a notification and sometimes a `ping` request of
+its own before each answer, writes noise on stderr, omits `isError` on success, and has a tool
+(`weather`) that legitimately answers `isError: true` to valid input.
+
+`python reference_server.py --bug RULE` breaks exactly the rule RULE, in a way triggered by one
+argument where the rule concerns arguments, so that tests can check the shrunk request:
+
+- unknown-tool: an unknown name gets JSON-RPC error -32602.
+- invalid-arguments: arguments failing the inputSchema get JSON-RPC error -32602.
+- arguments-not-validated: `book.nights` is never checked against its maximum (30).
+- tool-failure: `divide` with b == 0 lets the error escape as JSON-RPC error -32603.
+- malformed-request: `"arguments": null` is taken for `{}`.
+- malformed-request-code: malformed requests get -32603 instead of -32602.
+- request-answered: `book` with nights > 20 is never answered.
+- response-well-formed: `echo` answers `{"echo": text}` instead of a CallToolResult.
+- target-alive: `divide` with b == 0 kills the process.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import random
+import sys
+import threading
+import time
+from typing import Any
+
+import jsonschema
+
+TOOLS: list[dict[str, Any]] = [
+    {
+        "name": "book",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "nights": {"type": "integer", "minimum": 1, "maximum": 30},
+                "guests": {"type": "integer", "minimum": 1},
+                "note": {"type": "string", "maxLength": 50},
+            },
+            "required": ["city", "nights", "guests"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "divide",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"a": {"type": "integer"}, "b": {"type": "integer"}},
+            "required": ["a", "b"],
+            "additionalProperties": False,
+        },
+    },
+    {
+        "name": "echo",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"text": {"type": "string"}},
+            "required": ["text"],
+        },
+    },
+    {
+        "name": "weather",
+        "inputSchema": {
+            "$schema": "http://json-schema.org/draft-07/schema#",
+            "type": "object",
+            "properties": {"city": {"type": "string", "enum": ["Paris", "Oslo", "Lima"]}},
+            "required": ["city"],
+            "additionalProperties": False,
+        },
+    },
+]
+VALIDATORS = {tool["name"]: jsonschema.validators.validator_for(tool["inputSchema"])(tool["inputSchema"]) for tool in TOOLS}
+CALL_TOOL_PARAMS = jsonschema.Draft202012Validator(
+    {
+        "type": "object",
+        "required": ["name"],
+        "properties": {"name": {"type": "string"}, "arguments": {"type": "object"}},
+    }
+)
+
+
+class Server:
+    def __init__(self, bug: str | None) -> None:
+        self.bug = bug
+        self.lock = threading.Lock()
+        self.random = random.Random(0)
+        self.server_request_id = 0
+
+    def write(self, message: dict[str, Any]) -> None:
+        with self.lock:
+            sys.stdout.write(json.dumps(message) + "\n")
+            sys.stdout.flush()
+
+    def log(self, text: str) -> None:
+        sys.stderr.write(f"[reference-server] {text}\n")
+        sys.stderr.flush()
+
+    def serve(self) -> None:
+        for line in sys.stdin.buffer:
+            if not line.strip():
+                continue
+            try:
+                message = json.loads(line)
+            except ValueError:
+                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
+                continue
+            if not isinstance(message, dict) or "method" not in message:
+                continue  # our own pings' answers, and anything else we did not ask for
+            if "id" not in message:
+                continue
+            if message["method"] == "tools/call":
+                threading.Thread(target=self.call, args=(message,), daemon=True).start()
+            else:
+                self.write(self.answer(message))
+
+    def answer(self, message: dict[str, Any]) -> dict[str, Any]:
+        method, request_id = message["method"], message["id"]
+        if method == "initialize":
+            result: dict[str, Any] = {
+                "protocolVersion": "2025-06-18",
+                "capabilities": {"tools": {"listChanged": False}, "logging": {}},
+                "serverInfo": {"name": "reference-server", "version": "1.0"},
+            }
+        elif method == "tools/list":
+            cursor = (message.get("params") or {}).get("cursor")
+            result = {"tools": TOOLS[:2], "nextCursor": "page-2"} if cursor is None else {"tools": TOOLS[2:]}
+        elif method == "ping":
+            result = {}
+        else:
+            return {"jsonrpc": "2.0", "id": request_id, "error": {"code": -32601, "message": f"no method {method}"}}
+        return {"jsonrpc": "2.0", "id": request_id, "result": result}
+
+    def call(self, message: dict[str, Any]) -> None:
+        time.sleep(self.random.random() * 0.002)
+        self.log(f"tools/call {json.dumps(message.get('params'))[:200]}")
+        self.write({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}})
+        if self.random.random() < 0.1:
+            self.server_request_id += 1
+            self.write({"jsonrpc": "2.0", "id": f"s{self.server_request_id}", "method": "ping"})
+        reply = self.call_result(message.get("params"))
+        if reply is None:
+            return
+        if "error" in reply:
+            self.write({"jsonrpc": "2.0", "id": message["id"], "error": reply["error"]})
+        else:
+            self.write({"jsonrpc": "2.0", "id": message["id"], "result": reply["result"]})
+
+    def call_result(self, params: Any) -> dict[str, Any] | None:
+        bug = self.bug
+        if bug == "malformed-request" and isinstance(params, dict) and "arguments" in params and params["arguments"] is None:
+            params = {**params, "arguments": {}}
+        if not CALL_TOOL_PARAMS.is_valid(params):
+            code = -32603 if bug == "malformed-request-code" else -32602
+            return {"error": {"code": code, "message": "Invalid params: not a CallToolRequest"}}
+        name, arguments = params["name"], params.get("arguments", {})
+        if name not in VALIDATORS:
+            if bug == "unknown-tool":
+                return {"error": {"code": -32602, "message": f"Unknown tool: {name}"}}
+            return tool_error(f"Unknown tool: {name}. Re-run tools/list and retry.")
+        errors = sorted(VALIDATORS[name].iter_errors(arguments), key=lambda e: e.path)
+        if bug == "arguments-not-validated":
+            errors = [e for e in errors if not (name == "book" and list(e.path) == ["nights"] and e.validator == "maximum")]
+        if errors:
+            if bug == "invalid-arguments":
+                return {"error": {"code": -32602, "message": f"Invalid arguments: {errors[0].message}"}}
+            return tool_error(f"Invalid input: {name}. {errors[0].message}")
+        return self.run_tool(name, arguments)
+
+    def run_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any] | None:
+        bug = self.bug
+        if name == "book":
+            if bug == "request-answered" and arguments["nights"] > 20:
+                return None
+            return success(f"booked {arguments['nights']} nights in {arguments['city']!r}")
+        if name == "divide":
+            if arguments["b"] == 0:
+                if bug == "target-alive":
+                    self.log("fatal: division by zero")
+                    os._exit(3)
+                if bug == "tool-failure":
+                    return {"error": {"code": -32603, "message": "division by zero"}}
+                return tool_error("divide: b must not be 0")
+            return success(str(arguments["a"] // arguments["b"]))
+        if name == "echo":
+            if bug == "response-well-formed":
+                return {"result": {"echo": arguments["text"]}}
+            return success(arguments["text"])
+        if arguments["city"] == "Oslo":
+            return tool_error("weather service unavailable for Oslo")
+        return success("sunny")
+
+
+def success(text: str) -> dict[str, Any]:
+    return {"result": {"content": [{"type": "text", "text": text}]}}
+
+
+def tool_error(text: str) -> dict[str, Any]:
+    return {"result": {"content": [{"type": "text", "text": text}], "isError": True}}
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--bug", default=None)
+    Server(parser.parse_args().bug).serve()
