@@ -89,7 +89,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
     command: list[str] = []
-    if "--" in arguments:
+    separator_given = "--" in arguments
+    if separator_given:
         split = arguments.index("--")
         arguments, command = arguments[:split], arguments[split + 1 :]
     parser = build_parser()
@@ -98,6 +99,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        if separator_given and not command:
+            raise ConfigurationError(
+                "nothing after `--`: give the server's command, e.g. `mcp-toolfuzz run -- python server.py`, "
+                "or leave out `--` to fuzz the bundled demo server"
+            )
         return _run(options, command)
     except HarnessError as error:
         print(f"mcp-toolfuzz: {error}", file=sys.stderr)
@@ -105,8 +111,6 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(options: argparse.Namespace, command: list[str]) -> int:
-    if "--" in sys.argv[1:] and not command:
-        raise ConfigurationError("nothing after `--`: give the server's command, e.g. `mcp-toolfuzz run -- python server.py`, or drop `--` to fuzz the demo")
     target = StdioTarget(tuple(command)) if command else demo_target()
     run_options = engine.RunOptions(
         target=target,

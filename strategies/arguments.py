@@ -6,7 +6,6 @@ import json
 from typing import Any
 
 from hypothesis import strategies as st
-from hypothesis_jsonschema import from_schema
 
 from strategies.labelled import Labelled
 from strategies.mutations import Mutation, format_path, mutate, sites
@@ -57,6 +56,10 @@ def invalid_arguments(tool: Tool) -> st.SearchStrategy[Labelled[dict[str, Any]]]
 
 
 def _valid_objects(check: SchemaCheck) -> st.SearchStrategy[dict[str, Any]]:
+    # Imported on first use: importing hypothesis_jsonschema loads Hypothesis's unicode tables,
+    # which Hypothesis warns about when it happens while pytest collects a conftest.
+    from hypothesis_jsonschema import from_schema
+
     return (
         from_schema(dict(check.schema))
         .filter(lambda value: isinstance(value, dict))

@@ -1,0 +1,108 @@
+"""The command line as a user meets it: the demo, reports, and bad input (one line, exit 2)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SERVERS
+
+
+def mcp_toolfuzz(*arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout
+    )
+
+
+def test_demo_run_reports_its_deliberate_bugs_and_writes_json(tmp_path: Path) -> None:
+    report = tmp_path / "out" / "report.json"
+    run = mcp_toolfuzz("run", "--seed", "42", "--max-examples", "25", "--report", f"json:{report}")
+    assert run.returncode == 1, run.stderr
+    assert "seed 42 (repeat this run with --seed 42)" in run.stdout.splitlines()[0]
+    assert "Traceback" not in run.stdout + run.stderr
+    document = json.loads(report.read_text())
+    assert document["seed"] == 42
+    assert document["target"]["transport"] == "stdio"
+    assert document["target"]["command"][-2:] == ["-m", "fuzz.demo_server"]
+    assert document["protocolVersion"] == "2025-11-25"
+    pairs = {(f["rule"], f["tool"]) for f in document["findings"]}
+    tools = ("add", "echo", "divide", "set_volume", "lookup")
+    assert pairs == (
+        {("unknown-tool", tool) for tool in tools}
+        | {("malformed-request", tool) for tool in tools}
+        | {("tool-failure", "divide"), ("arguments-not-validated", "set_volume")}
+    )
+    for finding in document["findings"]:
+        assert set(finding) >= {"rule", "level", "tool", "case", "request", "response", "message"}
+        assert finding["request"]["method"] == "tools/call"
+        assert finding["response"]["id"] == finding["request"]["id"]
+        assert finding["rule"] in finding["message"] and "SEP-2145" in finding["message"]
+        assert f"[{finding['level']}]" in run.stdout
+    volume = next(f for f in document["findings"] if f["rule"] == "arguments-not-validated")
+    assert volume["request"]["params"]["arguments"] == {"level": 12}
+    assert volume["level"] == "SHOULD"
+
+
+def test_compliant_server_exits_zero(tmp_path: Path) -> None:
+    run = mcp_toolfuzz("run", "--max-examples", "5", "--", sys.executable, str(SERVERS / "reference_server.py"))
+    assert run.returncode == 0, run.stdout[-2000:] + run.stderr
+    assert "no findings" in run.stdout
+
+
+def _one_line_exit_2(run: subprocess.CompletedProcess[str]) -> str:
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stdout + run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("mcp-toolfuzz: ")
+    return lines[0]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        (["no-such-server-binary"], "command 'no-such-server-binary' not found"),
+        ([sys.executable, "-c", "import sys; sys.stderr.write('missing API key\\n'); sys.exit(3)"], "exited (code 3) before answering initialize; its stderr ended with: missing API key"),
+        ([sys.executable, "-c", "import time; time.sleep(60)"], "did not answer initialize within 1 s"),
+        ([sys.executable, "-c", "print('Listening on port 8080'); import time; time.sleep(60)"], "its stdout carried: Listening on port 8080"),
+        (["cat"], "answered initialize with an error"),
+    ],
+)
+def test_a_target_that_cannot_be_fuzzed_is_one_line_and_exit_2(command: list[str], expected: str) -> None:
+    line = _one_line_exit_2(mcp_toolfuzz("run", "--startup-timeout", "1", "--", *command))
+    assert expected in line
+
+
+def test_a_tool_schema_that_is_not_json_schema_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    server = tmp_path / "bad_schema.py"
+    server.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if 'id' not in m: continue\n"
+        "    r = {'protocolVersion': '2025-06-18', 'capabilities': {}, 'serverInfo': {'name': 'x', 'version': '1'}}\n"
+        "    if m['method'] == 'tools/list': r = {'tools': [{'name': 'broken', 'inputSchema': {'type': 'objekt'}}]}\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
+    )
+    line = _one_line_exit_2(mcp_toolfuzz("run", "--", sys.executable, str(server)))
+    assert "tool 'broken' inputSchema is not valid" in line
+
+
+@pytest.mark.parametrize(
+    "arguments",
+    [["run", "--report", "xml:out.xml"], ["run", "--max-examples", "0"], ["run", "--timeout", "-1"], ["run", "--seed", "abc"]],
+)
+def test_bad_options_exit_2(arguments: list[str]) -> None:
+    run = mcp_toolfuzz(*arguments)
+    assert run.returncode == 2
+    assert "Traceback" not in run.stderr
+    assert "error:" in run.stderr
+
+
+def test_nothing_after_the_separator_is_one_line_and_exit_2() -> None:
+    line = _one_line_exit_2(mcp_toolfuzz("run", "--"))
+    assert "nothing after `--`" in line

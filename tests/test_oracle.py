@@ -1,0 +1,97 @@
+"""The oracle on hand-made exchanges: each answer class for each case kind."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from fuzz.oracle import AnswerClass, judge, observe
+from fuzz.session import Anomaly, AnomalyKind, Answered, Exchange, NoAnswer, Reply, TargetExited
+from strategies import ABSENT, Case, CaseKind
+
+REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "arguments": {}}}
+SUCCESS = {"content": [{"type": "text", "text": "ok"}]}
+TOOL_ERROR = {"content": [{"type": "text", "text": "MCP error -32602: Tool x not found"}], "isError": True}
+
+
+def _case(kind: CaseKind) -> Case:
+    return Case(kind, "x", {"name": "x", "arguments": {}} if kind is not CaseKind.MALFORMED_REQUEST else ABSENT, "test")
+
+
+def _answered(**members: Any) -> Answered:
+    return Answered({"jsonrpc": "2.0", "id": 1, **members}, 0.01)
+
+
+def _rule(kind: CaseKind, reply: Reply, **kwargs: Any) -> str | None:
+    violation = judge(_case(kind), Exchange(REQUEST, reply, **kwargs))
+    return None if violation is None else violation.rule.id
+
+
+@pytest.mark.parametrize(
+    ("kind", "reply", "rule"),
+    [
+        (CaseKind.UNKNOWN_TOOL, _answered(result=TOOL_ERROR), None),
+        (CaseKind.UNKNOWN_TOOL, _answered(result=SUCCESS), "unknown-tool"),
+        (CaseKind.UNKNOWN_TOOL, _answered(error={"code": -32602, "message": "Unknown tool"}), "unknown-tool"),
+        (CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), None),
+        (CaseKind.VALID_ARGUMENTS, _answered(result={**SUCCESS, "isError": False}), None),
+        (CaseKind.VALID_ARGUMENTS, _answered(result=TOOL_ERROR), None),
+        (CaseKind.VALID_ARGUMENTS, _answered(error={"code": -32603, "message": "boom"}), "tool-failure"),
+        (CaseKind.INVALID_ARGUMENTS, _answered(result=TOOL_ERROR), None),
+        (CaseKind.INVALID_ARGUMENTS, _answered(result=SUCCESS), "arguments-not-validated"),
+        (CaseKind.INVALID_ARGUMENTS, _answered(error={"code": -32602, "message": "bad"}), "invalid-arguments"),
+        (CaseKind.MALFORMED_REQUEST, _answered(error={"code": -32602, "message": "Invalid params"}), None),
+        (CaseKind.MALFORMED_REQUEST, _answered(error={"code": -32603, "message": "Internal"}), "malformed-request-code"),
+        (CaseKind.MALFORMED_REQUEST, _answered(error={"code": 0, "message": "x"}), "malformed-request-code"),
+        (CaseKind.MALFORMED_REQUEST, _answered(result=TOOL_ERROR), "malformed-request"),
+        (CaseKind.MALFORMED_REQUEST, _answered(result=SUCCESS), "malformed-request"),
+        (CaseKind.MALFORMED_REQUEST, _answered(result={"weird": True}), "malformed-request"),
+        (CaseKind.VALID_ARGUMENTS, NoAnswer(1.0), "request-answered"),
+        (CaseKind.MALFORMED_REQUEST, TargetExited(1), "target-alive"),
+        (CaseKind.VALID_ARGUMENTS, _answered(result={"echo": "no content"}), "response-well-formed"),
+        (CaseKind.VALID_ARGUMENTS, _answered(result={"content": [{"type": "text"}]}), "response-well-formed"),
+        (CaseKind.VALID_ARGUMENTS, _answered(result={**SUCCESS, "isError": "yes"}), "response-well-formed"),
+        (CaseKind.VALID_ARGUMENTS, _answered(result={**SUCCESS, "structuredContent": [1]}), "response-well-formed"),
+        (CaseKind.UNKNOWN_TOOL, _answered(result=TOOL_ERROR, error={"code": 1, "message": "x"}), "response-well-formed"),
+        (CaseKind.UNKNOWN_TOOL, _answered(error={"code": "-32602", "message": "x"}), "response-well-formed"),
+        (CaseKind.UNKNOWN_TOOL, Answered({"id": 1, "result": TOOL_ERROR}, 0.0), "response-well-formed"),
+    ],
+)
+def test_judgement(kind: CaseKind, reply: Reply, rule: str | None) -> None:
+    assert _rule(kind, reply) == rule
+
+
+def test_every_content_block_type_of_the_spec_is_well_formed() -> None:
+    blocks = [
+        {"type": "text", "text": "t", "annotations": {"audience": ["user"]}},
+        {"type": "image", "data": "aGk=", "mimeType": "image/png"},
+        {"type": "audio", "data": "aGk=", "mimeType": "audio/wav"},
+        {"type": "resource_link", "uri": "file:///a", "name": "a"},
+        {"type": "resource", "resource": {"uri": "file:///a", "text": "hi"}},
+        {"type": "resource", "resource": {"uri": "file:///b", "blob": "aGk="}},
+    ]
+    result = {"content": blocks, "structuredContent": {"a": 1}, "_meta": {"x": 1}}
+    assert observe(Exchange(REQUEST, _answered(result=result))).answer is AnswerClass.SUCCESS
+
+
+def test_protocol_error_text_inside_a_tool_execution_error_is_not_a_protocol_error() -> None:
+    observation = observe(Exchange(REQUEST, _answered(result=TOOL_ERROR)))
+    assert observation.answer is AnswerClass.TOOL_EXECUTION_ERROR
+    assert observation.error_code is None
+
+
+def test_silence_after_which_ping_fails_is_target_alive() -> None:
+    violation = judge(_case(CaseKind.VALID_ARGUMENTS), Exchange(REQUEST, NoAnswer(1.0)), answers_ping=False)
+    assert violation is not None and violation.rule.id == "target-alive"
+
+
+def test_a_stray_answer_is_reported_even_when_the_real_one_came() -> None:
+    stray = (Anomaly(AnomalyKind.STRAY_ANSWER, '{"id": 99}'),)
+    assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=stray) == "response-well-formed"
+
+
+def test_garbage_instead_of_an_answer_is_not_well_formed_but_garbage_beside_one_is_tolerated() -> None:
+    garbage = (Anomaly(AnomalyKind.GARBAGE, "Server started"),)
+    assert _rule(CaseKind.VALID_ARGUMENTS, NoAnswer(1.0), anomalies=garbage) == "response-well-formed"
+    assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=garbage) is None

@@ -1,0 +1,173 @@
+"""The session against small scripted servers: answers matched by id whatever their order,
+and every misbehaviour returned as an outcome, never raised."""
+
+from __future__ import annotations
+
+import os
+import sys
+import textwrap
+from pathlib import Path
+from typing import Awaitable, Callable
+
+import pytest
+import trio
+
+from fuzz.errors import TargetStartError
+from fuzz.session import Answered, AnomalyKind, Exchange, NoAnswer, Session, TargetExited
+from fuzz.transport import StdioTransport
+
+PRELUDE = "import json, sys, os, time\ndef send(m):\n    sys.stdout.write(json.dumps(m) + '\\n'); sys.stdout.flush()\n"
+
+
+def _run(tmp_path: Path, server_body: str, client: Callable[[Session], Awaitable[object]]) -> object:
+    script = tmp_path / "server.py"
+    script.write_text(PRELUDE + textwrap.dedent(server_body))
+
+    async def main() -> object:
+        transport = await StdioTransport.start([sys.executable, str(script)])
+        session = Session(transport)
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(session.serve)
+            try:
+                return await client(session)
+            finally:
+                await transport.aclose()
+                nursery.cancel_scope.cancel()
+
+    return trio.run(main)
+
+
+def test_answers_out_of_order_with_notifications_and_server_requests_between(tmp_path: Path) -> None:
+    server = """
+        requests = [json.loads(sys.stdin.readline()) for _ in range(10)]
+        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "x"}})
+        send({"jsonrpc": "2.0", "id": "srv-1", "method": "ping"})
+        for request in reversed(requests):
+            send({"jsonrpc": "2.0", "method": "notifications/progress", "params": {}})
+            send({"jsonrpc": "2.0", "id": request["id"], "result": {"echo": request["params"]["n"]}})
+        pong = json.loads(sys.stdin.readline())
+        sys.stderr.write("client answered " + json.dumps(pong) + "\\n")
+        time.sleep(5)
+    """
+
+    async def client(session: Session) -> list[Exchange]:
+        exchanges: list[Exchange] = [None] * 10  # type: ignore[list-item]
+
+        async def one(n: int) -> None:
+            exchanges[n] = await session.request("echo", {"n": n}, timeout=5)
+
+        async with trio.open_nursery() as nursery:
+            for n in range(10):
+                nursery.start_soon(one, n)
+        return exchanges
+
+    exchanges = _run(tmp_path, server, client)
+    for n, exchange in enumerate(exchanges):  # type: ignore[arg-type]
+        assert isinstance(exchange.reply, Answered)
+        assert exchange.reply.message["id"] == exchange.request["id"]
+        assert exchange.reply.message["result"] == {"echo": n}
+        assert exchange.anomalies == ()
+
+
+def test_no_answer_is_an_outcome(tmp_path: Path) -> None:
+    async def client(session: Session) -> Exchange:
+        return await session.request("tools/call", {}, timeout=0.2)
+
+    exchange = _run(tmp_path, "time.sleep(10)\n", client)
+    assert exchange.reply == NoAnswer(0.2)  # type: ignore[union-attr]
+
+
+def test_target_exit_is_an_outcome_with_its_code_and_stderr(tmp_path: Path) -> None:
+    server = """
+        sys.stdin.readline()
+        sys.stderr.write("dying now\\n"); sys.stderr.flush()
+        os._exit(7)
+    """
+
+    async def client(session: Session) -> tuple[Exchange, Exchange]:
+        first = await session.request("tools/call", {}, timeout=5)
+        second = await session.request("tools/call", {}, timeout=5)
+        return first, second
+
+    first, second = _run(tmp_path, server, client)  # type: ignore[misc]
+    assert first.reply == TargetExited(7)
+    assert second.reply == TargetExited(7)
+    assert "dying now" in first.stderr
+
+
+def test_an_answer_with_another_id_and_garbage_are_anomalies(tmp_path: Path) -> None:
+    server = """
+        request = json.loads(sys.stdin.readline())
+        print("Starting server on stdio...", flush=True)
+        send({"jsonrpc": "2.0", "id": request["id"] + 1000, "result": {}})
+        send({"jsonrpc": "2.0", "id": str(request["id"]), "result": {}})
+        time.sleep(10)
+    """
+
+    async def client(session: Session) -> Exchange:
+        return await session.request("tools/call", {}, timeout=0.5)
+
+    exchange = _run(tmp_path, server, client)
+    assert isinstance(exchange.reply, NoAnswer)  # type: ignore[union-attr]
+    kinds = [anomaly.kind for anomaly in exchange.anomalies]  # type: ignore[union-attr]
+    assert kinds == [AnomalyKind.GARBAGE, AnomalyKind.STRAY_ANSWER, AnomalyKind.STRAY_ANSWER]
+
+
+def test_a_second_answer_to_one_id_is_an_anomaly(tmp_path: Path) -> None:
+    server = """
+        first = json.loads(sys.stdin.readline())
+        send({"jsonrpc": "2.0", "id": first["id"], "result": {}})
+        send({"jsonrpc": "2.0", "id": first["id"], "result": {}})
+        second = json.loads(sys.stdin.readline())
+        time.sleep(0.3)
+        send({"jsonrpc": "2.0", "id": second["id"], "result": {}})
+        time.sleep(10)
+    """
+
+    async def client(session: Session) -> tuple[Exchange, Exchange]:
+        return await session.request("a", timeout=5), await session.request("b", timeout=5)
+
+    first, second = _run(tmp_path, server, client)  # type: ignore[misc]
+    assert isinstance(first.reply, Answered)
+    assert [a.kind for a in second.anomalies] == [AnomalyKind.DUPLICATE_ANSWER]
+
+
+def test_closing_kills_the_whole_process_group(tmp_path: Path) -> None:
+    server = """
+        import subprocess, signal
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        child = subprocess.Popen([sys.executable, "-c", "import time, signal; signal.signal(signal.SIGTERM, signal.SIG_IGN); time.sleep(60)"])
+        send({"jsonrpc": "2.0", "id": 0, "result": {"child": child.pid}})
+        time.sleep(60)
+    """
+    script = tmp_path / "server.py"
+    script.write_text(PRELUDE + textwrap.dedent(server))
+
+    async def main() -> tuple[int, int]:
+        transport = await StdioTransport.start([sys.executable, str(script)])
+        async for line in transport.lines():
+            child = int(line.decode().split('"child": ')[1].rstrip("}}"))
+            break
+        await transport.aclose(grace=0.2)
+        return transport.pid, child
+
+    parent, child = trio.run(main)
+    for pid in (parent, child):
+        with pytest.raises(OSError):
+            _wait_gone(pid)
+
+
+def _wait_gone(pid: int) -> None:
+    """Raises OSError once `pid` no longer exists (reaping it if it is our zombie)."""
+    for _ in range(50):
+        try:
+            os.waitpid(pid, os.WNOHANG)
+        except ChildProcessError:
+            pass
+        os.kill(pid, 0)
+        trio.run(trio.sleep, 0.05)
+
+
+def test_a_command_that_does_not_exist_is_a_start_error() -> None:
+    with pytest.raises(TargetStartError, match="not found"):
+        trio.run(StdioTransport.start, ["definitely-not-a-command-xyz"])
