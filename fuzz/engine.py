@@ -180,14 +180,21 @@ class _Exploration:
         self.lost: str | None = None
         self._latest: dict[str, Finding] = {}
         self._canonical: dict[str, Finding] = {}
+        self._silent_labels: set[str] = set()
 
     def run(self) -> None:
         """Send the canonical cases (each shape's simplest form), then let Hypothesis search.
-        A rule a canonical case violated keeps that finding: it is already minimal."""
+
+        A rule a canonical case violated keeps that finding: it is already minimal. A shape whose
+        simplest form got no answer is left out of the search: every further try would cost a
+        whole timeout and could only find the same rule again.
+        """
         for case in canonical_cases(self.tool, self.kind, self.listed):
             if self.lost is not None:
                 break
             finding = self._try(case)
+            if finding is not None and finding.response is None:
+                self._silent_labels.add(case.label)
             if finding is not None and finding.rule.id not in self._canonical:
                 self._canonical[finding.rule.id] = finding
         if self.lost is None:
@@ -199,11 +206,15 @@ class _Exploration:
     def _search(self) -> None:
         try:
             strategy = cases(self.tool, self.kind, self.listed)
+            if self._silent_labels:
+                strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
             test = self._hypothesis_test(strategy)
             test()
         except Unsatisfiable:
             self.skip = f"could not generate {self.kind.value} cases from this tool's schema"
         except BaseException as error:  # noqa: B036 - Hypothesis raises groups of violations
+            if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
+                raise
             violations = _violations_in(error)
             if violations:
                 self.findings = [violation.finding for violation in violations]
@@ -288,6 +299,12 @@ def _violations_in(error: BaseException) -> list[RuleViolated]:
     if isinstance(error, BaseExceptionGroup):
         return [found for inner in error.exceptions for found in _violations_in(inner)]
     return []
+
+
+def _leaves_of_type(error: BaseException, types: tuple[type[BaseException], ...]) -> bool:
+    if isinstance(error, BaseExceptionGroup):
+        return any(_leaves_of_type(inner, types) for inner in error.exceptions)
+    return isinstance(error, types)
 
 
 def _first_leaf(error: BaseException) -> BaseException:

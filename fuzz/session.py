@@ -53,6 +53,7 @@ Reply = Answered | NoAnswer | TargetExited
 class AnomalyKind(Enum):
     STRAY_ANSWER = "an answer carrying an id that no request in flight has"
     DUPLICATE_ANSWER = "a second answer to a request already answered"
+    LATE_ANSWER = "an answer to a request whose timeout had passed"
     GARBAGE = "a stdout line that is not a JSON-RPC message"
 
 
@@ -89,7 +90,8 @@ class Session:
         self.transport = transport
         self._next_id = 0
         self._waiters: dict[str, _Waiter] = {}
-        self._finished: OrderedDict[str, None] = OrderedDict()
+        self._finished: OrderedDict[str, bool] = OrderedDict()
+        """Ids whose exchange is over, and whether an answer had come by then."""
         self._anomalies: list[Anomaly] = []
         self._closed = trio.Event()
         self.notifications_seen = 0
@@ -150,7 +152,7 @@ class Session:
             return self._exchange(request, reply, anomaly_mark, stderr_mark)
         finally:
             del self._waiters[key]
-            self._remember_finished(key)
+            self._remember_finished(key, answered=waiter.message is not None)
 
     async def notify(self, method: str, params: Any = None) -> None:
         message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "method": method}
@@ -182,8 +184,12 @@ class Session:
                 waiter.message = incoming.message
                 waiter.answered_at = time.monotonic()
                 waiter.event.set()
-            elif waiter is not None or key in self._finished:
+            elif waiter is not None or self._finished.get(key):
                 self._anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, _show(incoming.message)))
+                self._finished[key] = True
+            elif key in self._finished:
+                self._anomalies.append(Anomaly(AnomalyKind.LATE_ANSWER, _show(incoming.message)))
+                self._finished[key] = True
             else:
                 self._anomalies.append(Anomaly(AnomalyKind.STRAY_ANSWER, _show(incoming.message)))
         elif isinstance(incoming, ServerRequest):
@@ -208,8 +214,8 @@ class Session:
         except TransportClosed:
             pass
 
-    def _remember_finished(self, key: str) -> None:
-        self._finished[key] = None
+    def _remember_finished(self, key: str, *, answered: bool) -> None:
+        self._finished[key] = answered
         if len(self._finished) > _FINISHED_IDS_KEPT:
             self._finished.popitem(last=False)
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import signal
+import uuid
 import subprocess
 import sys
 from pathlib import Path
@@ -106,3 +108,27 @@ def test_bad_options_exit_2(arguments: list[str]) -> None:
 def test_nothing_after_the_separator_is_one_line_and_exit_2() -> None:
     line = _one_line_exit_2(mcp_toolfuzz("run", "--"))
     assert "nothing after `--`" in line
+
+
+def test_ctrl_c_stops_at_once_keeps_findings_and_leaves_no_process(tmp_path: Path) -> None:
+    marker = f"marker-{uuid.uuid4().hex}"
+    report = tmp_path / "report.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "200", "--report", f"json:{report}",
+         "--", sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool", "--label", marker],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("  book "):
+            break
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=30)
+    assert "Traceback" not in out + err
+    assert "The run stopped early: interrupted (Ctrl-C)" in out
+    document = json.loads(report.read_text())
+    assert document["stoppedEarly"] == "interrupted (Ctrl-C)"
+    assert ("unknown-tool", "book") in {(f["rule"], f["tool"]) for f in document["findings"]}
+    assert len(document["tools"]) < 4
+    assert process.returncode == 1
+    assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1, "the target was left running"

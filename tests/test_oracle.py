@@ -95,3 +95,8 @@ def test_garbage_instead_of_an_answer_is_not_well_formed_but_garbage_beside_one_
     garbage = (Anomaly(AnomalyKind.GARBAGE, "Server started"),)
     assert _rule(CaseKind.VALID_ARGUMENTS, NoAnswer(1.0), anomalies=garbage) == "response-well-formed"
     assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=garbage) is None
+
+
+def test_a_late_answer_to_an_earlier_request_is_not_a_violation() -> None:
+    late = (Anomaly(AnomalyKind.LATE_ANSWER, '{"id": 0, "result": {}}'),)
+    assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=late) is None

@@ -208,4 +208,5 @@ def tool_error(text: str) -> dict[str, Any]:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--bug", default=None)
+    parser.add_argument("--label", default=None, help="ignored; lets a test find this process")
     Server(parser.parse_args().bug).serve()
