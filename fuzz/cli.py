@@ -8,7 +8,7 @@ from __future__ import annotations
 import argparse
 import random
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
@@ -16,6 +16,9 @@ from fuzz import __version__, engine
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.reports import json_report
 from fuzz.reports.terminal import TerminalReporter
+from fuzz.plan import DestructiveMode, Selection
+from fuzz.profiles import PROFILES, SEP_2145
+from fuzz.rules import RULES, Level
 from fuzz.target import StdioTarget, demo_target
 
 
@@ -83,7 +86,37 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long to wait for the answers to initialize and tools/list (default 20)")
     run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
                      help="also write the result to PATH; FORMAT is json (repeatable)")
+    judging = run.add_argument_group("judging")
+    judging.add_argument("--profile", choices=sorted(PROFILES), default=SEP_2145.id,
+                         help="the rule set: sep-2145 (the accepted proposal, default) or 2025-11-25 (the published revision)")
+    judging.add_argument("--rules", type=_names, default=None, metavar="ID,...", help="judge by these rules only")
+    judging.add_argument("--exclude-rules", type=_names, default=frozenset(), metavar="ID,...", help="do not judge by these rules")
+    judging.add_argument("--fail-on", choices=[level.value for level in Level], default=Level.SHOULD.value,
+                         help="exit 1 on a violation of this level or above (default should: MUST and SHOULD rules)")
+    tools = run.add_argument_group("tools")
+    tools.add_argument("--tools", type=_names, default=None, metavar="NAME,...", help="fuzz only these tools")
+    tools.add_argument("--exclude-tools", type=_names, default=frozenset(), metavar="NAME,...", help="do not fuzz these tools")
+    tools.add_argument("--unavailable", action="append", default=[], metavar="NAME",
+                       help="a tool the server has but must refuse (disabled, policy-restricted); repeatable")
+    tools.add_argument("--mirror-tool", default=None, metavar="NAME",
+                       help='a tool that returns its `output` argument as structuredContent, to fuzz output validation')
+    safety = tools.add_mutually_exclusive_group()
+    safety.add_argument("--allow-destructive", action="store_true",
+                        help="also send argument cases to tools that may be destructive (unannotated ones included)")
+    safety.add_argument("--read-only", action="store_true",
+                        help="send argument cases only to tools annotated readOnlyHint: true")
     return parser
+
+
+def _names(text: str) -> frozenset[str]:
+    names = frozenset(name.strip() for name in text.split(",") if name.strip())
+    if not names:
+        raise argparse.ArgumentTypeError(f"{text!r} names nothing; give a comma-separated list")
+    return names
+
+
+DEMO_SELECTION = {"mirror_tool": "mirror", "unavailable": frozenset({"maintenance"})}
+"""What `run` with no target adds, so that the demo shows every rule family."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -112,14 +145,31 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(options: argparse.Namespace, command: list[str]) -> int:
     target = StdioTarget(tuple(command)) if command else demo_target()
+    selection = Selection(
+        tools=options.tools,
+        exclude_tools=options.exclude_tools,
+        unavailable=frozenset(options.unavailable),
+        mirror_tool=options.mirror_tool,
+        destructive=DestructiveMode.ALLOW if options.allow_destructive else (
+            DestructiveMode.READ_ONLY if options.read_only else DestructiveMode.SAFE
+        ),
+    )
+    notes: list[str] = []
+    if not command and options.mirror_tool is None and not options.unavailable:
+        selection = replace(selection, **DEMO_SELECTION)
+        notes.append("demo    the bundled demo server, with --mirror-tool mirror --unavailable maintenance")
     run_options = engine.RunOptions(
         target=target,
         seed=options.seed if options.seed is not None else random.SystemRandom().randrange(2**32),
         max_examples=options.max_examples,
         timeout=options.timeout,
         startup_timeout=options.startup_timeout,
+        selection=selection,
+        profile=options.profile,
+        rules=_chosen_rules(options.rules, options.exclude_rules),
+        fail_on=Level(options.fail_on),
     )
-    result = engine.run(run_options, TerminalReporter())
+    result = engine.run(run_options, TerminalReporter(notes=notes))
     for request in options.report:
         try:
             json_report.write(result, request.path)
@@ -127,6 +177,16 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
             raise ConfigurationError(f"could not write the report to {request.path}: {error.strerror or error}") from None
         print(f"report written to {request.path}")
     return result.exit_code
+
+
+def _chosen_rules(chosen: frozenset[str] | None, excluded: frozenset[str]) -> frozenset[str] | None:
+    known = {rule.id for rule in RULES}
+    unknown = sorted((chosen or frozenset()) - known | excluded - known)
+    if unknown:
+        raise ConfigurationError(f"no rule with id {', '.join(map(repr, unknown))}; the rules are: {', '.join(r.id for r in RULES)}")
+    if chosen is None and not excluded:
+        return None
+    return frozenset(chosen if chosen is not None else known) - excluded
 
 
 def entry_point() -> None:

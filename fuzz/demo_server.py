@@ -12,7 +12,15 @@ Its bugs, each a violation of SEP-2145 that real servers commit:
 - `set_volume` never checks `level` against its `maximum`, so `level: 12` succeeds:
   `arguments-not-validated`;
 - `"arguments": null` is taken for "no arguments" instead of being refused as a malformed
-  request: `malformed-request`.
+  request: `malformed-request`;
+- `mirror` (a mirror tool: it returns its `output` argument as structuredContent) never checks
+  that output against its outputSchema: `output-schema`;
+- `lookup` of "gamma" fails inside the tool, and the error text carries the Python traceback:
+  `internal-details-leak` (advisory).
+
+`maintenance` is listed but refused with a proper tool execution error (run the demo with
+`--unavailable maintenance`, as `mcp-toolfuzz run` with no target does), and `reset` is
+annotated `destructiveHint: true`, so a default run leaves its body alone.
 
 Everything else is compliant: argument validation against each `inputSchema` answered with
 `isError: true`, malformed requests answered with -32602, a paginated `tools/list`.
@@ -22,14 +30,24 @@ from __future__ import annotations
 
 import json
 import sys
+import traceback
 from typing import Any
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 PAGE_SIZE = 3
 
+READ_ONLY = {"readOnlyHint": True}
+WEATHER = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "celsius": {"type": "number", "minimum": -100, "maximum": 100}},
+    "required": ["city", "celsius"],
+    "additionalProperties": False,
+}
+
 TOOLS: list[dict[str, Any]] = [
     {
         "name": "add",
+        "annotations": READ_ONLY,
         "description": "Add two integers.",
         "inputSchema": {
             "type": "object",
@@ -40,6 +58,7 @@ TOOLS: list[dict[str, Any]] = [
     },
     {
         "name": "echo",
+        "annotations": READ_ONLY,
         "description": "Return the text it is given.",
         "inputSchema": {
             "type": "object",
@@ -50,6 +69,7 @@ TOOLS: list[dict[str, Any]] = [
     },
     {
         "name": "divide",
+        "annotations": READ_ONLY,
         "description": "Divide a by b.",
         "inputSchema": {
             "type": "object",
@@ -60,6 +80,7 @@ TOOLS: list[dict[str, Any]] = [
     },
     {
         "name": "set_volume",
+        "annotations": {"readOnlyHint": False, "destructiveHint": False, "idempotentHint": True},
         "description": "Set the volume, 0 to 11.",
         "inputSchema": {
             "type": "object",
@@ -70,6 +91,7 @@ TOOLS: list[dict[str, Any]] = [
     },
     {
         "name": "lookup",
+        "annotations": READ_ONLY,
         "description": "Look a key up.",
         "inputSchema": {
             "type": "object",
@@ -78,9 +100,27 @@ TOOLS: list[dict[str, Any]] = [
             "additionalProperties": False,
         },
     },
+    {
+        "name": "mirror",
+        "description": "Return the `output` argument as structured weather (a mirror tool, for output fuzzing).",
+        "annotations": READ_ONLY,
+        "inputSchema": {"type": "object", "properties": {"output": {}}, "required": ["output"]},
+        "outputSchema": WEATHER,
+    },
+    {
+        "name": "maintenance",
+        "description": "Run maintenance (disabled on this server).",
+        "inputSchema": {"type": "object", "properties": {"level": {"type": "integer"}}},
+    },
+    {
+        "name": "reset",
+        "description": "Forget everything.",
+        "annotations": {"destructiveHint": True},
+        "inputSchema": {"type": "object", "properties": {"confirm": {"type": "boolean"}}, "required": ["confirm"]},
+    },
 ]
 _SCHEMAS = {tool["name"]: tool["inputSchema"] for tool in TOOLS}
-_TABLE = {"alpha": 1, "beta": 2, "gamma": 3}
+_TABLE = {"alpha": 1, "beta": 2}
 
 
 class ProtocolError(Exception):
@@ -137,6 +177,10 @@ def call_tool(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
             raise ProtocolError(-32603, "Internal error: division by zero") from None
     if name == "set_volume":
         return text_result(f"volume set to {arguments['level']}")
+    if name == "mirror":
+        return {**text_result(json.dumps(arguments["output"])), "structuredContent": arguments["output"]}
+    if name == "reset":
+        return text_result("everything forgotten")
     return text_result(str(_TABLE[arguments["key"]]))
 
 
@@ -167,6 +211,8 @@ def handle(method: str, params: Any) -> dict[str, Any]:
         name = params["name"]
         if name not in _SCHEMAS:
             raise ProtocolError(-32602, f"Unknown tool: {name}")
+        if name == "maintenance":
+            return text_result("Tool unavailable: maintenance. Reason: disabled by the operator.", is_error=True)
         problem = schema_problem(_SCHEMAS[name], arguments)
         if problem:
             return text_result(f"Invalid input: {name}. {problem}.", is_error=True)
@@ -174,8 +220,8 @@ def handle(method: str, params: Any) -> dict[str, Any]:
             return call_tool(name, arguments)
         except ProtocolError:
             raise
-        except Exception as error:
-            return text_result(f"Tool {name} failed: {error}", is_error=True)
+        except Exception:
+            return text_result(f"Tool {name} failed:\n{traceback.format_exc()}", is_error=True)
     raise ProtocolError(-32601, f"Method not found: {method}")
 
 

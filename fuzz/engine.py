@@ -21,19 +21,14 @@ from hypothesis.errors import Unsatisfiable
 from fuzz.errors import HarnessError
 from fuzz.events import FindingMade, Listener, RunFinished, RunStarted, ToolFinished, ToolStarted
 from fuzz.findings import Finding, RunResult, Skip, ToolSummary
-from fuzz.oracle import describe_violation, judge
+from fuzz.oracle import Criteria, describe_violation, judge
+from fuzz.plan import Selection, excluded, plan
+from fuzz.profiles import PROFILES, SEP_2145
+from fuzz.rules import Level
 from fuzz.session import Answered, Exchange, NoAnswer, TargetExited
 from fuzz.target import StdioTarget, Target, open_target
 from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import canonical_cases
-
-CASE_KINDS: tuple[CaseKind, ...] = (
-    CaseKind.VALID_ARGUMENTS,
-    CaseKind.INVALID_ARGUMENTS,
-    CaseKind.UNKNOWN_TOOL,
-    CaseKind.MALFORMED_REQUEST,
-)
-
 
 @dataclass(frozen=True, slots=True)
 class RunOptions:
@@ -44,13 +39,25 @@ class RunOptions:
     """Seconds to wait for the answer to one request."""
     startup_timeout: float = 20.0
     """Seconds to wait for the answers to `initialize` and `tools/list`."""
-    case_kinds: tuple[CaseKind, ...] = CASE_KINDS
+    selection: Selection = Selection()
+    profile: str = SEP_2145.id
+    rules: frozenset[str] | None = None
+    """The rule ids to judge by (--rules minus --exclude-rules); None for all."""
+    fail_on: Level = Level.SHOULD
 
     def as_json(self) -> dict[str, Any]:
+        selection = self.selection
         return {
             "maxExamples": self.max_examples,
             "timeout": self.timeout,
-            "caseKinds": [kind.value for kind in self.case_kinds],
+            "profile": self.profile,
+            "rules": sorted(self.rules) if self.rules is not None else None,
+            "failOn": self.fail_on.value,
+            "tools": sorted(selection.tools) if selection.tools is not None else None,
+            "excludeTools": sorted(selection.exclude_tools),
+            "unavailable": sorted(selection.unavailable),
+            "mirrorTool": selection.mirror_tool,
+            "destructive": selection.destructive.value,
         }
 
 
@@ -85,6 +92,7 @@ class _Progress:
     current: ToolSummary | None = None
     description: Any = None
     restarts: int = 0
+    excluded: tuple[str, ...] = ()
 
 
 def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
@@ -120,6 +128,9 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
         seconds=time.monotonic() - started,
         target_restarts=progress.restarts,
         stopped_early=stopped_early,
+        profile=options.profile,
+        fail_on=options.fail_on,
+        excluded_tools=progress.excluded,
     )
     listener(RunFinished(result))
     return result
@@ -128,21 +139,31 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
 async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> None:
     async with open_target(options.target, startup_timeout=options.startup_timeout) as target:
         progress.description = target.description
+        plans = plan(target.tools, options.selection)
+        progress.excluded = excluded(target.tools, options.selection)
         listener(
             RunStarted(
                 seed=options.seed,
                 target=options.target.describe(),
                 protocol_version=target.description.protocol_version,
                 server_name=str(target.description.server_info.get("name", "?")),
-                tool_names=tuple(tool.name for tool in target.tools),
+                tool_names=tuple(p.tool.name for p in plans),
+                profile=options.profile,
             )
         )
-        listed = tuple(tool.name for tool in target.tools)
-        for tool in list(target.tools):
+        known = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
+        criteria = Criteria(
+            profile=PROFILES[options.profile],
+            enabled=options.rules,
+            protocol_version=target.description.protocol_version,
+            listed_names=tuple(tool.name for tool in target.tools),
+        )
+        for tool_plan in plans:
+            tool = tool_plan.tool
             listener(ToolStarted(tool.name))
-            progress.current = ToolSummary(tool.name, {}, ())
-            for kind in options.case_kinds:
-                exploration = _Exploration(options, target, tool, kind, listed)
+            progress.current = ToolSummary(tool.name, {}, (), tool_plan.skips)
+            for kind in tool_plan.kinds:
+                exploration = _Exploration(options, target, tool, kind, known, criteria)
                 await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
                 progress.restarts = target.restarts
                 progress.current = _merge(progress.current, exploration)
@@ -168,8 +189,11 @@ def _merge(summary: ToolSummary, exploration: _Exploration) -> ToolSummary:
 class _Exploration:
     """One Hypothesis run: `kind` cases for `tool`, in a worker thread."""
 
-    def __init__(self, options: RunOptions, target: Target, tool: Tool, kind: CaseKind, listed: tuple[str, ...]) -> None:
+    def __init__(
+        self, options: RunOptions, target: Target, tool: Tool, kind: CaseKind, listed: tuple[str, ...], criteria: Criteria
+    ) -> None:
         self.options = options
+        self.criteria = criteria
         self.target = target
         self.tool = tool
         self.kind = kind
@@ -257,7 +281,7 @@ class _Exploration:
     def _try(self, case: Case) -> Finding | None:
         exchange, answers_ping = trio.from_thread.run(self._send, case)
         self.sent += 1
-        violation = judge(case, exchange, answers_ping=answers_ping)
+        violation = judge(case, exchange, self.tool, self.criteria, answers_ping=answers_ping)
         if violation is None:
             return None
         return Finding(

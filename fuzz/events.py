@@ -15,6 +15,7 @@ class RunStarted:
     protocol_version: str
     server_name: str
     tool_names: tuple[str, ...]
+    profile: str
 
 
 @dataclass(frozen=True, slots=True)

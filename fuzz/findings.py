@@ -35,7 +35,7 @@ class Finding:
     def as_json(self) -> dict[str, Any]:
         return {
             "rule": self.rule.id,
-            "level": self.rule.level.value,
+            "level": self.rule.level.label,
             "tool": self.tool,
             "case": self.case.value,
             "label": self.label,
@@ -81,6 +81,9 @@ class RunResult:
     target_restarts: int = 0
     stopped_early: str | None = None
     """Why the run ended before every tool was fuzzed (interrupted, target lost), or None."""
+    profile: str = "sep-2145"
+    fail_on: Level = Level.SHOULD
+    excluded_tools: tuple[str, ...] = ()
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -88,12 +91,12 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
-        return any(f.rule.level in (Level.MUST, Level.SHOULD) for f in self.findings)
+        return any(f.rule.level.at_least(self.fail_on) for f in self.findings)
 
     @property
     def exit_code(self) -> int:
-        """1 on a MUST or SHOULD violation; otherwise 2 when the run stopped early (a clean
-        partial run proves nothing), else 0."""
+        """1 on a violation at the --fail-on level or above (MUST and SHOULD by default);
+        otherwise 2 when the run stopped early (a clean partial run proves nothing), else 0."""
         if self.failed:
             return 1
         return 2 if self.stopped_early else 0

@@ -1,73 +1,39 @@
-"""The oracle: what kind of answer came back, and which rule (if any) that violates for the case.
+"""The oracle: which rule, if any, an exchange violates for its case, under a profile.
 
-Classification reads only the JSON-RPC envelope and the `CallToolResult` shape. The text inside
-a tool execution error is never read as a protocol error: some SDKs write "MCP error -32602: ..."
-inside an `isError` result, and that is a compliant answer.
+Checks run from the most fundamental (the target died, the answer is not JSON-RPC) to the
+advisory ones (an error message that leaks a stack trace); the first violation of an enabled
+rule is the verdict, so each failing example fails for one rule and shrinks for that rule.
 """
 
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
-from enum import Enum
-from typing import Any
+from typing import Any, Callable, Iterator
 
-from fuzz import rules
-from fuzz.jsonrpc import INVALID_PARAMS, JSONRPC_VERSION
+from fuzz.answers import AnswerClass, Observation, clip, observe
+from fuzz.jsonrpc import INVALID_PARAMS
+from fuzz.profiles import SEP_2145, Profile
 from fuzz.rules import Rule
-from fuzz.session import Answered, AnomalyKind, Exchange, NoAnswer, TargetExited
-from fuzz.wire import call_tool_result_problem, error_object_problem
-from strategies import Case, CaseKind
-
-
-class AnswerClass(Enum):
-    SUCCESS = "a successful tool result"
-    TOOL_EXECUTION_ERROR = "a tool execution error (a result with isError: true)"
-    PROTOCOL_ERROR = "a JSON-RPC error"
-    INVALID_RESULT = "a result that is not a CallToolResult"
-    MALFORMED_ANSWER = "an answer that is not a JSON-RPC 2.0 response"
-    NO_ANSWER = "no answer"
-    TARGET_EXITED = "the target exiting"
+from fuzz.session import Answered, AnomalyKind, Exchange
+from fuzz.wire import LATEST_KNOWN_VERSION
+from strategies import ABSENT, Case, CaseKind, Tool
+from strategies.schemas import json_equal
 
 
 @dataclass(frozen=True, slots=True)
-class Observation:
-    answer: AnswerClass
-    detail: str
-    """What exactly came back, in words: `JSON-RPC error -32603 "Internal error"`."""
-    error_code: int | None = None
+class Criteria:
+    """Everything a verdict depends on besides the exchange itself."""
 
+    profile: Profile = SEP_2145
+    enabled: frozenset[str] | None = None
+    """Rule ids to judge by; None for all of the profile's rules."""
+    protocol_version: str = LATEST_KNOWN_VERSION
+    listed_names: tuple[str, ...] = ()
 
-def observe(exchange: Exchange) -> Observation:
-    reply = exchange.reply
-    if isinstance(reply, TargetExited):
-        return Observation(AnswerClass.TARGET_EXITED, f"the target exited with code {reply.returncode}")
-    if isinstance(reply, NoAnswer):
-        return Observation(AnswerClass.NO_ANSWER, f"no answer within {reply.timeout:g} s")
-    assert isinstance(reply, Answered)
-    return _observe_message(reply.message)
-
-
-def _observe_message(message: dict[str, Any]) -> Observation:
-    if message.get("jsonrpc") != JSONRPC_VERSION:
-        return Observation(AnswerClass.MALFORMED_ANSWER, f"jsonrpc is {message.get('jsonrpc')!r:.40}, not \"2.0\"")
-    if ("result" in message) == ("error" in message):
-        return Observation(AnswerClass.MALFORMED_ANSWER, "the answer must carry exactly one of result and error")
-    if "error" in message:
-        problem = error_object_problem(message["error"])
-        if problem is not None:
-            return Observation(AnswerClass.MALFORMED_ANSWER, problem)
-        code = message["error"]["code"]
-        return Observation(
-            AnswerClass.PROTOCOL_ERROR, f"JSON-RPC error {code} {_quote(message['error']['message'])}", error_code=code
-        )
-    result = message["result"]
-    problem = call_tool_result_problem(result)
-    if problem is not None:
-        return Observation(AnswerClass.INVALID_RESULT, problem)
-    if result.get("isError") is True:
-        return Observation(AnswerClass.TOOL_EXECUTION_ERROR, f"a tool execution error {_quote(_first_text(result))}")
-    return Observation(AnswerClass.SUCCESS, f"a successful result {_quote(_first_text(result))}")
+    def is_enabled(self, rule_id: str) -> bool:
+        return self.enabled is None or rule_id in self.enabled
 
 
 @dataclass(frozen=True, slots=True)
@@ -79,66 +45,128 @@ class Violation:
     """What was wrong, in a sentence that names the answer."""
 
 
-_EXPECTED = {
-    CaseKind.UNKNOWN_TOOL: "a tool execution error (a result with isError: true)",
-    CaseKind.VALID_ARGUMENTS: "a result (a success, or a tool execution error if the tool failed)",
-    CaseKind.INVALID_ARGUMENTS: "a tool execution error (a result with isError: true)",
-    CaseKind.MALFORMED_REQUEST: f"a JSON-RPC error with code {INVALID_PARAMS}",
-}
-
-_BY_CASE: dict[CaseKind, dict[AnswerClass, Rule]] = {
-    CaseKind.UNKNOWN_TOOL: {
-        AnswerClass.SUCCESS: rules.UNKNOWN_TOOL,
-        AnswerClass.PROTOCOL_ERROR: rules.UNKNOWN_TOOL,
-    },
-    CaseKind.VALID_ARGUMENTS: {AnswerClass.PROTOCOL_ERROR: rules.TOOL_FAILURE},
-    CaseKind.INVALID_ARGUMENTS: {
-        AnswerClass.PROTOCOL_ERROR: rules.INVALID_ARGUMENTS,
-        AnswerClass.SUCCESS: rules.ARGUMENTS_NOT_VALIDATED,
-    },
-    CaseKind.MALFORMED_REQUEST: {
-        AnswerClass.SUCCESS: rules.MALFORMED_REQUEST,
-        AnswerClass.TOOL_EXECUTION_ERROR: rules.MALFORMED_REQUEST,
-        AnswerClass.INVALID_RESULT: rules.MALFORMED_REQUEST,
-    },
-}
-
-
-def judge(case: Case, exchange: Exchange, *, answers_ping: bool = True) -> Violation | None:
-    """The one rule this exchange violates (the most fundamental, when several are), or None.
-
-    `answers_ping` is whether the target answered a `ping` after this exchange; the engine asks
-    only when the request itself went unanswered.
+def judge(
+    case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Criteria = Criteria(), *, answers_ping: bool = True
+) -> Violation | None:
+    """The first violation of an enabled rule, or None. `answers_ping` is whether the target
+    answered a `ping` after this exchange; the engine asks only when the request went unanswered.
     """
-    observation = observe(exchange)
-    expected = _EXPECTED[case.kind]
+    observation = observe(exchange, criteria.protocol_version)
+    expected = criteria.profile.expectations[case.kind].expected
+    for rule_id, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
+        if criteria.is_enabled(rule_id):
+            return Violation(criteria.profile.rule(rule_id), observation, expected, why)
+    return None
+
+
+def _candidates(
+    case: Case, exchange: Exchange, tool: Tool | None, criteria: Criteria, observation: Observation, answers_ping: bool
+) -> Iterator[tuple[str, str]]:
+    """Every rule this exchange violates, most fundamental first, with why."""
     answer = observation.answer
-
-    def violation(rule: Rule, why: str) -> Violation:
-        return Violation(rule, observation, expected, why)
-
     if answer is AnswerClass.TARGET_EXITED:
-        return violation(rules.TARGET_ALIVE, f"the target exited (code {exchange.reply.returncode}) on this request")  # type: ignore[union-attr]
+        yield "target-alive", f"the target exited (code {exchange.reply.returncode}) on this request"  # type: ignore[union-attr]
+        return
     wrong_ids = [a for a in exchange.anomalies if a.kind in (AnomalyKind.STRAY_ANSWER, AnomalyKind.DUPLICATE_ANSWER)]
     if wrong_ids:
-        return violation(rules.RESPONSE_WELL_FORMED, f"{wrong_ids[0].kind.value} came while this request was in flight: {wrong_ids[0].text}")
+        yield "response-well-formed", f"{wrong_ids[0].kind.value} came while this request was in flight: {wrong_ids[0].text}"
     if answer is AnswerClass.NO_ANSWER:
         garbage = [a for a in exchange.anomalies if a.kind is AnomalyKind.GARBAGE]
         if garbage:
-            return violation(rules.RESPONSE_WELL_FORMED, f"instead of an answer, stdout carried {garbage[0].text}")
+            yield "response-well-formed", f"instead of an answer, stdout carried {garbage[0].text}"
         if not answers_ping:
-            return violation(rules.TARGET_ALIVE, f"{observation.detail}, and the target then stopped answering ping")
-        return violation(rules.REQUEST_ANSWERED, observation.detail)
+            yield "target-alive", f"{observation.detail}, and the target then stopped answering ping"
+        yield "request-answered", observation.detail
+        return
     if answer is AnswerClass.MALFORMED_ANSWER:
-        return violation(rules.RESPONSE_WELL_FORMED, observation.detail)
-    rule = _BY_CASE[case.kind].get(answer)
-    if rule is None and case.kind is CaseKind.MALFORMED_REQUEST and observation.error_code != INVALID_PARAMS:
-        rule = rules.MALFORMED_REQUEST_CODE
-    if rule is None and answer is AnswerClass.INVALID_RESULT:
-        rule = rules.RESPONSE_WELL_FORMED
-    if rule is None:
-        return None
-    return violation(rule, f"answered with {observation.detail}")
+        yield "response-well-formed", observation.detail
+        return
+    rule_id = criteria.profile.expectations[case.kind].violations.get(answer)
+    if rule_id is not None:
+        yield rule_id, f"answered with {observation.detail}"
+    if case.kind is CaseKind.MALFORMED_REQUEST and answer is AnswerClass.PROTOCOL_ERROR and observation.error_code != INVALID_PARAMS:
+        yield "malformed-request-code", f"answered with {observation.detail}"
+    if answer is AnswerClass.INVALID_RESULT:
+        yield "response-well-formed", observation.detail
+        return
+    if answer is AnswerClass.SUCCESS:
+        yield from _output_problems(case, tool, observation)
+    structured = (observation.result or {}).get("structuredContent", {})
+    if not isinstance(structured, dict) and (tool is None or tool.output_check is None):
+        yield "response-well-formed", f"structuredContent {_show(structured)} is not an object"
+    for check in _ADVISORY_CHECKS:
+        yield from check(case, criteria, observation)
+
+
+def _output_problems(case: Case, tool: Tool | None, observation: Observation) -> Iterator[tuple[str, str]]:
+    """A success of a tool that declares an outputSchema must carry conforming structuredContent;
+    a mirror asked for a conforming value must return that very value."""
+    result = observation.result or {}
+    structured = result.get("structuredContent", ABSENT)
+    asked = case.mirrored_output
+    if case.kind is CaseKind.VALID_OUTPUT and (structured is ABSENT or not json_equal(structured, asked)):
+        shown = "no structuredContent" if structured is ABSENT else f"structuredContent {_show(structured)}"
+        yield "output-schema", f"the mirror was asked for {_show(asked)} and answered a success with {shown}"
+        return
+    if tool is None or tool.output_check is None or case.kind is CaseKind.INVALID_OUTPUT:
+        return
+    if structured is ABSENT:
+        yield "output-schema", "answered a success without structuredContent, though the tool declares an outputSchema"
+    elif not isinstance(structured, dict):
+        yield "output-schema", f"answered a success whose structuredContent {_show(structured)} is not an object"
+    else:
+        error = next(tool.output_check.errors(structured), None)
+        if error is not None:
+            where = "structuredContent" + "".join(f"[{p!r}]" for p in error.absolute_path)
+            yield "output-schema", f"answered a success whose structuredContent does not conform to the outputSchema: {where}: {error.message}"
+
+
+def _error_message(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+    if observation.answer is not AnswerClass.TOOL_EXECUTION_ERROR:
+        return
+    content = (observation.result or {}).get("content", [])
+    first = content[0] if content else None
+    if first is None:
+        yield "error-message", "the tool execution error has no content at all"
+    elif first.get("type") != "text" or not str(first.get("text", "")).strip():
+        yield "error-message", f"the tool execution error's first content item is {_show(first)}, not a non-empty text block"
+
+
+def _tool_list_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+    if case.kind is not CaseKind.UNKNOWN_TOOL:
+        return
+    text = "\n".join(_error_texts(observation))
+    named = [name for name in criteria.listed_names if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)]
+    if len(named) >= 2:
+        yield "tool-list-leak", f"the error for an unknown tool names {len(named)} listed tools ({', '.join(named[:5])})"
+
+
+_STACK_TRACE = re.compile(
+    r"Traceback \(most recent call last\)"
+    r"|File \"[^\"]+\", line \d+"
+    r"|\n\s*at \S.*?:\d+:\d+\)?"
+    r"|\n\s*at [\w.$]+\([\w$]+\.(?:java|kt|scala):\d+\)"
+    r"|goroutine \d+ \[running\]"
+)
+
+
+def _internal_details_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+    for text in _error_texts(observation):
+        match = _STACK_TRACE.search(text)
+        if match:
+            yield "internal-details-leak", f"the error text carries a stack trace ({clip(match.group(0).strip(), 80)!r})"
+            return
+
+
+def _error_texts(observation: Observation) -> tuple[str, ...]:
+    return observation.error_texts + ((observation.error_message,) if observation.error_message else ())
+
+
+_ADVISORY_CHECKS: tuple[Callable[[Case, Criteria, Observation], Iterator[tuple[str, str]]], ...] = (
+    _error_message,
+    _tool_list_leak,
+    _internal_details_leak,
+)
 
 
 def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> str:
@@ -147,23 +175,12 @@ def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> 
     rule = violation.rule
     answer = json.dumps(exchange.reply.message, ensure_ascii=False) if isinstance(exchange.reply, Answered) else "none"
     return (
-        f"{rule.id} ({rule.level.value}): {violation.why}. "
-        f"Sent {case.label} to {case.tool!r}: {_clip(json.dumps(exchange.request, ensure_ascii=False), 400)}. "
-        f"Answer: {_clip(answer, 400)}. "
+        f"{rule.id} ({rule.level.label}): {violation.why}. "
+        f"Sent {case.label} to {case.tool!r}: {clip(json.dumps(exchange.request, ensure_ascii=False), 400)}. "
+        f"Answer: {clip(answer, 400)}. "
         f"Expected {violation.expected}. {rule.source}"
     )
 
 
-def _first_text(result: dict[str, Any]) -> str:
-    for block in result.get("content", []):
-        if isinstance(block, dict) and isinstance(block.get("text"), str):
-            return block["text"]
-    return ""
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def _quote(text: str) -> str:
-    return json.dumps(_clip(text, 120), ensure_ascii=False)
+def _show(value: Any) -> str:
+    return clip(json.dumps(value, ensure_ascii=False), 100)

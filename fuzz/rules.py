@@ -8,9 +8,20 @@ from enum import Enum
 
 
 class Level(Enum):
-    MUST = "MUST"
-    SHOULD = "SHOULD"
+    """How binding a rule is, most binding first."""
+
+    MUST = "must"
+    SHOULD = "should"
     ADVISORY = "advisory"
+
+    @property
+    def label(self) -> str:
+        return self.value.upper() if self is not Level.ADVISORY else self.value
+
+    def at_least(self, threshold: Level) -> bool:
+        """True when this level is as binding as `threshold` or more."""
+        order = list(Level)
+        return order.index(self) <= order.index(threshold)
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,7 +33,7 @@ class Rule:
     """Where the requirement is written, and its sentence."""
 
     def as_json(self) -> dict[str, str]:
-        return {"id": self.id, "level": self.level.value, "title": self.title, "source": self.source}
+        return {"id": self.id, "level": self.level.label, "title": self.title, "source": self.source}
 
 
 _SEP = "SEP-2145"
@@ -92,6 +103,43 @@ TARGET_ALIVE = Rule(
     f"{_SEP}: exceptions thrown by the tool implementation MUST be reported as Tool Execution Errors.",
 )
 
+UNAVAILABLE_TOOL = Rule(
+    "unavailable-tool",
+    Level.MUST,
+    "a call to a tool the server must refuse (--unavailable) gets a tool execution error",
+    f"{_SEP}: servers MUST report tool resolution failures as Tool Execution Errors, including "
+    "Tool not callable: the tool exists conceptually but cannot be executed (e.g., disabled, "
+    "unavailable, policy-restricted).",
+)
+OUTPUT_SCHEMA = Rule(
+    "output-schema",
+    Level.SHOULD,
+    "structured output conforms to the outputSchema, or its failure is a tool execution error",
+    f"{_SEP}: servers SHOULD report output validation failures as Tool Execution Errors when a tool "
+    "declares an outputSchema, including: structuredContent is missing; structuredContent does "
+    "not conform to outputSchema; structuredContent is not an object.",
+)
+ERROR_MESSAGE = Rule(
+    "error-message",
+    Level.ADVISORY,
+    "a tool execution error's first content item is a non-empty text block",
+    f"{_SEP} (non-normative): when returning Tool Execution Errors, servers SHOULD include a short, "
+    "actionable message in the first content item (typically a text content block).",
+)
+TOOL_LIST_LEAK = Rule(
+    "tool-list-leak",
+    Level.ADVISORY,
+    "an unknown-tool error does not enumerate the other tools",
+    f"{_SEP} (security): implementations should avoid enumerating available tool names in error "
+    "text unless appropriate.",
+)
+INTERNAL_DETAILS_LEAK = Rule(
+    "internal-details-leak",
+    Level.ADVISORY,
+    "error text carries no stack trace or traceback",
+    f"{_SEP} (security): servers SHOULD provide user-appropriate, least-privilege error text.",
+)
+
 RULES: tuple[Rule, ...] = (
     UNKNOWN_TOOL,
     INVALID_ARGUMENTS,
@@ -102,5 +150,10 @@ RULES: tuple[Rule, ...] = (
     REQUEST_ANSWERED,
     RESPONSE_WELL_FORMED,
     TARGET_ALIVE,
+    UNAVAILABLE_TOOL,
+    OUTPUT_SCHEMA,
+    ERROR_MESSAGE,
+    TOOL_LIST_LEAK,
+    INTERNAL_DETAILS_LEAK,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

@@ -2,7 +2,8 @@
 
 Layout: `tools` (the Tool record made from a `tools/list` entry), `schemas` (dialects and the
 validators that judge every value), `names` (unknown tool names), `arguments` with `mutations`
-(valid and invalid arguments from `inputSchema`), `envelopes` (well-formed and malformed request
+(valid and invalid arguments from `inputSchema`), `outputs` (valid and invalid
+structuredContent from `outputSchema`), `values` (the machinery both share), `envelopes` (well-formed and malformed request
 bodies), `cases` (one request of one kind for one tool). Every drawn value carries a label that
 has been checked: what makes it valid or invalid, and where.
 
@@ -23,10 +24,11 @@ Use them in your own Hypothesis tests::
 from __future__ import annotations
 
 from strategies.arguments import arguments, invalid_arguments, valid_arguments
-from strategies.cases import Case, CaseKind, cases
+from strategies.cases import MIRROR_ARGUMENT, Case, CaseKind, cases
 from strategies.envelopes import ABSENT, malformed_call_params
 from strategies.labelled import Labelled
 from strategies.names import unknown_tool_names
+from strategies.outputs import outputs
 from strategies.schemas import InvalidSchema, SchemaCheck
 from strategies.tools import Tool
 
@@ -38,6 +40,7 @@ __all__ = [
     "Case",
     "CaseKind",
     "InvalidSchema",
+    "MIRROR_ARGUMENT",
     "Labelled",
     "SchemaCheck",
     "Tool",
@@ -45,6 +48,7 @@ __all__ = [
     "cases",
     "invalid_arguments",
     "malformed_call_params",
+    "outputs",
     "tool_calls",
     "tool_names",
     "unknown_tool_names",

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from strategies.arguments import invalid_arguments, valid_arguments
 from strategies.envelopes import ABSENT, call_message, call_params, canonical_malformed_params, malformed_call_params
 from strategies.names import unknown_tool_names
+from strategies.outputs import outputs
 from strategies.tools import Tool
 
 
@@ -21,6 +22,17 @@ class CaseKind(Enum):
     INVALID_ARGUMENTS = "invalid-arguments"
     UNKNOWN_TOOL = "unknown-tool"
     MALFORMED_REQUEST = "malformed-request"
+    UNAVAILABLE_TOOL = "unavailable-tool"
+    """A call, with any arguments, to a tool the server has but must refuse."""
+    VALID_OUTPUT = "valid-output"
+    """A call to a mirror tool asking it to return conforming structuredContent."""
+    INVALID_OUTPUT = "invalid-output"
+    """A call to a mirror tool asking it to return structuredContent its outputSchema rejects."""
+
+
+MIRROR_ARGUMENT = "output"
+"""The mirror-tool convention: `{"output": VALUE}` asks the tool to return VALUE as its
+structuredContent, unchecked, so that what the server does with it can be observed."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +53,13 @@ class Case:
     def has_params(self) -> bool:
         return self.params is not ABSENT
 
+    @property
+    def mirrored_output(self) -> Any:
+        """The structuredContent a mirror case asked for (ABSENT for other kinds)."""
+        if self.kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT):
+            return self.params["arguments"][MIRROR_ARGUMENT]
+        return ABSENT
+
 
 def cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> st.SearchStrategy[Case]:
     """Requests of `kind` aimed at `tool`. `listed_names` are every listed tool's name, so that an
@@ -53,6 +72,14 @@ def cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> st.Searc
         return valid_arguments(tool).map(lambda a: case(call_params(tool.name, a.value), a.label))
     if kind is CaseKind.INVALID_ARGUMENTS:
         return invalid_arguments(tool).map(lambda a: case(call_params(tool.name, a.value), a.label))
+    if kind is CaseKind.UNAVAILABLE_TOOL:
+        return st.one_of(valid_arguments(tool), invalid_arguments(tool)).map(
+            lambda a: case(call_params(tool.name, a.value), f"call to an unavailable tool with {a.label}")
+        )
+    if kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT):
+        return outputs(tool, valid=kind is CaseKind.VALID_OUTPUT).map(
+            lambda o: case(call_params(tool.name, {MIRROR_ARGUMENT: o.value}), f"mirror asked for {o.label}")
+        )
     if kind is CaseKind.UNKNOWN_TOOL:
         return st.tuples(unknown_tool_names(listed_names), _any_arguments).map(
             lambda drawn: case(call_params(drawn[0].value, drawn[1]), f"unknown tool: {drawn[0].label}")

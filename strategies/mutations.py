@@ -19,7 +19,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from hypothesis import strategies as st
 
-from strategies.schemas import resolve_local_ref
+from strategies.schemas import json_equal, resolve_local_ref
 
 Path = tuple[str | int, ...]
 
@@ -281,12 +281,7 @@ def _json_type_of(value: Any) -> str:
 
 
 def _json_member(value: Any, members: list[Any]) -> bool:
-    """JSON equality, as the validator sees it: 1 == 1.0, but True != 1."""
-    return any(
-        _json_type_of(value) in {"integer", "number"} and _json_type_of(m) in {"integer", "number"} and value == m
-        or (_json_type_of(value) == _json_type_of(m) and value == m)
-        for m in members
-    )
+    return any(json_equal(value, member) for member in members)
 
 
 def _is_number(value: Any) -> bool:

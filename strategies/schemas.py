@@ -96,3 +96,16 @@ def resolve_local_ref(schema: Mapping[str, Any], root: Mapping[str, Any], *, dep
             return schema
         schema, depth = target, depth + 1
     return schema
+
+
+def json_equal(left: Any, right: Any) -> bool:
+    """Equality of JSON values as JSON Schema sees it: 1 == 1.0, but true != 1 and "1" != 1."""
+    if isinstance(left, bool) or isinstance(right, bool):
+        return isinstance(left, bool) and isinstance(right, bool) and left == right
+    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
+        return left == right
+    if isinstance(left, list) and isinstance(right, list):
+        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right))
+    if isinstance(left, dict) and isinstance(right, dict):
+        return left.keys() == right.keys() and all(json_equal(left[key], right[key]) for key in left)
+    return type(left) is type(right) and left == right

@@ -23,12 +23,15 @@ class Tool:
     annotations: Mapping[str, Any] = field(default_factory=dict)
     listing: Mapping[str, Any] = field(default_factory=dict)
     input_check: SchemaCheck = field(init=False, repr=False, compare=False)
+    output_check: SchemaCheck | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         check = SchemaCheck.for_schema(self.input_schema, where=f"tool {self.name!r} inputSchema")
         object.__setattr__(self, "input_check", check)
+        output_check = None
         if self.output_schema is not None:
-            SchemaCheck.for_schema(self.output_schema, where=f"tool {self.name!r} outputSchema")
+            output_check = SchemaCheck.for_schema(self.output_schema, where=f"tool {self.name!r} outputSchema")
+        object.__setattr__(self, "output_check", output_check)
 
     @classmethod
     def from_listing(cls, entry: Any) -> Tool:

@@ -8,6 +8,7 @@ import pytest
 
 from fuzz import engine
 from fuzz.findings import RunResult
+from fuzz.plan import DestructiveMode, Selection
 from fuzz.target import StdioTarget
 
 SERVERS = Path(__file__).parent / "servers"
@@ -18,9 +19,23 @@ def python_server(name: str, *arguments: str) -> StdioTarget:
     return StdioTarget((sys.executable, str(SERVERS / name), *arguments))
 
 
-def fuzz(target: StdioTarget, *, seed: int = 7, max_examples: int = 30, timeout: float = 0.5, **options: object) -> RunResult:
+ALL_TOOLS = Selection(destructive=DestructiveMode.ALLOW)
+"""The test servers are ours to break: every tool gets every case kind."""
+
+
+def fuzz(
+    target: StdioTarget,
+    *,
+    seed: int = 7,
+    max_examples: int = 30,
+    timeout: float = 0.5,
+    selection: Selection = ALL_TOOLS,
+    **options: object,
+) -> RunResult:
     """One in-process run of the harness, as `mcp-toolfuzz run` does it."""
-    return engine.run(engine.RunOptions(target=target, seed=seed, max_examples=max_examples, timeout=timeout, **options))  # type: ignore[arg-type]
+    return engine.run(
+        engine.RunOptions(target=target, seed=seed, max_examples=max_examples, timeout=timeout, selection=selection, **options)  # type: ignore[arg-type]
+    )
 
 
 def rule_tool_pairs(result: RunResult) -> set[tuple[str, str]]:

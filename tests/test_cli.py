@@ -25,25 +25,32 @@ def test_demo_run_reports_its_deliberate_bugs_and_writes_json(tmp_path: Path) ->
     run = mcp_toolfuzz("run", "--seed", "42", "--max-examples", "25", "--report", f"json:{report}")
     assert run.returncode == 1, run.stderr
     assert "seed 42 (repeat this run with --seed 42)" in run.stdout.splitlines()[0]
-    assert "Traceback" not in run.stdout + run.stderr
+    assert "Traceback" not in run.stderr
     document = json.loads(report.read_text())
     assert document["seed"] == 42
     assert document["target"]["transport"] == "stdio"
     assert document["target"]["command"][-2:] == ["-m", "fuzz.demo_server"]
     assert document["protocolVersion"] == "2025-11-25"
     pairs = {(f["rule"], f["tool"]) for f in document["findings"]}
-    tools = ("add", "echo", "divide", "set_volume", "lookup")
+    tools = ("add", "echo", "divide", "set_volume", "lookup", "mirror", "maintenance", "reset")
     assert pairs == (
         {("unknown-tool", tool) for tool in tools}
         | {("malformed-request", tool) for tool in tools}
         | {("tool-failure", "divide"), ("arguments-not-validated", "set_volume")}
+        | {("output-schema", "mirror"), ("internal-details-leak", "lookup")}
     )
+    assert document["profile"] == "sep-2145"
+    assert {s["case"] for t in document["tools"] if t["name"] == "reset" for s in t["skipped"]} == {
+        "valid-arguments", "invalid-arguments"
+    }, "a tool annotated destructiveHint: true gets no argument case by default"
+    assert "reset valid-arguments, reset invalid-arguments: the tool may be destructive" in run.stdout
     for finding in document["findings"]:
         assert set(finding) >= {"rule", "level", "tool", "case", "request", "response", "message"}
         assert finding["request"]["method"] == "tools/call"
         assert finding["response"]["id"] == finding["request"]["id"]
         assert finding["rule"] in finding["message"] and "SEP-2145" in finding["message"]
         assert f"[{finding['level']}]" in run.stdout
+    assert "Traceback" not in json.dumps([f["message"] for f in document["findings"] if f["rule"] != "internal-details-leak"])
     volume = next(f for f in document["findings"] if f["rule"] == "arguments-not-validated")
     assert volume["request"]["params"]["arguments"] == {"level": 12}
     assert volume["level"] == "SHOULD"

@@ -10,7 +10,7 @@ from typing import Any
 
 from fuzz import __version__
 from fuzz.findings import RunResult
-from fuzz.rules import RULES
+from fuzz.profiles import PROFILES
 
 FORMAT_VERSION = 1
 
@@ -22,13 +22,16 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "seed": result.seed,
         "target": result.target,
         "protocolVersion": result.protocol_version,
+        "profile": result.profile,
+        "failOn": result.fail_on.value,
+        "excludedTools": list(result.excluded_tools),
         "serverInfo": result.server_info,
         "options": result.options,
         "stoppedEarly": result.stopped_early,
         "targetRestarts": result.target_restarts,
         "seconds": round(result.seconds, 3),
         "exitCode": result.exit_code,
-        "rules": [rule.as_json() for rule in RULES],
+        "rules": [rule.as_json() for rule in PROFILES[result.profile].rules.values()],
         "tools": [
             {
                 "name": summary.tool,

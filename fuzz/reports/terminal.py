@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any, TextIO
+from typing import Any, Sequence, TextIO
 
 from fuzz import __version__
 from fuzz.events import Event, FindingMade, RunFinished, RunStarted, ToolFinished
@@ -18,8 +18,9 @@ _WIDTH = 100
 class TerminalReporter:
     """A Listener: pass it to the engine and it prints as the run goes."""
 
-    def __init__(self, stream: TextIO | None = None, *, show_stderr_lines: int = 8) -> None:
+    def __init__(self, stream: TextIO | None = None, *, show_stderr_lines: int = 8, notes: Sequence[str] = ()) -> None:
         self.stream = stream or sys.stdout
+        self.notes = tuple(notes)
         self.show_stderr_lines = show_stderr_lines
         self._name_width = 12
 
@@ -29,7 +30,7 @@ class TerminalReporter:
         elif isinstance(event, ToolFinished):
             summary = event.summary
             count = len(summary.findings)
-            skipped = f"  (skipped: {'; '.join(s.reason for s in summary.skips)})" if summary.skips else ""
+            skipped = f"  ({', '.join(s.case.value for s in summary.skips)} skipped)" if summary.skips else ""
             self._print(
                 f"  {summary.tool:<{self._name_width}} {summary.total_sent:>6} cases  "
                 f"{_plural(count, 'finding') if count else 'ok'}{skipped}"
@@ -44,13 +45,17 @@ class TerminalReporter:
         self._print(f"mcp-toolfuzz {__version__} · seed {event.seed} (repeat this run with --seed {event.seed})")
         self._print(f"target  {event.target}")
         self._print(
-            f"server  {event.server_name}, protocol {event.protocol_version}, {_plural(len(event.tool_names), 'tool')}"
+            f"server  {event.server_name}, protocol {event.protocol_version}, {_plural(len(event.tool_names), 'tool')} to fuzz"
         )
+        self._print(f"profile {event.profile}")
+        for note in self.notes:
+            self._print(note)
         self._print("")
 
     def _finished(self, result: RunResult) -> None:
         if result.stopped_early:
             self._print(f"\nThe run stopped early: {result.stopped_early}. What was found until then follows.")
+        self._skipped(result)
         findings = sorted(result.findings, key=_severity)
         if findings:
             self._print(f"\nFindings ({len(findings)})")
@@ -58,9 +63,22 @@ class TerminalReporter:
                 self._finding(number, finding)
         self._summary(result)
 
+    def _skipped(self, result: RunResult) -> None:
+        skips = [skip for summary in result.tools for skip in summary.skips]
+        if not skips and not result.excluded_tools:
+            return
+        self._print("\nSkipped")
+        if result.excluded_tools:
+            self._print(f"  not fuzzed (--tools / --exclude-tools): {', '.join(result.excluded_tools)}")
+        by_reason: dict[str, list[str]] = {}
+        for skip in skips:
+            by_reason.setdefault(skip.reason, []).append(f"{skip.tool} {skip.case.value}")
+        for reason, what in by_reason.items():
+            self._print(f"  {', '.join(what)}: {reason}")
+
     def _finding(self, number: int, finding: Finding) -> None:
         rule = finding.rule
-        self._print(f"\n{number}. {rule.id} [{rule.level.value}] · tool {finding.tool} · {finding.case.value} case")
+        self._print(f"\n{number}. {rule.id} [{rule.level.label}] · tool {finding.tool} · {finding.case.value} case")
         self._print(f"   sent:     {finding.label}")
         self._print(f"   problem:  {finding.why}; expected {finding.expected}")
         self._print(f"   request:  {_json(finding.request)}")
@@ -70,7 +88,7 @@ class TerminalReporter:
         self._print(f"   rule:     {rule.source}")
 
     def _summary(self, result: RunResult) -> None:
-        violated = [rule for rule in RULES if any(f.rule == rule for f in result.findings)]
+        violated = [rule for rule in RULES if any(f.rule.id == rule.id for f in result.findings)]
         self._print("\nSummary")
         if violated:
             header = f"  {'tool':<{self._name_width}}" + "".join(f"  {rule.id}" for rule in violated)
@@ -78,23 +96,25 @@ class TerminalReporter:
             for summary in result.tools:
                 cells = ""
                 for rule in violated:
-                    mark = "x" if any(f.rule == rule for f in summary.findings) else "."
+                    mark = "x" if any(f.rule.id == rule.id for f in summary.findings) else "."
                     cells += f"  {mark:^{len(rule.id)}}"
                 self._print(f"  {summary.tool:<{self._name_width}}{cells}")
         clean = [rule.id for rule in RULES if rule not in violated]
         if clean:
             self._print(f"  no violation of: {', '.join(clean)}")
-        musts = sum(1 for f in result.findings if f.rule.level is Level.MUST)
-        shoulds = sum(1 for f in result.findings if f.rule.level is Level.SHOULD)
+        counts = {level: sum(1 for f in result.findings if f.rule.level is level) for level in Level}
         cases = sum(summary.total_sent for summary in result.tools)
         verdict = (
-            f"{_plural(len(result.findings), 'finding')} ({musts} MUST, {shoulds} SHOULD)"
+            f"{_plural(len(result.findings), 'finding')} ("
+            + ", ".join(f"{counts[level]} {level.label}" for level in Level)
+            + ")"
             if result.findings
             else "no findings"
         )
         self._print(
-            f"\n{verdict} · {_plural(len(result.tools), 'tool')} · {cases} cases · "
-            f"{result.seconds:.1f} s · seed {result.seed} · exit {result.exit_code}"
+            f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
+            f"{_plural(len(result.tools), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
+            f"seed {result.seed} · exit {result.exit_code}"
         )
 
     def _print(self, text: str) -> None:

@@ -18,6 +18,15 @@ argument where the rule concerns arguments, so that tests can check the shrunk r
 - request-answered: `book` with nights > 20 is never answered.
 - response-well-formed: `echo` answers `{"echo": text}` instead of a CallToolResult.
 - target-alive: `divide` with b == 0 kills the process.
+- unavailable-tool: `admin` (which the tests name with --unavailable) runs instead of being refused.
+- output-schema: `mirror` returns whatever output it is asked for, unchecked.
+- error-message: tool execution errors for invalid input carry no content.
+- tool-list-leak: the error for an unknown tool lists every tool.
+- internal-details-leak: `divide` with b == 0 answers a tool execution error with a traceback.
+
+`admin` is refused with a tool execution error ("Tool unavailable: admin. ..."); `mirror` is a
+mirror tool (it returns its `output` argument as structuredContent, after checking it against its
+outputSchema); `book` declares an outputSchema and returns conforming structuredContent.
 """
 
 from __future__ import annotations
@@ -36,6 +45,11 @@ import jsonschema
 TOOLS: list[dict[str, Any]] = [
     {
         "name": "book",
+        "outputSchema": {
+            "type": "object",
+            "properties": {"confirmation": {"type": "string"}, "nights": {"type": "integer"}},
+            "required": ["confirmation", "nights"],
+        },
         "inputSchema": {
             "type": "object",
             "properties": {
@@ -75,7 +89,22 @@ TOOLS: list[dict[str, Any]] = [
             "additionalProperties": False,
         },
     },
+    {
+        "name": "admin",
+        "inputSchema": {"type": "object", "properties": {"action": {"enum": ["wipe", "restart"]}}, "required": ["action"]},
+    },
+    {
+        "name": "mirror",
+        "inputSchema": {"type": "object", "properties": {"output": {}}, "required": ["output"]},
+        "outputSchema": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}, "celsius": {"type": "number", "minimum": -100, "maximum": 100}},
+            "required": ["city", "celsius"],
+            "additionalProperties": False,
+        },
+    },
 ]
+OUTPUT_VALIDATORS = {tool["name"]: jsonschema.Draft202012Validator(tool["outputSchema"]) for tool in TOOLS if "outputSchema" in tool}
 VALIDATORS = {tool["name"]: jsonschema.validators.validator_for(tool["inputSchema"])(tool["inputSchema"]) for tool in TOOLS}
 CALL_TOOL_PARAMS = jsonschema.Draft202012Validator(
     {
@@ -130,7 +159,7 @@ class Server:
             }
         elif method == "tools/list":
             cursor = (message.get("params") or {}).get("cursor")
-            result = {"tools": TOOLS[:2], "nextCursor": "page-2"} if cursor is None else {"tools": TOOLS[2:]}
+            result = {"tools": TOOLS[:3], "nextCursor": "page-2"} if cursor is None else {"tools": TOOLS[3:]}
         elif method == "ping":
             result = {}
         else:
@@ -163,13 +192,19 @@ class Server:
         if name not in VALIDATORS:
             if bug == "unknown-tool":
                 return {"error": {"code": -32602, "message": f"Unknown tool: {name}"}}
+            if bug == "tool-list-leak":
+                return tool_error(f"Unknown tool: {name}. Available tools: {', '.join(VALIDATORS)}.")
             return tool_error(f"Unknown tool: {name}. Re-run tools/list and retry.")
+        if name == "admin" and bug != "unavailable-tool":
+            return tool_error("Tool unavailable: admin. Reason: disabled by policy.")
         errors = sorted(VALIDATORS[name].iter_errors(arguments), key=lambda e: e.path)
         if bug == "arguments-not-validated":
             errors = [e for e in errors if not (name == "book" and list(e.path) == ["nights"] and e.validator == "maximum")]
         if errors:
             if bug == "invalid-arguments":
                 return {"error": {"code": -32602, "message": f"Invalid arguments: {errors[0].message}"}}
+            if bug == "error-message":
+                return {"result": {"content": [], "isError": True}}
             return tool_error(f"Invalid input: {name}. {errors[0].message}")
         return self.run_tool(name, arguments)
 
@@ -178,7 +213,9 @@ class Server:
         if name == "book":
             if bug == "request-answered" and arguments["nights"] > 20:
                 return None
-            return success(f"booked {arguments['nights']} nights in {arguments['city']!r}")
+            booked = success(f"booked {arguments['nights']} nights in {arguments['city']!r}")
+            booked["result"]["structuredContent"] = {"confirmation": "B-1", "nights": arguments["nights"]}
+            return booked
         if name == "divide":
             if arguments["b"] == 0:
                 if bug == "target-alive":
@@ -186,12 +223,23 @@ class Server:
                     os._exit(3)
                 if bug == "tool-failure":
                     return {"error": {"code": -32603, "message": "division by zero"}}
+                if bug == "internal-details-leak":
+                    return tool_error('Traceback (most recent call last):\n  File "/srv/app/divide.py", line 3, in divide\nZeroDivisionError: division by zero')
                 return tool_error("divide: b must not be 0")
             return success(str(arguments["a"] // arguments["b"]))
         if name == "echo":
             if bug == "response-well-formed":
                 return {"result": {"echo": arguments["text"]}}
             return success(arguments["text"])
+        if name == "admin":
+            return success(f"admin action {arguments['action']} done")
+        if name == "mirror":
+            output = arguments["output"]
+            if bug != "output-schema" and not OUTPUT_VALIDATORS["mirror"].is_valid(output):
+                return tool_error("Tool produced invalid structured output for mirror: structuredContent did not conform to outputSchema.")
+            mirrored = success(json.dumps(output))
+            mirrored["result"]["structuredContent"] = output
+            return mirrored
         if arguments["city"] == "Oslo":
             return tool_error("weather service unavailable for Oslo")
         return success("sunny")

@@ -1,0 +1,134 @@
+"""Which case kinds each tool gets, and what is skipped and why.
+
+A fuzzer must not wipe the data of the server it tests. Valid arguments run a tool's body, and
+invalid ones may run it on a server that does not validate, so argument cases go only to tools
+that are safe to run:
+
+- default: tools annotated `readOnlyHint: true` or `destructiveHint: false`. MCP's default for a
+  tool without annotations is "may be destructive" (`destructiveHint` defaults to true), so an
+  unannotated tool gets only the cases that cannot reach its body: unknown names and malformed
+  requests.
+- `--allow-destructive`: every tool gets every case kind.
+- `--read-only`: only tools annotated `readOnlyHint: true` get argument cases.
+
+Tools named with `--unavailable` (which the server must refuse) and the `--mirror-tool` are
+called on the user's word: they get their own case kinds whatever their annotations.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterable
+
+from fuzz.errors import ConfigurationError
+from fuzz.findings import Skip
+from strategies import CaseKind, Tool
+
+ARGUMENT_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
+BODYLESS_KINDS = (CaseKind.UNKNOWN_TOOL, CaseKind.MALFORMED_REQUEST)
+GENERAL_KINDS = (*ARGUMENT_KINDS, *BODYLESS_KINDS)
+
+
+class DestructiveMode(Enum):
+    """What tools get argument cases (see the module docstring)."""
+
+    SAFE = "safe"
+    ALLOW = "allow-destructive"
+    READ_ONLY = "read-only"
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The user's choice of tools and cases."""
+
+    tools: frozenset[str] | None = None
+    exclude_tools: frozenset[str] = frozenset()
+    unavailable: frozenset[str] = frozenset()
+    mirror_tool: str | None = None
+    destructive: DestructiveMode = DestructiveMode.SAFE
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPlan:
+    tool: Tool
+    kinds: tuple[CaseKind, ...]
+    skips: tuple[Skip, ...] = ()
+
+
+def plan(listed: Iterable[Tool], selection: Selection) -> tuple[ToolPlan, ...]:
+    """One plan per tool to fuzz, listed tools first, then unavailable tools the server does not
+    list. Raises ConfigurationError when the selection names tools that cannot be used."""
+    tools = list(listed)
+    names = {tool.name for tool in tools}
+    _check_names(selection, tools, names)
+    plans: list[ToolPlan] = []
+    for tool in tools:
+        if selection.tools is not None and tool.name not in selection.tools or tool.name in selection.exclude_tools:
+            continue
+        plans.append(_plan_tool(tool, selection))
+    for name in sorted(selection.unavailable - names):
+        unlisted = Tool(name=name, input_schema={"type": "object"})
+        plans.append(ToolPlan(unlisted, (CaseKind.UNAVAILABLE_TOOL,)))
+    return tuple(plans)
+
+
+def excluded(listed: Iterable[Tool], selection: Selection) -> tuple[str, ...]:
+    """The listed tools --tools / --exclude-tools leave out."""
+    return tuple(
+        tool.name
+        for tool in listed
+        if selection.tools is not None and tool.name not in selection.tools or tool.name in selection.exclude_tools
+    )
+
+
+def _plan_tool(tool: Tool, selection: Selection) -> ToolPlan:
+    if tool.name in selection.unavailable:
+        return ToolPlan(tool, (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS))
+    if tool.name == selection.mirror_tool:
+        return ToolPlan(tool, (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT, *BODYLESS_KINDS))
+    kinds = GENERAL_KINDS
+    reason = _unsafe_reason(tool, selection.destructive)
+    if reason is None:
+        return ToolPlan(tool, kinds)
+    skipped = tuple(kind for kind in kinds if kind in ARGUMENT_KINDS)
+    return ToolPlan(
+        tool,
+        tuple(kind for kind in kinds if kind not in ARGUMENT_KINDS),
+        tuple(Skip(tool.name, kind, reason) for kind in skipped),
+    )
+
+
+def _unsafe_reason(tool: Tool, mode: DestructiveMode) -> str | None:
+    read_only = tool.annotations.get("readOnlyHint") is True
+    if mode is DestructiveMode.ALLOW or read_only:
+        return None
+    if mode is DestructiveMode.READ_ONLY:
+        return "--read-only: the tool is not annotated readOnlyHint: true"
+    destructive = tool.annotations.get("destructiveHint", True)
+    if destructive is False:
+        return None
+    why = "annotated destructiveHint: true" if "destructiveHint" in tool.annotations else (
+        "not annotated, and MCP's default is destructiveHint: true"
+    )
+    return f"the tool may be destructive ({why}); --allow-destructive runs its body"
+
+
+def _check_names(selection: Selection, tools: list[Tool], names: set[str]) -> None:
+    listing = ", ".join(sorted(names)) or "no tools"
+    for option, chosen in (("--tools", selection.tools or frozenset()), ("--exclude-tools", selection.exclude_tools)):
+        unknown = sorted(chosen - names)
+        if unknown:
+            raise ConfigurationError(f"{option} names {', '.join(map(repr, unknown))}, which the target does not list (it lists: {listing})")
+    mirror = selection.mirror_tool
+    if mirror is not None:
+        tool = next((t for t in tools if t.name == mirror), None)
+        if tool is None:
+            raise ConfigurationError(f"--mirror-tool {mirror!r}: the target does not list such a tool (it lists: {listing})")
+        if tool.output_check is None:
+            raise ConfigurationError(
+                f"--mirror-tool {mirror!r}: the tool declares no outputSchema, so there is no output to fuzz; "
+                "a mirror tool declares one and returns its `output` argument as structuredContent"
+            )
+    if mirror is not None and mirror in selection.unavailable:
+        raise ConfigurationError(f"{mirror!r} is given both as --mirror-tool and as --unavailable; a tool is one or the other")
