@@ -22,13 +22,13 @@ from fuzz.errors import HarnessError
 from fuzz.events import FindingMade, Listener, RunFinished, RunStarted, ToolFinished, ToolStarted
 from fuzz.findings import Finding, RunResult, Skip, ToolSummary
 from fuzz.oracle import Criteria, describe_violation, judge
-from fuzz.plan import Selection, excluded, plan
+from fuzz.plan import Selection, ToolPlan, excluded, plan
 from fuzz.profiles import PROFILES, SEP_2145
 from fuzz.rules import Level
 from fuzz.session import Answered, Exchange, NoAnswer, TargetExited
 from fuzz.target import StdioTarget, Target, open_target
 from strategies import Case, CaseKind, Tool, cases
-from strategies.cases import canonical_cases
+from strategies.cases import ENVELOPE, canonical_cases, canonical_envelope_cases, envelope_cases
 
 @dataclass(frozen=True, slots=True)
 class RunOptions:
@@ -44,6 +44,8 @@ class RunOptions:
     rules: frozenset[str] | None = None
     """The rule ids to judge by (--rules minus --exclude-rules); None for all."""
     fail_on: Level = Level.SHOULD
+    envelope: bool = True
+    """Send the malformed requests that name no tool (once per run)."""
 
     def as_json(self) -> dict[str, Any]:
         selection = self.selection
@@ -158,12 +160,13 @@ async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> 
             protocol_version=target.description.protocol_version,
             listed_names=tuple(tool.name for tool in target.tools),
         )
-        for tool_plan in plans:
-            tool = tool_plan.tool
-            listener(ToolStarted(tool.name))
-            progress.current = ToolSummary(tool.name, {}, (), tool_plan.skips)
+        envelope = ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)) if options.envelope else None
+        for tool_plan in (envelope, *plans) if envelope else plans:
+            name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
+            listener(ToolStarted(name))
+            progress.current = ToolSummary(name, {}, (), tool_plan.skips)
             for kind in tool_plan.kinds:
-                exploration = _Exploration(options, target, tool, kind, known, criteria)
+                exploration = _Exploration(options, target, tool_plan.tool, kind, known, criteria)
                 await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
                 progress.restarts = target.restarts
                 progress.current = _merge(progress.current, exploration)
@@ -177,7 +180,7 @@ async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> 
 
 
 def _merge(summary: ToolSummary, exploration: _Exploration) -> ToolSummary:
-    skips = summary.skips + ((Skip(exploration.tool.name, exploration.kind, exploration.skip),) if exploration.skip else ())
+    skips = summary.skips + ((Skip(summary.tool, exploration.kind, exploration.skip),) if exploration.skip else ())
     return ToolSummary(
         tool=summary.tool,
         cases_sent={**summary.cases_sent, exploration.kind: exploration.sent},
@@ -187,10 +190,11 @@ def _merge(summary: ToolSummary, exploration: _Exploration) -> ToolSummary:
 
 
 class _Exploration:
-    """One Hypothesis run: `kind` cases for `tool`, in a worker thread."""
+    """One Hypothesis run: `kind` cases for `tool` (None: malformed envelopes that name no tool),
+    in a worker thread."""
 
     def __init__(
-        self, options: RunOptions, target: Target, tool: Tool, kind: CaseKind, listed: tuple[str, ...], criteria: Criteria
+        self, options: RunOptions, target: Target, tool: Tool | None, kind: CaseKind, listed: tuple[str, ...], criteria: Criteria
     ) -> None:
         self.options = options
         self.criteria = criteria
@@ -213,10 +217,12 @@ class _Exploration:
         simplest form got no answer is left out of the search: every further try would cost a
         whole timeout and could only find the same rule again.
         """
-        for case in canonical_cases(self.tool, self.kind, self.listed):
+        canonical = canonical_envelope_cases() if self.tool is None else canonical_cases(self.tool, self.kind, self.listed)
+        concurrent = trio.from_thread.run(self._send_together, canonical) if canonical else None
+        for index, case in enumerate(canonical):
             if self.lost is not None:
                 break
-            finding = self._try(case)
+            finding = self._judge(case, *concurrent[index]) if concurrent else self._try(case)
             if finding is not None and finding.response is None:
                 self._silent_labels.add(case.label)
             if finding is not None and finding.rule.id not in self._canonical:
@@ -229,7 +235,7 @@ class _Exploration:
 
     def _search(self) -> None:
         try:
-            strategy = cases(self.tool, self.kind, self.listed)
+            strategy = envelope_cases() if self.tool is None else cases(self.tool, self.kind, self.listed)
             if self._silent_labels:
                 strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
             test = self._hypothesis_test(strategy)
@@ -261,7 +267,7 @@ class _Exploration:
             print_blob=False,
         )
 
-        @seed(_derived_seed(self.options.seed, self.tool.name, self.kind))
+        @seed(_derived_seed(self.options.seed, self.tool.name if self.tool else ENVELOPE, self.kind))
         @config
         @given(strategy)
         def test(case: Case) -> None:
@@ -279,14 +285,16 @@ class _Exploration:
             raise _violation_type(finding.rule.id)(finding)
 
     def _try(self, case: Case) -> Finding | None:
-        exchange, answers_ping = trio.from_thread.run(self._send, case)
+        return self._judge(case, *trio.from_thread.run(self._send, case))
+
+    def _judge(self, case: Case, exchange: Exchange, answers_ping: bool) -> Finding | None:
         self.sent += 1
         violation = judge(case, exchange, self.tool, self.criteria, answers_ping=answers_ping)
         if violation is None:
             return None
         return Finding(
             rule=violation.rule,
-            tool=self.tool.name,
+            tool=case.tool,
             case=self.kind,
             label=case.label,
             request=exchange.request,
@@ -297,6 +305,27 @@ class _Exploration:
             stderr=exchange.stderr,
         )
 
+    async def _send_together(self, batch: list[Case]) -> list[tuple[Exchange, bool]] | None:
+        """Send `batch` with every request in flight at once, so that shapes a server drops cost
+        one timeout between them, not one each. Returns None (send them one by one instead) when
+        the target died or went silent meanwhile: then which case did it cannot be told."""
+        exchanges: list[Exchange | None] = [None] * len(batch)
+
+        async def send(index: int, case: Case) -> None:
+            exchanges[index] = await self.target.session.send_request(case.message, timeout=self.options.timeout)
+
+        async with trio.open_nursery() as nursery:
+            for index, case in enumerate(batch):
+                nursery.start_soon(send, index, case)
+        done = [exchange for exchange in exchanges if exchange is not None]
+        unanswered = any(isinstance(exchange.reply, NoAnswer) for exchange in done)
+        if any(isinstance(exchange.reply, TargetExited) for exchange in done) or self.target.session.closed or (
+            unanswered and not await self.target.ping(timeout=self.options.timeout)
+        ):
+            await self._restart_after(batch[0])
+            return None
+        return [(exchange, True) for exchange in done]
+
     async def _send(self, case: Case) -> tuple[Exchange, bool]:
         """Send one case. After no answer, ask for a ping; after death or silence, restart the
         target so that the next case meets a live one."""
@@ -305,11 +334,14 @@ class _Exploration:
         if isinstance(exchange.reply, NoAnswer) and not self.target.session.closed:
             answers_ping = await self.target.ping(timeout=self.options.timeout)
         if isinstance(exchange.reply, TargetExited) or self.target.session.closed or not answers_ping:
-            try:
-                await self.target.restart()
-            except HarnessError as error:
-                self.lost = f"the target could not be restarted after {case.label} to {case.tool!r}: {error}"
+            await self._restart_after(case)
         return exchange, answers_ping
+
+    async def _restart_after(self, case: Case) -> None:
+        try:
+            await self.target.restart()
+        except HarnessError as error:
+            self.lost = f"the target could not be restarted after {case.label} to {case.tool!r}: {error}"
 
 
 def _derived_seed(run_seed: int, tool: str, kind: CaseKind) -> int:

@@ -17,6 +17,7 @@ class Finding:
 
     rule: Rule
     tool: str
+    """The tool the case was aimed at; "" for a malformed request that names no tool."""
     case: CaseKind
     label: str
     request: dict[str, Any]
@@ -36,7 +37,7 @@ class Finding:
         return {
             "rule": self.rule.id,
             "level": self.rule.level.label,
-            "tool": self.tool,
+            "tool": self.tool or None,
             "case": self.case.value,
             "label": self.label,
             "request": self.request,

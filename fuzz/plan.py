@@ -51,7 +51,8 @@ class Selection:
 
 @dataclass(frozen=True, slots=True)
 class ToolPlan:
-    tool: Tool
+    tool: Tool | None
+    """None for the malformed request envelopes, which concern no tool."""
     kinds: tuple[CaseKind, ...]
     skips: tuple[Skip, ...] = ()
 

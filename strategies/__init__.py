@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from strategies.arguments import arguments, invalid_arguments, valid_arguments
 from strategies.cases import MIRROR_ARGUMENT, Case, CaseKind, cases
-from strategies.envelopes import ABSENT, malformed_call_params
+from strategies.envelopes import ABSENT, malformed_arguments, malformed_envelopes
 from strategies.labelled import Labelled
 from strategies.names import unknown_tool_names
 from strategies.outputs import outputs
@@ -47,7 +47,8 @@ __all__ = [
     "arguments",
     "cases",
     "invalid_arguments",
-    "malformed_call_params",
+    "malformed_arguments",
+    "malformed_envelopes",
     "outputs",
     "tool_calls",
     "tool_names",

@@ -9,9 +9,17 @@ from typing import Any, Collection, Mapping
 from hypothesis import strategies as st
 
 from strategies.arguments import invalid_arguments, valid_arguments
-from strategies.envelopes import ABSENT, call_message, call_params, canonical_malformed_params, malformed_call_params
+from strategies.envelopes import (
+    ABSENT,
+    call_message,
+    call_params,
+    canonical_malformed_arguments,
+    canonical_malformed_envelopes,
+    malformed_arguments,
+    malformed_envelopes,
+)
 from strategies.names import unknown_tool_names
-from strategies.outputs import outputs
+from strategies.outputs import non_object_outputs, outputs
 from strategies.tools import Tool
 
 
@@ -77,14 +85,26 @@ def cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> st.Searc
             lambda a: case(call_params(tool.name, a.value), f"call to an unavailable tool with {a.label}")
         )
     if kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT):
-        return outputs(tool, valid=kind is CaseKind.VALID_OUTPUT).map(
-            lambda o: case(call_params(tool.name, {MIRROR_ARGUMENT: o.value}), f"mirror asked for {o.label}")
-        )
+        return outputs(tool, valid=kind is CaseKind.VALID_OUTPUT).map(lambda o: _mirror_case(tool, kind, o))
     if kind is CaseKind.UNKNOWN_TOOL:
         return st.tuples(unknown_tool_names(listed_names), _any_arguments).map(
             lambda drawn: case(call_params(drawn[0].value, drawn[1]), f"unknown tool: {drawn[0].label}")
         )
-    return malformed_call_params(tool.name).map(lambda p: case(p.value, f"malformed: {p.label}"))
+    return malformed_arguments(tool.name).map(lambda p: case(p.value, f"malformed: {p.label}"))
+
+
+ENVELOPE = ""
+"""The `tool` of a case that concerns no tool: a malformed request envelope."""
+
+
+def envelope_cases() -> st.SearchStrategy[Case]:
+    """Malformed requests that name no tool (params missing or not an object, name missing or
+    not a string)."""
+    return malformed_envelopes().map(lambda p: Case(CaseKind.MALFORMED_REQUEST, ENVELOPE, p.value, f"malformed: {p.label}"))
+
+
+def canonical_envelope_cases() -> list[Case]:
+    return [Case(CaseKind.MALFORMED_REQUEST, ENVELOPE, p.value, f"malformed: {p.label}") for p in canonical_malformed_envelopes()]
 
 
 _any_arguments: st.SearchStrategy[Mapping[str, Any]] = st.dictionaries(
@@ -93,12 +113,18 @@ _any_arguments: st.SearchStrategy[Mapping[str, Any]] = st.dictionaries(
 
 
 
+def _mirror_case(tool: Tool, kind: CaseKind, output: Labelled[Any]) -> Case:
+    return Case(kind, tool.name, call_params(tool.name, {MIRROR_ARGUMENT: output.value}), f"mirror asked for {output.label}")
+
+
 def canonical_cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> list[Case]:
     """The simplest case of each shape `kind` has, to be sent before the search: every way to
-    malform a request, and the empty and a near-miss name. Valid and invalid arguments have none
-    (their simplest forms are what Hypothesis tries first anyway)."""
+    malform a request, the empty and a near-miss name, every non-object output. Valid and
+    invalid arguments have none (their simplest forms are what Hypothesis tries first anyway)."""
+    if kind is CaseKind.INVALID_OUTPUT:
+        return [_mirror_case(tool, kind, output) for output in non_object_outputs(tool)]
     if kind is CaseKind.MALFORMED_REQUEST:
-        return [Case(kind, tool.name, p.value, f"malformed: {p.label}") for p in canonical_malformed_params(tool.name)]
+        return [Case(kind, tool.name, p.value, f"malformed: {p.label}") for p in canonical_malformed_arguments(tool.name)]
     if kind is CaseKind.UNKNOWN_TOOL:
         candidates = [
             ("", "unknown tool: empty name"),

@@ -61,14 +61,22 @@ _non_object = st.one_of(
 )
 
 
-def canonical_malformed_params(tool_name: str) -> list[Labelled[Any]]:
-    """One simplest example of each way to break the CallToolRequest schema. The engine sends
-    them all before it lets Hypothesis search, so that no shape is left to chance."""
+def canonical_malformed_envelopes() -> list[Labelled[Any]]:
+    """The simplest example of each way to break the CallToolRequest schema without naming a
+    tool: `params` missing or not an object, `name` missing or not a string. These concern no
+    tool, so the engine sends them once per run, not once per tool."""
     return [
         Labelled(ABSENT, "params missing"),
         Labelled([], "params is an array"),
+        *(Labelled(params, f"params is {params!r}") for params in _SCALAR_PARAMS),
         Labelled({"arguments": {}}, "name missing"),
         *(Labelled(call_params(name, {}), f"name is {label}") for name, label in _ODD_VALUES),
+    ]
+
+
+def canonical_malformed_arguments(tool_name: str) -> list[Labelled[Any]]:
+    """The simplest call to `tool_name` with `arguments` of each non-object JSON type."""
+    return [
         *(
             Labelled(call_params(tool_name, arguments), f"arguments is {label}")
             for arguments, label in _ODD_VALUES
@@ -78,26 +86,25 @@ def canonical_malformed_params(tool_name: str) -> list[Labelled[Any]]:
     ]
 
 
+_SCALAR_PARAMS: tuple[Any, ...] = ("string", 0, None, True)
 _ODD_VALUES: tuple[tuple[Any, str], ...] = ((None, "null"), (0, "a number"), (False, "a boolean"), ({}, "an object"), ([], "an array"))
 
 
-def malformed_call_params(tool_name: str) -> st.SearchStrategy[Labelled[Any]]:
-    """`params` values (or ABSENT) that break the CallToolRequest schema, labelled with how.
-
-    Where a name is needed it is `tool_name`, a listed tool, so that only the envelope is wrong.
-    Shrinks towards a request with no `params` at all.
-    """
+def malformed_envelopes() -> st.SearchStrategy[Labelled[Any]]:
+    """`params` values (or ABSENT) that break the CallToolRequest schema whatever tool they
+    might name, labelled with how. Shrinks towards a request with no `params` at all."""
     return st.one_of(
         st.just(Labelled(ABSENT, "params missing")),
-        st.one_of(
-            st.just([]),
-            st.just([tool_name, {}]),
-            st.lists(_small_json, max_size=3),
-        ).map(lambda params: Labelled(params, "params is an array")),
-        st.sampled_from(["string", 0, None, True]).map(lambda params: Labelled(params, f"params is {params!r}")),
-        st.one_of(st.just({}), st.dictionaries(st.text(max_size=6), _small_json, max_size=2).map(
-            lambda extra: {**{k: v for k, v in extra.items() if k != "name"}, "arguments": {}}
-        )).map(lambda params: Labelled(params, "name missing")),
+        st.lists(_small_json, max_size=3).map(lambda params: Labelled(params, "params is an array")),
+        st.sampled_from(_SCALAR_PARAMS).map(lambda params: Labelled(params, f"params is {params!r}")),
+        st.dictionaries(st.text(max_size=6), _small_json, max_size=2)
+        .map(lambda extra: {**{k: v for k, v in extra.items() if k != "name"}, "arguments": {}})
+        .map(lambda params: Labelled(params, "name missing")),
         _non_string.map(lambda name: Labelled(call_params(name.value, {}), f"name is {name.label}")),
-        _non_object.map(lambda arguments: Labelled(call_params(tool_name, arguments.value), f"arguments is {arguments.label}")),
     )
+
+
+def malformed_arguments(tool_name: str) -> st.SearchStrategy[Labelled[Any]]:
+    """Calls to `tool_name` (a listed tool, so that only the envelope is wrong) whose `arguments`
+    is not an object. Shrinks towards `"arguments": []`."""
+    return _non_object.map(lambda arguments: Labelled(call_params(tool_name, arguments.value), f"arguments is {arguments.label}"))

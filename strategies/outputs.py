@@ -11,7 +11,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from strategies.labelled import Labelled
-from strategies.schemas import InvalidSchema
+from strategies.schemas import InvalidSchema, SchemaCheck
 from strategies.tools import Tool
 from strategies.values import mutated_objects, valid_objects
 
@@ -30,15 +30,31 @@ def outputs(tool: Tool, *, valid: bool = True) -> st.SearchStrategy[Labelled[Any
     """structuredContent values for `tool`: conforming ones (`valid=True`), or ones its
     `outputSchema` rejects: one mutation of a conforming object, or a non-object root (the root
     must be an object). Raises InvalidSchema when the tool declares no outputSchema."""
-    check = tool.output_check
-    if check is None:
-        raise InvalidSchema(f"tool {tool.name!r} declares no outputSchema: there is no output to generate from")
+    check = _output_check(tool)
     if valid:
         return valid_objects(check).map(lambda value: Labelled(value, VALID_LABEL))
-    non_objects = [
+    mutated = mutated_objects(check, label_prefix="structuredContent")
+    roots = non_object_outputs(tool)
+    return st.one_of(st.sampled_from(roots), mutated) if roots else mutated
+
+
+def mutated_outputs(tool: Tool) -> st.SearchStrategy[Labelled[Any]]:
+    """Conforming objects with one mutation each (what `outputs(valid=False)` draws besides the
+    non-object roots)."""
+    return mutated_objects(_output_check(tool), label_prefix="structuredContent")
+
+
+def non_object_outputs(tool: Tool) -> list[Labelled[Any]]:
+    """The simplest value of every non-object JSON type that the outputSchema rejects."""
+    check = _output_check(tool)
+    return [
         Labelled(value, f"structuredContent: not an object ({label})")
         for value, label in _NON_OBJECTS
         if not check.accepts(value)
     ]
-    mutated = mutated_objects(check, label_prefix="structuredContent")
-    return st.one_of(st.sampled_from(non_objects), mutated) if non_objects else mutated
+
+
+def _output_check(tool: Tool) -> SchemaCheck:
+    if tool.output_check is None:
+        raise InvalidSchema(f"tool {tool.name!r} declares no outputSchema: there is no output to generate from")
+    return tool.output_check

@@ -34,7 +34,7 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "rules": [rule.as_json() for rule in PROFILES[result.profile].rules.values()],
         "tools": [
             {
-                "name": summary.tool,
+                "name": summary.tool or None,
                 "casesSent": {kind.value: count for kind, count in summary.cases_sent.items()},
                 "skipped": [{"case": skip.case.value, "reason": skip.reason} for skip in summary.skips],
             }

@@ -11,6 +11,7 @@ from fuzz import __version__
 from fuzz.events import Event, FindingMade, RunFinished, RunStarted, ToolFinished
 from fuzz.findings import Finding, RunResult
 from fuzz.rules import RULES, Level
+from strategies.cases import ENVELOPE
 
 _WIDTH = 100
 
@@ -32,7 +33,7 @@ class TerminalReporter:
             count = len(summary.findings)
             skipped = f"  ({', '.join(s.case.value for s in summary.skips)} skipped)" if summary.skips else ""
             self._print(
-                f"  {summary.tool:<{self._name_width}} {summary.total_sent:>6} cases  "
+                f"  {_display(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
                 f"{_plural(count, 'finding') if count else 'ok'}{skipped}"
             )
         elif isinstance(event, FindingMade):
@@ -78,7 +79,7 @@ class TerminalReporter:
 
     def _finding(self, number: int, finding: Finding) -> None:
         rule = finding.rule
-        self._print(f"\n{number}. {rule.id} [{rule.level.label}] · tool {finding.tool} · {finding.case.value} case")
+        self._print(f"\n{number}. {rule.id} [{rule.level.label}] · {_tool_phrase(finding.tool)} · {finding.case.value} case")
         self._print(f"   sent:     {finding.label}")
         self._print(f"   problem:  {finding.why}; expected {finding.expected}")
         self._print(f"   request:  {_json(finding.request)}")
@@ -98,7 +99,7 @@ class TerminalReporter:
                 for rule in violated:
                     mark = "x" if any(f.rule.id == rule.id for f in summary.findings) else "."
                     cells += f"  {mark:^{len(rule.id)}}"
-                self._print(f"  {summary.tool:<{self._name_width}}{cells}")
+                self._print(f"  {_display(summary.tool):<{self._name_width}}{cells}")
         clean = [rule.id for rule in RULES if rule not in violated]
         if clean:
             self._print(f"  no violation of: {', '.join(clean)}")
@@ -113,12 +114,24 @@ class TerminalReporter:
         )
         self._print(
             f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
-            f"{_plural(len(result.tools), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
+            f"{_plural(sum(1 for t in result.tools if t.tool != ENVELOPE), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
             f"seed {result.seed} · exit {result.exit_code}"
         )
 
     def _print(self, text: str) -> None:
         print(text, file=self.stream, flush=True)
+
+
+def _display(tool: str) -> str:
+    return ENVELOPE_DISPLAY if tool == ENVELOPE else tool
+
+
+def _tool_phrase(tool: str) -> str:
+    return "no tool (the request envelope)" if tool == ENVELOPE else f"tool {tool}"
+
+
+ENVELOPE_DISPLAY = "(envelope)"
+"""How the malformed requests that name no tool are shown where a tool name would be."""
 
 
 def _severity(finding: Finding) -> tuple[int, int, str]:
