@@ -10,6 +10,7 @@ import pytest
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.rules import RULES, Level
 from strategies import CaseKind
+from strategies.cases import ENVELOPE
 from tests.conftest import fuzz, python_server, rule_tool_pairs
 
 SIMPLEST_BOOKING = {"city": "", "nights": 1, "guests": 1}
@@ -84,9 +85,13 @@ def test_malformed_request_bug_is_caught_with_null_arguments() -> None:
 
 def test_malformed_request_code_bug_is_caught_with_no_params() -> None:
     result = _only_finding("malformed-request-code")
+    assert rule_tool_pairs(result) == {("malformed-request-code", tool) for tool in (ENVELOPE, *TOOLS)}
     for finding in result.findings:
-        assert "params" not in finding.request
         assert finding.response is not None and finding.response["error"]["code"] == -32603
+        if finding.tool == ENVELOPE:
+            assert "params" not in finding.request, "the simplest malformed envelope has no params"
+        else:
+            assert finding.request["params"] == {"name": finding.tool, "arguments": None}
 
 
 def test_request_answered_bug_is_caught_with_the_smallest_hanging_value() -> None:

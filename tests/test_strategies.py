@@ -19,6 +19,8 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
+from strategies.cases import ENVELOPE, envelope_cases
+from strategies.envelopes import canonical_malformed_arguments, canonical_malformed_envelopes
 from strategies import (
     ABSENT,
     Case,
@@ -27,7 +29,8 @@ from strategies import (
     Tool,
     cases,
     invalid_arguments,
-    malformed_call_params,
+    malformed_arguments,
+    malformed_envelopes,
     unknown_tool_names,
     valid_arguments,
 )
@@ -396,7 +399,7 @@ LISTED = ["add", "subtract"]
 
 
 @settings(max_examples=200, deadline=None, database=None)
-@given(malformed_call_params("add"))
+@given(st.one_of(malformed_envelopes(), malformed_arguments("add")))
 def test_malformed_params_fail_the_call_tool_request_schema(drawn: Labelled[Any]) -> None:
     message = Case(CaseKind.MALFORMED_REQUEST, "add", drawn.value, drawn.label).message(7)
     assert not REQUEST_VALIDATOR.is_valid(message), drawn
@@ -406,8 +409,21 @@ def test_malformed_params_fail_the_call_tool_request_schema(drawn: Labelled[Any]
         assert not jsonschema.Draft202012Validator(CALL_TOOL_PARAMS_SCHEMA).is_valid(drawn.value), drawn
 
 
+@pytest.mark.parametrize("canonical", [*canonical_malformed_envelopes(), *canonical_malformed_arguments("add")], ids=lambda c: c.label)
+def test_canonical_malformed_params_fail_the_call_tool_request_schema(canonical: Labelled[Any]) -> None:
+    message = Case(CaseKind.MALFORMED_REQUEST, "add", canonical.value, canonical.label).message(7)
+    assert not REQUEST_VALIDATOR.is_valid(message), canonical
+
+
+def test_malformed_arguments_name_the_tool_and_malformed_envelopes_name_none() -> None:
+    arguments = find(malformed_arguments("add"), lambda drawn: True, settings=FIND, random=Random(0))
+    assert arguments.value["name"] == "add" and not isinstance(arguments.value["arguments"], dict)
+    envelope = find(malformed_envelopes(), lambda drawn: isinstance(drawn.value, dict) and "name" in drawn.value, settings=FIND, random=Random(0))
+    assert not isinstance(envelope.value["name"], str)
+
+
 def test_malformed_params_shrink_to_a_request_without_params() -> None:
-    found = find(malformed_call_params("add"), lambda drawn: True, settings=FIND, random=Random(0))
+    found = find(malformed_envelopes(), lambda drawn: True, settings=FIND, random=Random(0))
     assert found.value is ABSENT
     assert found.label == "params missing"
 
@@ -453,9 +469,15 @@ def test_case_message_shape() -> None:
 
 
 def test_malformed_cases_keep_their_absent_params() -> None:
-    found = find(cases(ADD, CaseKind.MALFORMED_REQUEST, LISTED), lambda case: not case.has_params, settings=FIND, random=Random(0))
+    found = find(envelope_cases(), lambda case: not case.has_params, settings=FIND, random=Random(0))
     assert found.message(7) == {"jsonrpc": "2.0", "id": 7, "method": "tools/call"}
     assert found.label == "malformed: params missing"
+    assert found.tool == ENVELOPE
+
+
+def test_per_tool_malformed_cases_name_their_tool() -> None:
+    found = find(cases(ADD, CaseKind.MALFORMED_REQUEST, LISTED), lambda case: True, settings=FIND, random=Random(0))
+    assert found.params["name"] == "add" and found.label.startswith("malformed: arguments is")
 
 
 # --------------------------------------------------------------------------------------------
