@@ -139,3 +139,32 @@ def test_ctrl_c_stops_at_once_keeps_findings_and_leaves_no_process(tmp_path: Pat
     assert len(document["tools"]) < 4
     assert process.returncode == 1
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1, "the target was left running"
+
+
+@pytest.mark.parametrize(
+    ("arguments", "expected"),
+    [
+        (["--rules", "unknown-tool,no-such-rule"], "no rule with id 'no-such-rule'; the rules are: unknown-tool,"),
+        (["--tools", "add,nope"], "--tools names 'nope', which the target does not list (it lists: add,"),
+        (["--mirror-tool", "add"], "--mirror-tool 'add': the tool declares no outputSchema"),
+        (["--mirror-tool", "nope"], "--mirror-tool 'nope': the target does not list such a tool"),
+    ],
+)
+def test_a_selection_that_cannot_be_made_is_one_line_and_exit_2(arguments: list[str], expected: str) -> None:
+    line = _one_line_exit_2(mcp_toolfuzz("run", *arguments, "--max-examples", "1"))
+    assert expected in line
+
+
+def test_allow_destructive_and_read_only_exclude_each_other() -> None:
+    run = mcp_toolfuzz("run", "--allow-destructive", "--read-only")
+    assert run.returncode == 2 and "not allowed with argument" in run.stderr
+
+
+def test_profile_is_named_in_both_reports(tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    run = mcp_toolfuzz("run", "--profile", "2025-11-25", "--max-examples", "3", "--tools", "add", "--report", f"json:{report}")
+    assert "profile 2025-11-25" in run.stdout
+    document = json.loads(report.read_text())
+    assert document["profile"] == "2025-11-25"
+    assert {f["rule"] for f in document["findings"]} >= {"malformed-request"}
+    assert "unknown-tool" not in {f["rule"] for f in document["findings"]}, "the demo's -32602 for unknown tools is what 2025-11-25 asks"

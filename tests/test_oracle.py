@@ -6,9 +6,11 @@ from typing import Any
 
 import pytest
 
-from fuzz.oracle import AnswerClass, judge, observe
+from fuzz.answers import AnswerClass, observe
+from fuzz.oracle import Criteria, judge
+from fuzz.profiles import REVISION_2025_11_25, SEP_2145, Profile
 from fuzz.session import Anomaly, AnomalyKind, Answered, Exchange, NoAnswer, Reply, TargetExited
-from strategies import ABSENT, Case, CaseKind
+from strategies import ABSENT, Case, CaseKind, Tool
 
 REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "arguments": {}}}
 SUCCESS = {"content": [{"type": "text", "text": "ok"}]}
@@ -100,3 +102,100 @@ def test_garbage_instead_of_an_answer_is_not_well_formed_but_garbage_beside_one_
 def test_a_late_answer_to_an_earlier_request_is_not_a_violation() -> None:
     late = (Anomaly(AnomalyKind.LATE_ANSWER, '{"id": 0, "result": {}}'),)
     assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=late) is None
+
+
+WEATHER = Tool.from_listing({
+    "name": "weather",
+    "inputSchema": {"type": "object"},
+    "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]},
+})
+
+
+def _rule_for(case: Case, reply: Reply, tool: Tool | None = None, criteria: Criteria = Criteria()) -> str | None:
+    violation = judge(case, Exchange(REQUEST, reply), tool, criteria)
+    return None if violation is None else violation.rule.id
+
+
+@pytest.mark.parametrize(
+    ("result", "rule"),
+    [
+        ({**SUCCESS, "structuredContent": {"celsius": 3}}, None),
+        (SUCCESS, "output-schema"),
+        ({**SUCCESS, "structuredContent": {"celsius": "3"}}, "output-schema"),
+        ({**SUCCESS, "structuredContent": [3]}, "output-schema"),
+        (TOOL_ERROR, None),
+    ],
+)
+def test_a_success_of_a_tool_with_an_output_schema_must_carry_conforming_structured_content(result: dict[str, Any], rule: str | None) -> None:
+    case = Case(CaseKind.VALID_ARGUMENTS, "weather", {"name": "weather", "arguments": {}}, "valid arguments")
+    assert _rule_for(case, _answered(result=result), WEATHER) == rule
+
+
+def _mirror(kind: CaseKind, output: Any) -> Case:
+    return Case(kind, "weather", {"name": "weather", "arguments": {"output": output}}, "mirror")
+
+
+def test_a_mirror_must_return_a_conforming_output_as_is() -> None:
+    asked = {"celsius": 3}
+    same = _answered(result={**SUCCESS, "structuredContent": {"celsius": 3.0}})
+    other = _answered(result={**SUCCESS, "structuredContent": {"celsius": 4}})
+    assert _rule_for(_mirror(CaseKind.VALID_OUTPUT, asked), same, WEATHER) is None
+    assert _rule_for(_mirror(CaseKind.VALID_OUTPUT, asked), other, WEATHER) == "output-schema"
+    assert _rule_for(_mirror(CaseKind.VALID_OUTPUT, asked), _answered(result=TOOL_ERROR), WEATHER) == "output-schema"
+
+
+@pytest.mark.parametrize(
+    ("profile", "reply", "rule"),
+    [
+        (SEP_2145, _answered(result=TOOL_ERROR), None),
+        (SEP_2145, _answered(error={"code": -32603, "message": "bad output"}), "output-schema"),
+        (SEP_2145, _answered(result={**SUCCESS, "structuredContent": {"celsius": "x"}}), "output-schema"),
+        (REVISION_2025_11_25, _answered(error={"code": -32603, "message": "bad output"}), None),
+        (REVISION_2025_11_25, _answered(result={**SUCCESS, "structuredContent": {"celsius": "x"}}), "output-schema"),
+    ],
+)
+def test_a_mirror_must_refuse_a_non_conforming_output(profile: Profile, reply: Reply, rule: str | None) -> None:
+    assert _rule_for(_mirror(CaseKind.INVALID_OUTPUT, {"celsius": "x"}), reply, WEATHER, Criteria(profile=profile)) == rule
+
+
+@pytest.mark.parametrize(
+    ("profile", "reply", "rule"),
+    [
+        (SEP_2145, _answered(result=TOOL_ERROR), None),
+        (SEP_2145, _answered(error={"code": -32602, "message": "Unknown tool"}), "unknown-tool"),
+        (REVISION_2025_11_25, _answered(result=TOOL_ERROR), "unknown-tool"),
+        (REVISION_2025_11_25, _answered(error={"code": -32602, "message": "Unknown tool"}), None),
+    ],
+)
+def test_profiles_disagree_on_unknown_tools(profile: Profile, reply: Reply, rule: str | None) -> None:
+    assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), reply, None, Criteria(profile=profile)) == rule
+
+
+@pytest.mark.parametrize(
+    ("text", "rule"),
+    [
+        ("Unknown tool: x. Re-run tools/list and retry.", None),
+        ('Traceback (most recent call last):\n  File "/app/x.py", line 3, in f\nKeyError: 1', "internal-details-leak"),
+        ("Error: boom\n    at Object.handler (/srv/app/tools.js:12:9)\n    at process.processTicksAndRejections (node:internal:95:5)", "internal-details-leak"),
+        ("java.lang.IllegalStateException\n\tat com.acme.Tools.call(Tools.java:42)", "internal-details-leak"),
+        ("Unknown tool: x. Available tools: alpha, beta, gamma", "tool-list-leak"),
+        ("Unknown tool: x. Did you mean alpha?", None),
+        ("", "error-message"),
+        ("   ", "error-message"),
+    ],
+)
+def test_advisory_checks(text: str, rule: str | None) -> None:
+    result = {"content": [{"type": "text", "text": text}], "isError": True}
+    criteria = Criteria(listed_names=("alpha", "beta", "gamma"))
+    assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), _answered(result=result), None, criteria) == rule
+
+
+def test_an_image_first_is_an_error_message_finding_and_rules_can_be_disabled() -> None:
+    result = {"content": [{"type": "image", "data": "aGk=", "mimeType": "image/png"}], "isError": True}
+    assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), _answered(result=result)) == "error-message"
+    assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), _answered(result=result), None, Criteria(enabled=frozenset({"unknown-tool"}))) is None
+
+
+def test_a_stack_trace_in_a_protocol_errors_data_is_a_leak() -> None:
+    error = {"code": -32603, "message": "Internal error", "data": 'Traceback (most recent call last):\n  File "x.py", line 1'}
+    assert _rule_for(_case(CaseKind.VALID_ARGUMENTS), _answered(error=error), None, Criteria(enabled=frozenset({"internal-details-leak"}))) == "internal-details-leak"
