@@ -12,7 +12,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from fuzz import __version__, engine
+from fuzz import __version__, baseline, engine
+from fuzz.corpus import CorruptReproduction, discover
+from fuzz.corpus import load as load_reproduction
+from fuzz.export import export_pytest
+from fuzz.replay import ReplayOutcome, ReplayStatus, replay_files
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.reports import json_report
 from fuzz.reports.terminal import TerminalReporter
@@ -105,6 +109,35 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also send argument cases to tools that may be destructive (unannotated ones included)")
     safety.add_argument("--read-only", action="store_true",
                         help="send argument cases only to tools annotated readOnlyHint: true")
+    keeping = run.add_argument_group("corpus and baselines")
+    keeping.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
+                         help="replay this target's reproductions from DIR first, write new ones there, keep "
+                         "Hypothesis's database in DIR/.hypothesis (default: corpus)")
+    keeping.add_argument("--no-corpus", action="store_true", help="neither replay nor write reproductions")
+    keeping.add_argument("--baseline", type=Path, default=None, metavar="FILE",
+                         help="findings listed in FILE are known: reported, but they fail no run")
+    keeping.add_argument("--baseline-update", action="store_true", help="write this run's findings to the --baseline FILE")
+
+    replay = commands.add_parser(
+        "replay",
+        help="replay reproductions: FIXED, STILL FAILING or ERROR per file",
+        description="Send each reproduction's request again and judge the answer as the run did. Exit 0 when all "
+        "are fixed, 1 when one still fails, 2 when one could not be run (and none still fails).",
+        usage="mcp-toolfuzz replay PATH [PATH ...] [--timeout SECONDS] [-- COMMAND [ARG ...]]",
+    )
+    replay.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="reproduction files or directories of them")
+    replay.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
+                        help="how long to wait for the answer (default: the timeout the file records)")
+    replay.add_argument("--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS")
+
+    export = commands.add_parser(
+        "export",
+        help="turn reproductions into a standalone pytest file",
+        usage="mcp-toolfuzz export PATH [PATH ...] --pytest [-o FILE]",
+    )
+    export.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="reproduction files or directories of them")
+    export.add_argument("--pytest", action="store_true", required=True, help="write a pytest file (the one format so far)")
+    export.add_argument("-o", "--output", type=Path, default=Path("test_mcp_toolfuzz_reproductions.py"), metavar="FILE")
     return parser
 
 
@@ -128,7 +161,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         arguments, command = arguments[:split], arguments[split + 1 :]
     parser = build_parser()
     options = parser.parse_args(arguments)
-    if options.command != "run":
+    if options.command is None:
         parser.print_help(sys.stderr)
         return 2
     try:
@@ -137,6 +170,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "nothing after `--`: give the server's command, e.g. `mcp-toolfuzz run -- python server.py`, "
                 "or leave out `--` to fuzz the bundled demo server"
             )
+        if options.command == "replay":
+            return _replay(options, command)
+        if options.command == "export":
+            return _export(options)
         return _run(options, command)
     except HarnessError as error:
         print(f"mcp-toolfuzz: {error}", file=sys.stderr)
@@ -168,8 +205,15 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         profile=options.profile,
         rules=_chosen_rules(options.rules, options.exclude_rules),
         fail_on=Level(options.fail_on),
+        corpus=None if options.no_corpus else options.corpus,
+        baseline=baseline.load(options.baseline) if options.baseline and not options.baseline_update else frozenset(),
     )
+    if options.baseline_update and options.baseline is None:
+        raise ConfigurationError("--baseline-update needs --baseline FILE: the file to write")
     result = engine.run(run_options, TerminalReporter(notes=notes))
+    if options.baseline_update:
+        baseline.write(result, options.baseline)
+        print(f"baseline written to {options.baseline} ({len(result.findings)} findings)")
     for request in options.report:
         try:
             json_report.write(result, request.path)
@@ -177,6 +221,43 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
             raise ConfigurationError(f"could not write the report to {request.path}: {error.strerror or error}") from None
         print(f"report written to {request.path}")
     return result.exit_code
+
+
+def _replay(options: argparse.Namespace, command: list[str]) -> int:
+    override = StdioTarget(tuple(command)) if command else None
+
+    def show(outcome: ReplayOutcome) -> None:
+        rule = f"{outcome.reproduction.rule} · " if outcome.reproduction else ""
+        print(f"{outcome.status.value:<13} {outcome.name}: {rule}{outcome.detail}", flush=True)
+
+    outcomes = replay_files(options.paths, override=override, timeout=options.timeout, startup_timeout=options.startup_timeout, on_outcome=show)
+    if not outcomes:
+        raise ConfigurationError(f"no reproduction files in {', '.join(map(str, options.paths))}")
+    statuses = [outcome.status for outcome in outcomes]
+    counts = ", ".join(f"{statuses.count(status)} {status.value}" for status in ReplayStatus)
+    print(f"\n{len(outcomes)} replayed: {counts}")
+    if ReplayStatus.STILL_FAILING in statuses:
+        return 1
+    return 2 if ReplayStatus.ERROR in statuses else 0
+
+
+def _export(options: argparse.Namespace) -> int:
+    reproductions = []
+    for path in discover(options.paths):
+        try:
+            reproductions.append(load_reproduction(path))
+        except CorruptReproduction as error:
+            print(f"mcp-toolfuzz: skipped {error}", file=sys.stderr)
+    if not reproductions:
+        raise ConfigurationError(f"no reproduction to export in {', '.join(map(str, options.paths))}")
+    commands = {tuple(r.target.get("command", [])) for r in reproductions}
+    if len(commands) > 1:
+        raise ConfigurationError("the reproductions name different targets; export one target's files at a time")
+    text = export_pytest(reproductions, file_name=options.output.name)
+    options.output.parent.mkdir(parents=True, exist_ok=True)
+    options.output.write_text(text, encoding="utf-8")
+    print(f"{len(reproductions)} reproductions exported to {options.output}; run it with: pytest {options.output}")
+    return 0
 
 
 def _chosen_rules(chosen: frozenset[str] | None, excluded: frozenset[str]) -> frozenset[str] | None:

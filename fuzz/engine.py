@@ -10,17 +10,24 @@ The engine emits events and knows no reporter.
 from __future__ import annotations
 
 import hashlib
+import signal
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any, Callable
 
 import trio
-from hypothesis import HealthCheck, Phase, Verbosity, given, seed, settings
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis.errors import Unsatisfiable
 
-from fuzz.errors import HarnessError
-from fuzz.events import FindingMade, Listener, RunFinished, RunStarted, ToolFinished, ToolStarted
-from fuzz.findings import Finding, RunResult, Skip, ToolSummary
+from fuzz.corpus import CorruptReproduction, Reproduction, discover
+from fuzz.corpus import load as load_reproduction
+from fuzz.corpus import write as write_reproduction
+from fuzz.database import example_database
+from fuzz.errors import ConfigurationError, HarnessError, first_leaf
+from fuzz.replay import ReplayStatus, replay_on
+from fuzz.events import CorpusReplayed, FindingMade, Listener, RunFinished, RunStarted, ToolFinished, ToolStarted
+from fuzz.findings import Finding, FindingKey, Replayed, RunResult, Skip, ToolSummary
 from fuzz.oracle import Criteria, describe_violation, judge
 from fuzz.plan import Selection, ToolPlan, excluded, plan
 from fuzz.profiles import PROFILES, SEP_2145
@@ -46,6 +53,10 @@ class RunOptions:
     fail_on: Level = Level.SHOULD
     envelope: bool = True
     """Send the malformed requests that name no tool (once per run)."""
+    corpus: Path | None = None
+    """Where reproductions are replayed from and written to, and Hypothesis's database kept;
+    None for neither."""
+    baseline: frozenset[FindingKey] = frozenset()
 
     def as_json(self) -> dict[str, Any]:
         selection = self.selection
@@ -60,6 +71,7 @@ class RunOptions:
             "unavailable": sorted(selection.unavailable),
             "mirrorTool": selection.mirror_tool,
             "destructive": selection.destructive.value,
+            "corpus": str(self.corpus) if self.corpus is not None else None,
         }
 
 
@@ -95,6 +107,7 @@ class _Progress:
     description: Any = None
     restarts: int = 0
     excluded: tuple[str, ...] = ()
+    replayed: list[Replayed] = field(default_factory=list)
 
 
 def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
@@ -106,13 +119,15 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     try:
         trio.run(_run, options, listener, progress)
     except BaseException as error:  # noqa: B036 - KeyboardInterrupt arrives wrapped in groups too
-        leaf = _first_leaf(error)
+        leaf = first_leaf(error)
         if isinstance(leaf, HarnessError):
             raise leaf from None
         if isinstance(leaf, TargetLost):
             stopped_early = str(leaf)
         elif isinstance(leaf, KeyboardInterrupt):
             stopped_early = "interrupted (Ctrl-C)"
+        elif isinstance(leaf, Terminated):
+            stopped_early = "terminated (SIGTERM)"
         else:
             raise
     summaries = list(progress.summaries)
@@ -133,12 +148,31 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
         profile=options.profile,
         fail_on=options.fail_on,
         excluded_tools=progress.excluded,
+        replayed=tuple(progress.replayed),
+        baseline=options.baseline,
     )
     listener(RunFinished(result))
     return result
 
 
+class Terminated(Exception):
+    """SIGTERM arrived: the run stops as it does on Ctrl-C, keeping what it found."""
+
+
 async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> None:
+    async with trio.open_nursery() as nursery:
+        nursery.start_soon(_raise_on_sigterm)
+        await _fuzz(options, listener, progress)
+        nursery.cancel_scope.cancel()
+
+
+async def _raise_on_sigterm() -> None:
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            raise Terminated()
+
+
+async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress) -> None:
     async with open_target(options.target, startup_timeout=options.startup_timeout) as target:
         progress.description = target.description
         plans = plan(target.tools, options.selection)
@@ -153,6 +187,8 @@ async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> 
                 profile=options.profile,
             )
         )
+        if options.corpus is not None:
+            await _replay_corpus(options, target, listener, progress)
         known = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
         criteria = Criteria(
             profile=PROFILES[options.profile],
@@ -169,6 +205,7 @@ async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> 
                 exploration = _Exploration(options, target, tool_plan.tool, kind, known, criteria)
                 await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
                 progress.restarts = target.restarts
+                exploration.findings = [_keep(finding, options, target, tool_plan.tool) for finding in exploration.findings]
                 progress.current = _merge(progress.current, exploration)
                 for finding in exploration.findings:
                     listener(FindingMade(finding))
@@ -177,6 +214,65 @@ async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> 
             progress.summaries.append(progress.current)
             progress.current = None
             listener(ToolFinished(progress.summaries[-1]))
+
+
+async def _replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: _Progress) -> None:
+    """Replay this target's reproductions before anything new is generated. A file that cannot
+    be read is reported by name and skipped; files for other targets are left alone."""
+    assert options.corpus is not None
+    if not options.corpus.is_dir():
+        return
+    for path in discover([options.corpus]):
+        try:
+            reproduction = load_reproduction(path)
+        except CorruptReproduction as error:
+            replayed = Replayed(str(path), ReplayStatus.ERROR.value, f"skipped: {error}")
+        else:
+            if reproduction.target != options.target.as_json():
+                continue
+            outcome = await replay_on(target, reproduction)
+            rule = PROFILES[options.profile].rules.get(reproduction.rule)
+            replayed = Replayed(
+                str(path),
+                outcome.status.value,
+                outcome.detail,
+                FindingKey(reproduction.rule, reproduction.tool, reproduction.case.value),
+                rule.level if rule else None,
+            )
+        progress.replayed.append(replayed)
+        listener(CorpusReplayed(replayed))
+
+
+def _keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | None) -> Finding:
+    """Write the finding's reproduction into the corpus (atomically, now: a run killed later
+    keeps it) and note its file on the finding."""
+    if options.corpus is None:
+        return finding
+    reproduction = Reproduction(
+        rule=finding.rule.id,
+        level=finding.rule.level.label,
+        profile=options.profile,
+        tool=finding.tool,
+        case=finding.case,
+        label=finding.label,
+        target=options.target.as_json(),
+        protocol_version=target.description.protocol_version,
+        tool_listing=dict(tool.listing) if tool is not None and tool.listing else None,
+        handshake=target.description.handshake,
+        request=finding.request,
+        response=finding.response,
+        message=finding.message,
+        seed=options.seed,
+        timeout=options.timeout,
+        stderr=finding.stderr,
+    )
+    path = options.corpus / reproduction.file_name
+    existed = path.exists()
+    try:
+        write_reproduction(reproduction, options.corpus)
+    except OSError as error:
+        raise ConfigurationError(f"could not write a reproduction to {options.corpus}: {error.strerror or error} (use --corpus DIR or --no-corpus)") from None
+    return replace(finding, reproduction=str(path), first_seen=not existed)
 
 
 def _merge(summary: ToolSummary, exploration: _Exploration) -> ToolSummary:
@@ -258,22 +354,28 @@ class _Exploration:
             parent=settings.get_profile("default"),
             max_examples=self.options.max_examples,
             deadline=None,
-            database=None,
+            database=example_database(self.options.corpus),
             derandomize=False,
             suppress_health_check=list(HealthCheck),
             verbosity=Verbosity.quiet,
-            phases=(Phase.explicit, Phase.generate, Phase.target, Phase.shrink),
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
             report_multiple_bugs=True,
             print_blob=False,
         )
 
-        @seed(_derived_seed(self.options.seed, self.tool.name if self.tool else ENVELOPE, self.kind))
-        @config
-        @given(strategy)
         def test(case: Case) -> None:
             self._check(case)
 
-        return test
+        # Hypothesis keys its database by the test's source, the same for every exploration:
+        # the target, tool and case kind tell them apart.
+        name = self.tool.name if self.tool else ENVELOPE
+        test._hypothesis_internal_add_digest = "\0".join(  # type: ignore[attr-defined]
+            (self.options.target.describe(), name, self.kind.value)
+        ).encode()
+        # What @seed does, minus the line that turns the database off: a run is repeatable from
+        # its seed and still tries the examples that failed in earlier runs first.
+        test._hypothesis_internal_use_seed = _derived_seed(self.options.seed, name, self.kind)  # type: ignore[attr-defined]
+        return config(given(strategy)(test))
 
     def _check(self, case: Case) -> None:
         """The Hypothesis test body: fails the example when the case violates a rule."""
@@ -310,9 +412,12 @@ class _Exploration:
         one timeout between them, not one each. Returns None (send them one by one instead) when
         the target died or went silent meanwhile: then which case did it cannot be told."""
         exchanges: list[Exchange | None] = [None] * len(batch)
+        ids = [self.target.session.next_id() for _ in batch]
 
         async def send(index: int, case: Case) -> None:
-            exchanges[index] = await self.target.session.send_request(case.message, timeout=self.options.timeout)
+            exchanges[index] = await self.target.session.send_request(
+                case.message, timeout=self.options.timeout, request_id=ids[index]
+            )
 
         async with trio.open_nursery() as nursery:
             for index, case in enumerate(batch):
@@ -363,8 +468,3 @@ def _leaves_of_type(error: BaseException, types: tuple[type[BaseException], ...]
     return isinstance(error, types)
 
 
-def _first_leaf(error: BaseException) -> BaseException:
-    """The first non-group exception: trio's nurseries wrap what they raise in groups."""
-    while isinstance(error, BaseExceptionGroup) and error.exceptions:
-        error = error.exceptions[0]
-    return error

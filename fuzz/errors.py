@@ -23,3 +23,10 @@ class HandshakeError(HarnessError):
 
 class ConfigurationError(HarnessError):
     """The command line or a configuration file asks for something that cannot be done."""
+
+
+def first_leaf(error: BaseException) -> BaseException:
+    """The first non-group exception: trio's nurseries wrap what they raise in groups."""
+    while isinstance(error, BaseExceptionGroup) and error.exceptions:
+        error = error.exceptions[0]
+    return error

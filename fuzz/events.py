@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from fuzz.findings import Finding, RunResult, ToolSummary
+from fuzz.findings import Finding, Replayed, RunResult, ToolSummary
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,6 +16,11 @@ class RunStarted:
     server_name: str
     tool_names: tuple[str, ...]
     profile: str
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusReplayed:
+    replayed: Replayed
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,5 +43,5 @@ class RunFinished:
     result: RunResult
 
 
-Event = RunStarted | ToolStarted | FindingMade | ToolFinished | RunFinished
+Event = RunStarted | CorpusReplayed | ToolStarted | FindingMade | ToolFinished | RunFinished
 Listener = Callable[[Event], None]

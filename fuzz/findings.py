@@ -10,6 +10,30 @@ from fuzz.rules import Level, Rule
 from strategies import CaseKind
 
 
+@dataclass(frozen=True, slots=True, order=True)
+class FindingKey:
+    """What makes two findings the same one: rule, tool and case kind (baselines match on it)."""
+
+    rule: str
+    tool: str
+    case: str
+
+    def as_json(self) -> dict[str, str | None]:
+        return {"rule": self.rule, "tool": self.tool or None, "case": self.case}
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A reproduction from the corpus, replayed before the run fuzzed anything."""
+
+    path: str
+    status: str
+    """FIXED, STILL FAILING or ERROR."""
+    detail: str
+    key: FindingKey | None = None
+    level: Level | None = None
+
+
 @dataclass(frozen=True, slots=True)
 class Finding:
     """A rule violated by a tool for a kind of case, with the minimal request Hypothesis shrank
@@ -28,10 +52,14 @@ class Finding:
     """What was wrong with the answer, e.g. `answered with JSON-RPC error -32602 "Unknown tool"`."""
     expected: str = ""
     stderr: tuple[str, ...] = ()
+    reproduction: str | None = None
+    """The reproduction file written for it, if the run keeps a corpus."""
+    first_seen: bool = True
+    """False when the corpus already held this very reproduction."""
 
     @property
-    def key(self) -> tuple[str, str, str]:
-        return (self.rule.id, self.tool, self.case.value)
+    def key(self) -> FindingKey:
+        return FindingKey(self.rule.id, self.tool, self.case.value)
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -45,6 +73,8 @@ class Finding:
             "message": self.message,
             "expected": self.expected,
             "stderr": list(self.stderr),
+            "reproduction": self.reproduction,
+            "firstSeen": self.first_seen,
         }
 
 
@@ -85,6 +115,9 @@ class RunResult:
     profile: str = "sep-2145"
     fail_on: Level = Level.SHOULD
     excluded_tools: tuple[str, ...] = ()
+    replayed: tuple[Replayed, ...] = ()
+    baseline: frozenset[FindingKey] = frozenset()
+    """Known findings (--baseline): reported, but they fail no run."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -92,7 +125,16 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
-        return any(f.rule.level.at_least(self.fail_on) for f in self.findings)
+        return any(f.rule.level.at_least(self.fail_on) and f.key not in self.baseline for f in self.findings) or any(
+            r.status == "STILL FAILING" and r.level is not None and r.level.at_least(self.fail_on) and r.key not in self.baseline
+            for r in self.replayed
+        )
+
+    @property
+    def stale_baseline(self) -> tuple[FindingKey, ...]:
+        """Baseline entries that this run did not reproduce."""
+        seen = {f.key for f in self.findings} | {r.key for r in self.replayed if r.status == "STILL FAILING"}
+        return tuple(sorted(self.baseline - seen))
 
     @property
     def exit_code(self) -> int:

@@ -125,9 +125,12 @@ class Session:
 
         return await self.send_request(build, timeout=timeout)
 
-    async def send_request(self, build: Callable[[int], dict[str, Any]], *, timeout: float) -> Exchange:
-        """Send `build(id)` with a fresh id and wait up to `timeout` seconds for its answer."""
-        request = build(self.next_id())
+    async def send_request(
+        self, build: Callable[[int], dict[str, Any]], *, timeout: float, request_id: int | None = None
+    ) -> Exchange:
+        """Send `build(id)` with `request_id` (a fresh id when None; take one from `next_id` to fix
+        the order of concurrent requests) and wait up to `timeout` seconds for its answer."""
+        request = build(self.next_id() if request_id is None else request_id)
         key = _id_key(request["id"])
         waiter = _Waiter()
         self._waiters[key] = waiter

@@ -10,6 +10,7 @@ from typing import AsyncIterator
 
 import trio
 
+from fuzz.corpus import redact_command
 from fuzz.errors import HandshakeError, TargetStartError
 from fuzz.lifecycle import ServerDescription, initialize, list_tools
 from fuzz.session import Answered, Session
@@ -24,10 +25,11 @@ class StdioTarget:
     command: tuple[str, ...]
 
     def describe(self) -> str:
-        return shlex.join(self.command)
+        """The command as printed and written to reports: secret-looking values redacted."""
+        return shlex.join(redact_command(self.command))
 
     def as_json(self) -> dict[str, object]:
-        return {"transport": "stdio", "command": list(self.command)}
+        return {"transport": "stdio", "command": redact_command(self.command)}
 
 
 def demo_target() -> StdioTarget:

@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from fuzz import __version__
+from fuzz.files import write_json_atomically
 from fuzz.findings import RunResult
 from fuzz.profiles import PROFILES
 
@@ -41,18 +39,17 @@ def as_json(result: RunResult) -> dict[str, Any]:
             for summary in result.tools
         ],
         "findings": [finding.as_json() for finding in result.findings],
+        "replayed": [
+            {"path": r.path, "status": r.status, "detail": r.detail, **(r.key.as_json() if r.key else {})}
+            for r in result.replayed
+        ],
+        "baseline": {
+            "known": [key.as_json() for key in sorted(result.baseline)],
+            "stale": [key.as_json() for key in result.stale_baseline],
+        },
     }
 
 
 def write(result: RunResult, path: Path) -> None:
     """Write atomically: a reader never sees a half-written report."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(as_json(result), stream, ensure_ascii=False, indent=2)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
+    write_json_atomically(as_json(result), path)

@@ -8,8 +8,8 @@ import sys
 from typing import Any, Sequence, TextIO
 
 from fuzz import __version__
-from fuzz.events import Event, FindingMade, RunFinished, RunStarted, ToolFinished
-from fuzz.findings import Finding, RunResult
+from fuzz.events import CorpusReplayed, Event, RunFinished, RunStarted, ToolFinished
+from fuzz.findings import Finding, FindingKey, RunResult
 from fuzz.rules import RULES, Level
 from strategies.cases import ENVELOPE
 
@@ -22,6 +22,7 @@ class TerminalReporter:
     def __init__(self, stream: TextIO | None = None, *, show_stderr_lines: int = 8, notes: Sequence[str] = ()) -> None:
         self.stream = stream or sys.stdout
         self.notes = tuple(notes)
+        self._baseline: frozenset[FindingKey] = frozenset()
         self.show_stderr_lines = show_stderr_lines
         self._name_width = 12
 
@@ -36,8 +37,9 @@ class TerminalReporter:
                 f"  {_display(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
                 f"{_plural(count, 'finding') if count else 'ok'}{skipped}"
             )
-        elif isinstance(event, FindingMade):
-            pass
+        elif isinstance(event, CorpusReplayed):
+            replayed = event.replayed
+            self._print(f"  corpus  {replayed.status:<13} {replayed.path}: {replayed.detail}")
         elif isinstance(event, RunFinished):
             self._finished(event.result)
 
@@ -54,6 +56,7 @@ class TerminalReporter:
         self._print("")
 
     def _finished(self, result: RunResult) -> None:
+        self._baseline = result.baseline
         if result.stopped_early:
             self._print(f"\nThe run stopped early: {result.stopped_early}. What was found until then follows.")
         self._skipped(result)
@@ -79,7 +82,13 @@ class TerminalReporter:
 
     def _finding(self, number: int, finding: Finding) -> None:
         rule = finding.rule
-        self._print(f"\n{number}. {rule.id} [{rule.level.label}] · {_tool_phrase(finding.tool)} · {finding.case.value} case")
+        known = []
+        if finding.key in self._baseline:
+            known.append("known: in the baseline")
+        if not finding.first_seen:
+            known.append("already in the corpus")
+        note = f"  ({'; '.join(known)})" if known else ""
+        self._print(f"\n{number}. {rule.id} [{rule.level.label}] · {_tool_phrase(finding.tool)} · {finding.case.value} case{note}")
         self._print(f"   sent:     {finding.label}")
         self._print(f"   problem:  {finding.why}; expected {finding.expected}")
         self._print(f"   request:  {_json(finding.request)}")
@@ -87,6 +96,8 @@ class TerminalReporter:
         for line in finding.stderr[-self.show_stderr_lines :]:
             self._print(f"   stderr:   {_clip(line, _WIDTH)}")
         self._print(f"   rule:     {rule.source}")
+        if finding.reproduction:
+            self._print(f"   replay:   mcp-toolfuzz replay {finding.reproduction}")
 
     def _summary(self, result: RunResult) -> None:
         violated = [rule for rule in RULES if any(f.rule.id == rule.id for f in result.findings)]
@@ -112,6 +123,17 @@ class TerminalReporter:
             if result.findings
             else "no findings"
         )
+        if result.replayed:
+            statuses = [r.status for r in result.replayed]
+            self._print(
+                f"  corpus: {len(statuses)} reproductions replayed: {statuses.count('STILL FAILING')} still failing, "
+                f"{statuses.count('FIXED')} fixed, {statuses.count('ERROR')} unreadable"
+            )
+        new = sum(1 for f in result.findings if f.first_seen and f.key not in result.baseline)
+        if result.baseline or any(not f.first_seen for f in result.findings):
+            self._print(f"  new findings: {new} (the others are in the baseline or the corpus already)")
+        for stale in result.stale_baseline:
+            self._print(f"  stale baseline entry (not reproduced by this run): {stale.rule} · {_display(stale.tool)} · {stale.case}")
         self._print(
             f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
             f"{_plural(sum(1 for t in result.tools if t.tool != ENVELOPE), 'tool')} · {cases} cases · {result.seconds:.1f} s · "

@@ -1,0 +1,197 @@
+"""A finding as a file: a self-contained, versioned reproduction.
+
+A reproduction carries everything needed to send the failing request again and judge the answer
+the same way: the target (secrets redacted), the negotiated protocol version, the tool's listed
+definition, the exact messages sent (handshake included), the answer seen, the stderr written
+meanwhile, the rule and profile, the seed, and a one-line command that replays it.
+
+Files are written atomically (a temporary file renamed into place), so a run killed at any
+moment leaves whole files or none. A file's name is derived from its content (rule, tool, case
+kind and the request without its id), so the same finding found twice is one file; an existing
+file is kept as it is.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import shlex
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable, Sequence
+
+from fuzz.errors import HarnessError
+from fuzz.files import write_json_atomically
+from strategies import CaseKind
+
+FORMAT = "mcp-toolfuzz/reproduction"
+VERSION = 1
+REDACTED = "***"
+
+
+class CorruptReproduction(HarnessError):
+    """A file that is not a reproduction mcp-toolfuzz can read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Reproduction:
+    rule: str
+    level: str
+    profile: str
+    tool: str
+    """"" for a malformed request that names no tool."""
+    case: CaseKind
+    label: str
+    target: dict[str, Any]
+    protocol_version: str
+    tool_listing: dict[str, Any] | None
+    handshake: tuple[dict[str, Any], ...]
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+    message: str
+    seed: int
+    timeout: float
+    stderr: tuple[str, ...] = ()
+    source: Path | None = field(default=None, compare=False)
+    """The file it was read from, if any."""
+
+    @property
+    def file_name(self) -> str:
+        request = {key: value for key, value in self.request.items() if key != "id"}
+        identity = json.dumps([self.rule, self.tool, self.case.value, request], sort_keys=True, ensure_ascii=False)
+        digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
+        tool = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.tool)[:40] or "envelope"
+        return f"{self.rule}--{tool}--{digest}.json"
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "format": FORMAT,
+            "version": VERSION,
+            "rule": self.rule,
+            "level": self.level,
+            "profile": self.profile,
+            "tool": self.tool or None,
+            "case": self.case.value,
+            "label": self.label,
+            "message": self.message,
+            "target": self.target,
+            "protocolVersion": self.protocol_version,
+            "toolDefinition": self.tool_listing,
+            "handshake": list(self.handshake),
+            "request": self.request,
+            "response": self.response,
+            "stderr": list(self.stderr),
+            "seed": self.seed,
+            "timeout": self.timeout,
+            "reproduce": f"mcp-toolfuzz replay {shlex.quote(self.file_name)}",
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, *, source: Path | None = None) -> Reproduction:
+        where = str(source) if source else "the reproduction"
+        if not isinstance(data, dict) or data.get("format") != FORMAT:
+            raise CorruptReproduction(f"{where} is not an mcp-toolfuzz reproduction (no \"format\": \"{FORMAT}\")")
+        if data.get("version") != VERSION:
+            raise CorruptReproduction(f"{where} has version {data.get('version')!r}; this mcp-toolfuzz reads version {VERSION}")
+        try:
+            return cls(
+                rule=_typed(data, "rule", str),
+                level=_typed(data, "level", str),
+                profile=_typed(data, "profile", str),
+                tool=data.get("tool") or "",
+                case=CaseKind(data.get("case")),
+                label=_typed(data, "label", str),
+                target=_typed(data, "target", dict),
+                protocol_version=_typed(data, "protocolVersion", str),
+                tool_listing=data.get("toolDefinition"),
+                handshake=tuple(_typed(data, "handshake", list)),
+                request=_typed(data, "request", dict),
+                response=data.get("response"),
+                message=_typed(data, "message", str),
+                seed=_typed(data, "seed", int),
+                timeout=float(_typed(data, "timeout", (int, float))),
+                stderr=tuple(data.get("stderr") or ()),
+                source=source,
+            )
+        except (ValueError, TypeError) as error:
+            raise CorruptReproduction(f"{where} is damaged: {error}") from None
+
+
+def _typed(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
+    value = data.get(key)
+    if not isinstance(value, kind):
+        raise TypeError(f"{key!r} is {value!r:.60}")
+    return value
+
+
+def write(reproduction: Reproduction, directory: Path) -> Path:
+    """Write `reproduction` into `directory` atomically, unless a file of that name (the same
+    finding) is already there. Returns the file's path."""
+    directory.mkdir(parents=True, exist_ok=True)
+    path = directory / reproduction.file_name
+    if path.exists():
+        return path
+    write_json_atomically(reproduction.as_json(), path)
+    return path
+
+
+def load(path: Path) -> Reproduction:
+    """Read one reproduction. Raises CorruptReproduction, naming the file, when it cannot."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as error:
+        raise CorruptReproduction(f"{path} cannot be read: {error.strerror or error}") from None
+    except UnicodeDecodeError:
+        raise CorruptReproduction(f"{path} is not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except ValueError as error:
+        raise CorruptReproduction(f"{path} is not JSON ({error})") from None
+    return Reproduction.from_json(data, source=path)
+
+
+def discover(paths: Iterable[Path]) -> list[Path]:
+    """The reproduction files among `paths`: files as given, directories' `*.json` (sorted, not
+    recursive, hidden files left out). Raises HarnessError for a path that does not exist."""
+    found: list[Path] = []
+    for path in paths:
+        if path.is_dir():
+            found += sorted(p for p in path.glob("*.json") if not p.name.startswith("."))
+        elif path.is_file():
+            found.append(path)
+        else:
+            raise HarnessError(f"{path}: no such file or directory (give reproduction files or the corpus directory)")
+    return found
+
+
+_SECRET_OPTION = re.compile(r"^--?(?:[\w-]*(?:token|secret|password|passwd|api[-_]?key|auth)[\w-]*|H|header)$", re.I)
+_SECRET_ASSIGNMENT = re.compile(r"^([\w.-]*(?:token|secret|password|passwd|api[-_]?key|auth)[\w.-]*)=(.+)$", re.I)
+_SECRET_VALUE = re.compile(r"^(?:Bearer\s+\S+|sk-[\w-]{8,}|gh[pousr]_\w{16,}|xox[abp]-[\w-]+)$")
+
+
+def redact_command(command: Sequence[str]) -> list[str]:
+    """The command with secret-looking values replaced by `***`: the value after an option whose
+    name says token/secret/password/api-key/auth/header, `NAME=value` with such a name, and
+    values that look like bearer tokens or API keys. A redacted command cannot be run again as
+    it is: replay it with `-- COMMAND`."""
+    redacted: list[str] = []
+    hide_next = False
+    for argument in command:
+        if hide_next:
+            redacted.append(REDACTED)
+            hide_next = False
+            continue
+        option, equals, _ = argument.partition("=")
+        if equals and _SECRET_OPTION.match(option):
+            redacted.append(f"{option}={REDACTED}")
+        elif _SECRET_OPTION.match(argument):
+            redacted.append(argument)
+            hide_next = True
+        elif (match := _SECRET_ASSIGNMENT.match(argument)) is not None:
+            redacted.append(f"{match.group(1)}={REDACTED}")
+        elif _SECRET_VALUE.match(argument):
+            redacted.append(REDACTED)
+        else:
+            redacted.append(argument)
+    return redacted
