@@ -16,12 +16,12 @@ from typing import Any, Callable
 
 import trio
 
-from fuzz.corpus import CorruptReproduction, Reproduction, discover, load
+from fuzz.corpus import REDACTED, CorruptReproduction, Reproduction, discover, load
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.oracle import Criteria, Violation, judge
 from fuzz.profiles import PROFILES
 from fuzz.session import NoAnswer
-from fuzz.target import StdioTarget, Target, open_target
+from fuzz.target import StdioTarget, Target, demo_target, open_target
 from strategies import ABSENT, Case, InvalidSchema, Tool
 
 
@@ -92,10 +92,12 @@ def _error(reproduction: Reproduction | None, detail: str, path: Path | None = N
 def target_of(reproduction: Reproduction) -> StdioTarget:
     """The target a reproduction names. Raises HarnessError when it cannot be run as recorded."""
     target = reproduction.target
+    if target.get("demo") is True:
+        return demo_target()
     command = target.get("command")
     if target.get("transport") != "stdio" or not isinstance(command, list) or not command:
         raise HarnessError(f"it names a target mcp-toolfuzz cannot start ({target!r:.120}); give one with `-- COMMAND`")
-    if "***" in command:
+    if any(REDACTED in str(part) for part in command):
         raise HarnessError("its command had secrets redacted; give the command with `-- COMMAND`")
     return StdioTarget(tuple(str(part) for part in command))
 

@@ -23,18 +23,23 @@ class StdioTarget:
     """A server started as a subprocess that speaks MCP on its stdin and stdout."""
 
     command: tuple[str, ...]
+    demo: bool = False
+    """The bundled demo server: recorded without the interpreter's path, so that reproductions of
+    it replay on any machine (with the interpreter that runs the harness)."""
 
     def describe(self) -> str:
         """The command as printed and written to reports: secret-looking values redacted."""
         return shlex.join(redact_command(self.command))
 
     def as_json(self) -> dict[str, object]:
+        if self.demo:
+            return {"transport": "stdio", "command": ["python", *self.command[1:]], "demo": True}
         return {"transport": "stdio", "command": redact_command(self.command)}
 
 
 def demo_target() -> StdioTarget:
     """The bundled demo server, run with the interpreter that runs the harness."""
-    return StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
+    return StdioTarget((sys.executable, "-m", "fuzz.demo_server"), demo=True)
 
 
 class Target:

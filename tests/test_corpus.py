@@ -1,0 +1,206 @@
+"""Reproductions: files written as findings are made, replayed from the file alone, the corpus
+replayed first, baselines, export, determinism, and interruption."""
+
+from __future__ import annotations
+
+import json
+import shutil
+import signal
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from fuzz import corpus
+from fuzz.database import example_database
+from fuzz.plan import DestructiveMode, Selection
+from tests.conftest import SERVERS, fuzz, python_server
+
+REPO_CORPUS = Path(__file__).parent.parent / "corpus"
+BOOK_ONLY = Selection(destructive=DestructiveMode.ALLOW, tools=frozenset({"book"}))
+
+
+def mcp_toolfuzz(*arguments: str, cwd: Path | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def _buggy_run(directory: Path) -> list[Path]:
+    result = fuzz(
+        python_server("reference_server.py", "--bug", "arguments-not-validated"),
+        selection=BOOK_ONLY, corpus=directory, envelope=False,
+    )
+    assert [f.rule.id for f in result.findings] == ["arguments-not-validated"]
+    return sorted(directory.glob("*.json"))
+
+
+def test_a_finding_file_alone_replays_still_failing_then_fixed(tmp_path: Path) -> None:
+    (made,) = _buggy_run(tmp_path / "corpus")
+    alone = tmp_path / "elsewhere"
+    alone.mkdir()
+    copy = alone / made.name
+    shutil.copy(made, copy)
+    document = json.loads(copy.read_text())
+    assert document["format"] == corpus.FORMAT and document["request"]["params"]["arguments"]["nights"] == 31
+    assert [m.get("method") for m in document["handshake"]] == ["initialize", "notifications/initialized"]
+    assert document["reproduce"] == f"mcp-toolfuzz replay {made.name}"
+
+    still = mcp_toolfuzz("replay", made.name, cwd=alone)
+    assert still.returncode == 1, still.stdout + still.stderr
+    assert still.stdout.startswith(f"STILL FAILING {made.name}: arguments-not-validated")
+    fixed = mcp_toolfuzz("replay", made.name, "--", sys.executable, str(SERVERS / "reference_server.py"), cwd=alone)
+    assert fixed.returncode == 0, fixed.stdout + fixed.stderr
+    assert fixed.stdout.startswith(f"FIXED         {made.name}")
+
+
+def test_the_same_finding_found_twice_is_one_file(tmp_path: Path) -> None:
+    first = _buggy_run(tmp_path)
+    second = _buggy_run(tmp_path)
+    assert first == second and len(first) == 1
+
+
+def test_the_repo_corpus_replays_still_failing_against_the_demo() -> None:
+    files = sorted(REPO_CORPUS.glob("*.json"))
+    assert len(files) >= 10
+    replay = mcp_toolfuzz("replay", str(REPO_CORPUS))
+    assert replay.returncode == 1
+    assert sum(line.startswith("STILL FAILING ") for line in replay.stdout.splitlines()) == len(files), replay.stdout
+    assert f"{len(files)} replayed: 0 FIXED, {len(files)} STILL FAILING, 0 ERROR" in replay.stdout
+
+
+def test_run_replays_the_corpus_first_and_skips_a_corrupt_file_by_name(tmp_path: Path) -> None:
+    directory = tmp_path / "corpus"
+    (made,) = _buggy_run(directory)
+    (directory / "broken.json").write_text('{"format": "mcp-toolfuzz/reproduction", "version": 1, "rule": 3}')
+    (directory / "foreign.json").write_text("[1, 2, 3]")
+    (directory / "other-target.json").write_text(made.read_text().replace("reference_server.py", "elsewhere.py"))
+    report = tmp_path / "report.json"
+    run = mcp_toolfuzz(
+        "run", "--seed", "1", "--max-examples", "30", "--allow-destructive", "--tools", "book", "--corpus", str(directory),
+        "--report", f"json:{report}", "--", sys.executable, str(SERVERS / "reference_server.py"), "--bug", "arguments-not-validated",
+    )
+    assert run.returncode == 1, run.stderr
+    replayed = {Path(r["path"]).name: r for r in json.loads(report.read_text())["replayed"]}
+    assert replayed[made.name]["status"] == "STILL FAILING"
+    assert replayed["broken.json"]["status"] == "ERROR" and "damaged" in replayed["broken.json"]["detail"]
+    assert replayed["foreign.json"]["status"] == "ERROR" and "not an mcp-toolfuzz reproduction" in replayed["foreign.json"]["detail"]
+    assert "other-target.json" not in replayed, "another target's reproductions are left alone"
+    assert f"corpus  ERROR         {directory / 'broken.json'}" in run.stdout
+
+
+def test_baselines_accept_known_findings_and_report_stale_ones(tmp_path: Path) -> None:
+    base = tmp_path / "baseline.json"
+    server = [sys.executable, str(SERVERS / "reference_server.py")]
+    common = ["run", "--seed", "1", "--max-examples", "30", "--allow-destructive", "--tools", "book", "--no-corpus"]
+    update = mcp_toolfuzz(*common, "--baseline", str(base), "--baseline-update", "--", *server, "--bug", "arguments-not-validated")
+    assert update.returncode == 1
+    entries = json.loads(base.read_text())["findings"]
+    assert {"rule": "arguments-not-validated", "tool": "book", "case": "invalid-arguments"} in entries
+    known = mcp_toolfuzz(*common, "--baseline", str(base), "--", *server, "--bug", "arguments-not-validated")
+    assert known.returncode == 0, known.stdout[-1500:]
+    assert "known: in the baseline" in known.stdout
+    fixed = mcp_toolfuzz(*common, "--baseline", str(base), "--", *server)
+    assert fixed.returncode == 0
+    assert "stale baseline entry (not reproduced by this run): arguments-not-validated · book · invalid-arguments" in fixed.stdout
+    new_bug = mcp_toolfuzz(*common, "--baseline", str(base), "--", *server, "--bug", "malformed-request")
+    assert new_bug.returncode == 1, "a finding not in the baseline fails the run"
+
+
+def test_a_bad_baseline_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.json"
+    bad.write_text("{}")
+    run = mcp_toolfuzz("run", "--baseline", str(bad), "--max-examples", "1")
+    assert run.returncode == 2 and run.stderr.strip().splitlines() == [f"mcp-toolfuzz: --baseline {bad}: not an mcp-toolfuzz baseline (expected \"format\": \"mcp-toolfuzz/baseline\" and a \"findings\" list)"]
+
+
+def test_export_writes_a_pytest_file_that_fails_on_the_bug_and_passes_on_the_fix(tmp_path: Path) -> None:
+    _buggy_run(tmp_path / "corpus")
+    output = tmp_path / "test_exported.py"
+    export = mcp_toolfuzz("export", str(tmp_path / "corpus"), "--pytest", "-o", str(output))
+    assert export.returncode == 0, export.stderr
+    compiled = compile(output.read_text(), str(output), "exec")
+    assert compiled is not None
+    buggy = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(output)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert buggy.returncode == 1 and "1 failed" in buggy.stdout, buggy.stdout[-2000:]
+    fixed_command = f"{sys.executable} {SERVERS / 'reference_server.py'}"
+    fixed = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(output)],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path, env={"MCP_SERVER_COMMAND": fixed_command, "PATH": "/usr/bin:/bin"},
+    )
+    assert fixed.returncode == 0 and "1 passed" in fixed.stdout, fixed.stdout[-2000:]
+
+
+def test_two_runs_with_one_seed_give_identical_reports_but_for_timings(tmp_path: Path) -> None:
+    reports = []
+    for name in ("first", "second"):
+        path = tmp_path / f"{name}.json"
+        run = mcp_toolfuzz("run", "--seed", "99", "--max-examples", "15", "--no-corpus", "--report", f"json:{path}")
+        assert run.returncode == 1
+        document = json.loads(path.read_text())
+        document.pop("seconds")
+        reports.append(document)
+    assert reports[0] == reports[1]
+
+
+@pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
+def test_an_interrupted_run_leaves_every_finding_on_disk_complete(tmp_path: Path, signal_number: int) -> None:
+    directory = tmp_path / "corpus"
+    report = tmp_path / "report.json"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "300", "--allow-destructive",
+         "--corpus", str(directory), "--report", f"json:{report}", "--",
+         sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    assert process.stdout is not None
+    for line in process.stdout:
+        if line.startswith("  book "):
+            break
+    process.send_signal(signal_number)
+    out, err = process.communicate(timeout=60)
+    assert "Traceback" not in err
+    expected = "interrupted (Ctrl-C)" if signal_number == signal.SIGINT else "terminated (SIGTERM)"
+    assert f"The run stopped early: {expected}" in out
+    assert json.loads(report.read_text())["stoppedEarly"] == expected
+    files = sorted(directory.glob("*.json"))
+    assert files, "the findings made before the signal are on disk"
+    for path in files:
+        assert corpus.load(path).rule == "unknown-tool"
+    assert not list(directory.glob(".*.tmp")), "no half-written file is left"
+
+
+def test_the_example_database_survives_missing_read_only_and_corrupt_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert type(example_database(tmp_path / "fresh")).__name__ == "DirectoryBasedExampleDatabase"
+    assert (tmp_path / "fresh" / ".hypothesis").is_dir()
+    blocked = tmp_path / "file"
+    blocked.write_text("not a directory")
+    assert example_database(blocked) is None
+    readonly = tmp_path / "readonly"
+    (readonly / ".hypothesis").mkdir(parents=True)
+    monkeypatch.setattr("fuzz.database.os.access", lambda path, mode: False)
+    assert type(example_database(readonly)).__name__ == "ReadOnlyDatabase"
+    monkeypatch.undo()
+    directory = tmp_path / "corrupt"
+    for junk in ("aa", "bb/cc"):
+        (directory / ".hypothesis" / junk).mkdir(parents=True)
+        (directory / ".hypothesis" / junk / "0123").write_bytes(b"\xff\x00garbage")
+    result = fuzz(python_server("reference_server.py", "--bug", "arguments-not-validated"), selection=BOOK_ONLY, corpus=directory, envelope=False, max_examples=10)
+    assert [f.rule.id for f in result.findings] == ["arguments-not-validated"]
+
+
+def test_secrets_in_the_command_are_never_written(tmp_path: Path) -> None:
+    token = "sk-live-0123456789abcdef"
+    report = tmp_path / "report.json"
+    run = mcp_toolfuzz(
+        "run", "--seed", "1", "--max-examples", "30", "--allow-destructive", "--tools", "book", "--corpus", str(tmp_path / "c"),
+        "--report", f"json:{report}", "--", sys.executable, str(SERVERS / "reference_server.py"), "--bug", "arguments-not-validated",
+        "--label", f"API_TOKEN={token}",
+    )
+    assert run.returncode == 1
+    written = [report, *(tmp_path / "c").glob("*.json")]
+    assert len(written) >= 2
+    for path in written:
+        assert token not in path.read_text()
+    assert token not in run.stdout + run.stderr
+    replay = mcp_toolfuzz("replay", str(tmp_path / "c"))
+    assert replay.returncode == 2 and "secrets redacted; give the command with `-- COMMAND`" in replay.stdout
