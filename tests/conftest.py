@@ -52,3 +52,10 @@ def typescript_server() -> StdioTarget:
     if not (TYPESCRIPT_SERVER / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
         pytest.fail("the TypeScript SDK is not installed: run `npm ci --prefix tests/servers/typescript`")
     return StdioTarget((node, str(TYPESCRIPT_SERVER / "server.mjs")))
+
+
+@pytest.fixture(autouse=True)
+def _run_in_a_scratch_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`mcp-toolfuzz run` keeps a corpus in ./corpus by default: tests run where that is harmless,
+    never in the repository, whose corpus/ holds the demo's seed reproductions."""
+    monkeypatch.chdir(tmp_path)
