@@ -27,7 +27,7 @@ def fuzz(
     target: StdioTarget,
     *,
     seed: int = 7,
-    max_examples: int = 30,
+    max_examples: int = 20,
     timeout: float = 0.5,
     selection: Selection = ALL_TOOLS,
     **options: object,

@@ -147,7 +147,7 @@ def test_an_interrupted_run_leaves_every_finding_on_disk_complete(tmp_path: Path
     directory = tmp_path / "corpus"
     report = tmp_path / "report.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "300", "--allow-destructive",
+        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "60", "--allow-destructive",
          "--corpus", str(directory), "--report", f"json:{report}", "--",
          sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
