@@ -65,9 +65,8 @@ def plan(listed: Iterable[Tool], selection: Selection) -> tuple[ToolPlan, ...]:
     _check_names(selection, tools, names)
     plans: list[ToolPlan] = []
     for tool in tools:
-        if selection.tools is not None and tool.name not in selection.tools or tool.name in selection.exclude_tools:
-            continue
-        plans.append(_plan_tool(tool, selection))
+        if _selected(tool, selection):
+            plans.append(_plan_tool(tool, selection))
     for name in sorted(selection.unavailable - names):
         unlisted = Tool(name=name, input_schema={"type": "object"})
         plans.append(ToolPlan(unlisted, (CaseKind.UNAVAILABLE_TOOL,)))
@@ -76,11 +75,12 @@ def plan(listed: Iterable[Tool], selection: Selection) -> tuple[ToolPlan, ...]:
 
 def excluded(listed: Iterable[Tool], selection: Selection) -> tuple[str, ...]:
     """The listed tools --tools / --exclude-tools leave out."""
-    return tuple(
-        tool.name
-        for tool in listed
-        if selection.tools is not None and tool.name not in selection.tools or tool.name in selection.exclude_tools
-    )
+    return tuple(tool.name for tool in listed if not _selected(tool, selection))
+
+
+def _selected(tool: Tool, selection: Selection) -> bool:
+    chosen = selection.tools is None or tool.name in selection.tools
+    return chosen and tool.name not in selection.exclude_tools
 
 
 def _plan_tool(tool: Tool, selection: Selection) -> ToolPlan:
