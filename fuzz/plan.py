@@ -24,6 +24,7 @@ from typing import Iterable
 from fuzz.errors import ConfigurationError
 from fuzz.findings import Skip
 from strategies import CaseKind, Tool
+from strategies.values import can_reject_an_object
 
 ARGUMENT_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
 BODYLESS_KINDS = (CaseKind.UNKNOWN_TOOL, CaseKind.MALFORMED_REQUEST)
@@ -88,16 +89,15 @@ def _plan_tool(tool: Tool, selection: Selection) -> ToolPlan:
         return ToolPlan(tool, (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS))
     if tool.name == selection.mirror_tool:
         return ToolPlan(tool, (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT, *BODYLESS_KINDS))
-    kinds = GENERAL_KINDS
     reason = _unsafe_reason(tool, selection.destructive)
-    if reason is None:
-        return ToolPlan(tool, kinds)
-    skipped = tuple(kind for kind in kinds if kind in ARGUMENT_KINDS)
-    return ToolPlan(
-        tool,
-        tuple(kind for kind in kinds if kind not in ARGUMENT_KINDS),
-        tuple(Skip(tool.name, kind, reason) for kind in skipped),
-    )
+    if reason is not None:
+        return ToolPlan(tool, BODYLESS_KINDS, tuple(Skip(tool.name, kind, reason) for kind in ARGUMENT_KINDS))
+    if not can_reject_an_object(tool.input_schema):
+        nothing_invalid = Skip(
+            tool.name, CaseKind.INVALID_ARGUMENTS, "the inputSchema accepts every object: no arguments are invalid"
+        )
+        return ToolPlan(tool, tuple(k for k in GENERAL_KINDS if k is not CaseKind.INVALID_ARGUMENTS), (nothing_invalid,))
+    return ToolPlan(tool, GENERAL_KINDS)
 
 
 def _unsafe_reason(tool: Tool, mode: DestructiveMode) -> str | None:

@@ -33,6 +33,8 @@ def mutated_objects(check: SchemaCheck, *, label_prefix: str) -> st.SearchStrate
     mutated node, for the mutated keyword; the label says which, e.g.
     `arguments.address.zip: pattern '^[0-9]{5}$' violated by ""`. Shrinks towards the valid
     object at its simplest with one mutation, at the root first."""
+    if not can_reject_an_object(check.schema):
+        return st.nothing()
     valid_bases = valid_objects(check)
 
     @st.composite
@@ -53,6 +55,47 @@ def mutated_objects(check: SchemaCheck, *, label_prefix: str) -> st.SearchStrate
         return Labelled(value, f"{format_path(site.path, prefix=label_prefix)}: {mutant.description}")
 
     return invalid()
+
+
+_CONSTRAINING = frozenset(
+    {"type", "enum", "const", "required", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+     "pattern", "minLength", "maxLength", "$ref", "anyOf", "oneOf", "allOf", "not", "if", "multipleOf",
+     "minItems", "maxItems", "uniqueItems", "items", "prefixItems", "contains", "minProperties",
+     "maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "propertyNames", "format"}
+)
+
+
+def can_reject_an_object(schema: Any) -> bool:
+    """False only when the schema certainly accepts every object (`{"type": "object"}`, maybe
+    with unconstrained properties): then no invalid arguments exist, and searching for them
+    would spend Hypothesis's whole budget on rejections. True whenever in doubt."""
+    if not isinstance(schema, dict):
+        return schema is False
+    if any(keyword in schema for keyword in _CONSTRAINING - {"type"}):
+        return True
+    if schema.get("type") not in (None, "object"):
+        return True
+    if schema.get("additionalProperties") is False or schema.get("unevaluatedProperties") is False:
+        return True
+    properties = schema.get("properties", {})
+    patterns = schema.get("patternProperties", {})
+    extra = schema.get("additionalProperties", {})
+    children = [*(properties.values() if isinstance(properties, dict) else []), *(patterns.values() if isinstance(patterns, dict) else []), extra]
+    return any(_constrains_a_value(child) for child in children)
+
+
+def _constrains_a_value(schema: Any) -> bool:
+    if schema is True or schema == {}:
+        return False
+    if not isinstance(schema, dict):
+        return True
+    if any(keyword in schema for keyword in _CONSTRAINING) or schema.get("additionalProperties") is False:
+        return True
+    properties = schema.get("properties")
+    extra = schema.get("additionalProperties")
+    return (isinstance(properties, dict) and any(_constrains_a_value(child) for child in properties.values())) or (
+        isinstance(extra, dict) and _constrains_a_value(extra)
+    )
 
 
 def _rejected_for(check: SchemaCheck, value: Any, path: tuple[str | int, ...], mutation: Mutation) -> bool:

@@ -8,11 +8,11 @@ from fuzz.errors import ConfigurationError
 from fuzz.plan import ARGUMENT_KINDS, DestructiveMode, Selection, plan
 from strategies import CaseKind, Tool
 
-OBJECT = {"type": "object"}
+OBJECT = {"type": "object", "properties": {"n": {"type": "integer"}}}
 
 
-def _tool(name: str, annotations: dict[str, object] | None = None, output: bool = False) -> Tool:
-    listing: dict[str, object] = {"name": name, "inputSchema": OBJECT}
+def _tool(name: str, annotations: dict[str, object] | None = None, output: bool = False, schema: dict[str, object] = OBJECT) -> Tool:
+    listing: dict[str, object] = {"name": name, "inputSchema": schema}
     if annotations is not None:
         listing["annotations"] = annotations
     if output:
@@ -71,3 +71,27 @@ def test_tools_and_exclude_tools_select_by_name() -> None:
 def test_a_mirror_without_output_schema_is_a_configuration_error() -> None:
     with pytest.raises(ConfigurationError, match="declares no outputSchema"):
         plan(TOOLS, Selection(mirror_tool="plain"))
+
+
+def test_a_tool_whose_schema_accepts_every_object_gets_no_invalid_arguments_and_says_why() -> None:
+    (tool_plan,) = plan([_tool("anything", {"readOnlyHint": True}, schema={"type": "object"})], Selection())
+    assert CaseKind.INVALID_ARGUMENTS not in tool_plan.kinds and CaseKind.VALID_ARGUMENTS in tool_plan.kinds
+    assert tool_plan.skips[0].reason == "the inputSchema accepts every object: no arguments are invalid"
+
+
+@pytest.mark.parametrize(
+    ("schema", "rejects"),
+    [
+        ({"type": "object"}, False),
+        ({"type": "object", "properties": {"a": {}, "b": {"description": "free"}}}, False),
+        ({"type": "object", "properties": {"a": {"type": "string"}}}, True),
+        ({"type": "object", "properties": {"a": {"properties": {"b": {"enum": [1]}}}}}, True),
+        ({"type": "object", "required": ["a"]}, True),
+        ({"type": "object", "additionalProperties": False}, True),
+        ({"type": "object", "additionalProperties": {"type": "integer"}}, True),
+    ],
+)
+def test_which_schemas_can_reject_an_object(schema: dict[str, object], rejects: bool) -> None:
+    from strategies.values import can_reject_an_object
+
+    assert can_reject_an_object(schema) is rejects
