@@ -14,7 +14,12 @@ from typing import Any
 
 from fuzz.jsonrpc import JSONRPC_VERSION
 from fuzz.session import Answered, Exchange, NoAnswer, TargetExited
-from fuzz.wire import LATEST_KNOWN_VERSION, call_tool_result_problem, error_object_problem
+from fuzz.text import quote
+from fuzz.wire import (
+    LATEST_KNOWN_VERSION,
+    call_tool_result_problem,
+    error_object_problem,
+)
 
 
 class AnswerClass(Enum):
@@ -99,9 +104,3 @@ def _first_text(result: dict[str, Any]) -> str:
     return ""
 
 
-def clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
-
-
-def quote(text: str) -> str:
-    return json.dumps(clip(text, 120), ensure_ascii=False)

@@ -15,13 +15,13 @@ from typing import Sequence
 from fuzz import __version__, baseline, engine
 from fuzz.corpus import CorruptReproduction, discover
 from fuzz.corpus import load as load_reproduction
-from fuzz.export import export_pytest
-from fuzz.replay import ReplayOutcome, ReplayStatus, replay_files
 from fuzz.errors import ConfigurationError, HarnessError
-from fuzz.reports import json_report
-from fuzz.reports.terminal import TerminalReporter
+from fuzz.export import export_pytest
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.profiles import PROFILES, SEP_2145
+from fuzz.replay import ReplayOutcome, ReplayStatus, replay_files
+from fuzz.reports import json_report
+from fuzz.reports.terminal import TerminalReporter
 from fuzz.rules import RULES, Level
 from fuzz.target import StdioTarget, demo_target
 

@@ -12,7 +12,11 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from hypothesis.database import DirectoryBasedExampleDatabase, ExampleDatabase, ReadOnlyDatabase
+from hypothesis.database import (
+    DirectoryBasedExampleDatabase,
+    ExampleDatabase,
+    ReadOnlyDatabase,
+)
 
 DIRECTORY = ".hypothesis"
 

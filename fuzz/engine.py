@@ -25,17 +25,31 @@ from fuzz.corpus import load as load_reproduction
 from fuzz.corpus import write as write_reproduction
 from fuzz.database import example_database
 from fuzz.errors import ConfigurationError, HarnessError, first_leaf
-from fuzz.replay import ReplayStatus, replay_on
-from fuzz.events import CorpusReplayed, FindingMade, Listener, RunFinished, RunStarted, ToolFinished, ToolStarted
+from fuzz.events import (
+    CorpusReplayed,
+    FindingMade,
+    Listener,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+    ToolStarted,
+)
 from fuzz.findings import Finding, FindingKey, Replayed, RunResult, Skip, ToolSummary
 from fuzz.oracle import Criteria, describe_violation, judge
 from fuzz.plan import Selection, ToolPlan, excluded, plan
 from fuzz.profiles import PROFILES, SEP_2145
+from fuzz.replay import ReplayStatus, replay_on
 from fuzz.rules import Level
 from fuzz.session import Answered, Exchange, NoAnswer, TargetExited
 from fuzz.target import StdioTarget, Target, open_target
 from strategies import Case, CaseKind, Tool, cases
-from strategies.cases import ENVELOPE, canonical_cases, canonical_envelope_cases, envelope_cases
+from strategies.cases import (
+    ENVELOPE,
+    canonical_cases,
+    canonical_envelope_cases,
+    envelope_cases,
+)
+
 
 @dataclass(frozen=True, slots=True)
 class RunOptions:

@@ -11,6 +11,8 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
+from fuzz.text import clip
+
 JSONRPC_VERSION = "2.0"
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
@@ -63,7 +65,7 @@ def parse_line(line: bytes) -> list[Incoming]:
     try:
         value = json.loads(line)
     except (ValueError, UnicodeDecodeError) as error:
-        return [Garbage(_clip(text), f"not JSON ({error})")]
+        return [Garbage(clip(text, 2000), f"not JSON ({error})")]
     if isinstance(value, list):
         return [item for element in value for item in _sort(element, text)]
     return _sort(value, text)
@@ -71,7 +73,7 @@ def parse_line(line: bytes) -> list[Incoming]:
 
 def _sort(value: Any, text: str) -> list[Incoming]:
     if not isinstance(value, dict):
-        return [Garbage(_clip(text), f"a JSON {type(value).__name__}, not a JSON-RPC object")]
+        return [Garbage(clip(text, 2000), f"a JSON {type(value).__name__}, not a JSON-RPC object")]
     method = value.get("method")
     if isinstance(method, str):
         if "id" in value:
@@ -79,8 +81,4 @@ def _sort(value: Any, text: str) -> list[Incoming]:
         return [Notification(method, value)]
     if "id" in value:
         return [Response(value["id"], value)]
-    return [Garbage(_clip(text), "a JSON object with neither `method` nor `id`")]
-
-
-def _clip(text: str, limit: int = 2000) -> str:
-    return text if len(text) <= limit else text[:limit] + f"... ({len(text)} characters)"
+    return [Garbage(clip(text, 2000), "a JSON object with neither `method` nor `id`")]

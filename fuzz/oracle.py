@@ -10,13 +10,14 @@ from __future__ import annotations
 import json
 import re
 from dataclasses import dataclass
-from typing import Any, Callable, Iterator
+from typing import Callable, Iterator
 
-from fuzz.answers import AnswerClass, Observation, clip, observe
+from fuzz.answers import AnswerClass, Observation, observe
 from fuzz.jsonrpc import INVALID_PARAMS
 from fuzz.profiles import SEP_2145, Profile
 from fuzz.rules import Rule
-from fuzz.session import Answered, AnomalyKind, Exchange
+from fuzz.session import AnomalyKind, Answered, Exchange
+from fuzz.text import clip, show
 from fuzz.wire import LATEST_KNOWN_VERSION
 from strategies import ABSENT, Case, CaseKind, Tool
 from strategies.schemas import json_equal
@@ -93,7 +94,7 @@ def _candidates(
         yield from _output_problems(case, tool, observation)
     structured = (observation.result or {}).get("structuredContent", {})
     if not isinstance(structured, dict) and (tool is None or tool.output_check is None):
-        yield "response-well-formed", f"structuredContent {_show(structured)} is not an object"
+        yield "response-well-formed", f"structuredContent {show(structured, 100)} is not an object"
     for check in _ADVISORY_CHECKS:
         yield from check(case, criteria, observation)
 
@@ -105,15 +106,15 @@ def _output_problems(case: Case, tool: Tool | None, observation: Observation) ->
     structured = result.get("structuredContent", ABSENT)
     asked = case.mirrored_output
     if case.kind is CaseKind.VALID_OUTPUT and (structured is ABSENT or not json_equal(structured, asked)):
-        shown = "no structuredContent" if structured is ABSENT else f"structuredContent {_show(structured)}"
-        yield "output-schema", f"the mirror was asked for {_show(asked)} and answered a success with {shown}"
+        shown = "no structuredContent" if structured is ABSENT else f"structuredContent {show(structured, 100)}"
+        yield "output-schema", f"the mirror was asked for {show(asked, 100)} and answered a success with {shown}"
         return
     if tool is None or tool.output_check is None or case.kind is CaseKind.INVALID_OUTPUT:
         return
     if structured is ABSENT:
         yield "output-schema", "answered a success without structuredContent, though the tool declares an outputSchema"
     elif not isinstance(structured, dict):
-        yield "output-schema", f"answered a success whose structuredContent {_show(structured)} is not an object"
+        yield "output-schema", f"answered a success whose structuredContent {show(structured, 100)} is not an object"
     else:
         error = next(tool.output_check.errors(structured), None)
         if error is not None:
@@ -129,7 +130,7 @@ def _error_message(case: Case, criteria: Criteria, observation: Observation) -> 
     if first is None:
         yield "error-message", "the tool execution error has no content at all"
     elif first.get("type") != "text" or not str(first.get("text", "")).strip():
-        yield "error-message", f"the tool execution error's first content item is {_show(first)}, not a non-empty text block"
+        yield "error-message", f"the tool execution error's first content item is {show(first, 100)}, not a non-empty text block"
 
 
 def _tool_list_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
@@ -176,11 +177,7 @@ def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> 
     answer = json.dumps(exchange.reply.message, ensure_ascii=False) if isinstance(exchange.reply, Answered) else "none"
     return (
         f"{rule.id} ({rule.level.label}): {violation.why}. "
-        f"Sent {case.label} to {case.tool!r}: {clip(json.dumps(exchange.request, ensure_ascii=False), 400)}. "
+        f"Sent {case.label} to {case.tool!r}: {show(exchange.request, 400)}. "
         f"Answer: {clip(answer, 400)}. "
         f"Expected {violation.expected}. {rule.source}"
     )
-
-
-def _show(value: Any) -> str:
-    return clip(json.dumps(value, ensure_ascii=False), 100)

@@ -28,6 +28,7 @@ from fuzz.jsonrpc import (
     encode,
     parse_line,
 )
+from fuzz.text import show
 from fuzz.transport import StdioTransport, TransportClosed
 
 
@@ -188,13 +189,13 @@ class Session:
                 waiter.answered_at = time.monotonic()
                 waiter.event.set()
             elif waiter is not None or self._finished.get(key):
-                self._anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, _show(incoming.message)))
+                self._anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, show(incoming.message, 2000)))
                 self._finished[key] = True
             elif key in self._finished:
-                self._anomalies.append(Anomaly(AnomalyKind.LATE_ANSWER, _show(incoming.message)))
+                self._anomalies.append(Anomaly(AnomalyKind.LATE_ANSWER, show(incoming.message, 2000)))
                 self._finished[key] = True
             else:
-                self._anomalies.append(Anomaly(AnomalyKind.STRAY_ANSWER, _show(incoming.message)))
+                self._anomalies.append(Anomaly(AnomalyKind.STRAY_ANSWER, show(incoming.message, 2000)))
         elif isinstance(incoming, ServerRequest):
             await self._answer_server_request(incoming)
         elif isinstance(incoming, Notification):
@@ -226,8 +227,3 @@ class Session:
 def _id_key(request_id: Any) -> str:
     """Ids match by JSON value and type: the answer to request 1 must carry 1, not "1"."""
     return json.dumps(request_id, sort_keys=True)
-
-
-def _show(message: Any, limit: int = 2000) -> str:
-    text = json.dumps(message, ensure_ascii=False)
-    return text if len(text) <= limit else text[:limit] + "..."

@@ -18,6 +18,7 @@ from strategies.envelopes import (
     malformed_arguments,
     malformed_envelopes,
 )
+from strategies.labelled import Labelled
 from strategies.names import unknown_tool_names
 from strategies.outputs import non_object_outputs, outputs
 from strategies.tools import Tool

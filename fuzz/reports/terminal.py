@@ -3,14 +3,14 @@ request and answer, then a table of tools by violated rule."""
 
 from __future__ import annotations
 
-import json
 import sys
-from typing import Any, Sequence, TextIO
+from typing import Sequence, TextIO
 
 from fuzz import __version__
 from fuzz.events import CorpusReplayed, Event, RunFinished, RunStarted, ToolFinished
 from fuzz.findings import Finding, FindingKey, RunResult
 from fuzz.rules import RULES, Level
+from fuzz.text import clip, show
 from strategies.cases import ENVELOPE
 
 _WIDTH = 100
@@ -91,10 +91,10 @@ class TerminalReporter:
         self._print(f"\n{number}. {rule.id} [{rule.level.label}] · {_tool_phrase(finding.tool)} · {finding.case.value} case{note}")
         self._print(f"   sent:     {finding.label}")
         self._print(f"   problem:  {finding.why}; expected {finding.expected}")
-        self._print(f"   request:  {_json(finding.request)}")
-        self._print(f"   answer:   {_json(finding.response) if finding.response is not None else '(none)'}")
+        self._print(f"   request:  {show(finding.request, 2000)}")
+        self._print(f"   answer:   {show(finding.response, 2000) if finding.response is not None else '(none)'}")
         for line in finding.stderr[-self.show_stderr_lines :]:
-            self._print(f"   stderr:   {_clip(line, _WIDTH)}")
+            self._print(f"   stderr:   {clip(line, _WIDTH)}")
         self._print(f"   rule:     {rule.source}")
         if finding.reproduction:
             self._print(f"   replay:   mcp-toolfuzz replay {finding.reproduction}")
@@ -161,12 +161,6 @@ def _severity(finding: Finding) -> tuple[int, int, str]:
     return (list(Level).index(finding.rule.level), order.index(finding.rule.id), finding.tool)
 
 
-def _json(value: Any, limit: int = 2000) -> str:
-    return _clip(json.dumps(value, ensure_ascii=False), limit)
-
-
-def _clip(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
 def _plural(count: int, noun: str) -> str:
