@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from fuzz.jsonrpc import JSONRPC_VERSION
-from fuzz.session import Answered, Exchange, NoAnswer, TargetExited
+from fuzz.session import Answered, Exchange, NoAnswer, NotDelivered, TargetExited
 from fuzz.text import quote
 from fuzz.wire import (
     LATEST_KNOWN_VERSION,
@@ -29,6 +29,7 @@ class AnswerClass(Enum):
     INVALID_RESULT = "a result that is not a CallToolResult"
     MALFORMED_ANSWER = "an answer that is not a JSON-RPC 2.0 response"
     NO_ANSWER = "no answer"
+    NOT_DELIVERED = "an HTTP exchange that ended without a JSON-RPC answer"
     TARGET_EXITED = "the target exiting"
 
 
@@ -57,6 +58,8 @@ def observe(exchange: Exchange, protocol_version: str = LATEST_KNOWN_VERSION) ->
         return Observation(AnswerClass.TARGET_EXITED, f"the target exited with code {reply.returncode}")
     if isinstance(reply, NoAnswer):
         return Observation(AnswerClass.NO_ANSWER, f"no answer within {reply.timeout:g} s")
+    if isinstance(reply, NotDelivered):
+        return Observation(AnswerClass.NOT_DELIVERED, reply.detail)
     assert isinstance(reply, Answered)
     return _observe_message(reply.message, protocol_version)
 

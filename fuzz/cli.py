@@ -23,7 +23,8 @@ from fuzz.replay import ReplayOutcome, ReplayStatus, replay_files
 from fuzz.reports import json_report
 from fuzz.reports.terminal import TerminalReporter
 from fuzz.rules import RULES, Level
-from fuzz.target import StdioTarget, demo_target
+from fuzz.config import target_from_config
+from fuzz.target import HttpTarget, StdioTarget, TargetSpec, demo_target
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +67,25 @@ def _seed(text: str) -> int:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number (seeds are printed at the start of each run)") from None
 
 
+def _header(text: str) -> tuple[str, str]:
+    name, colon, value = text.partition(":")
+    if not colon or not name.strip() or any(c.isspace() for c in name.strip()):
+        raise argparse.ArgumentTypeError("a header is 'Name: value', e.g. --header 'Authorization: Bearer $TOKEN'")
+    return name.strip(), value.strip()
+
+
+def _add_target_options(parser: argparse.ArgumentParser) -> None:
+    group = parser.add_argument_group(
+        "target", "a stdio server's command after `--`, or one of --url and --config"
+    )
+    group.add_argument("--url", default=None, metavar="URL", help="a Streamable HTTP server's MCP endpoint, e.g. http://127.0.0.1:8000/mcp")
+    group.add_argument("--header", type=_header, action="append", default=[], metavar="'NAME: VALUE'",
+                       help="an HTTP header for every request to --url (auth); repeatable; never printed or written")
+    group.add_argument("--config", type=Path, default=None, metavar="FILE",
+                       help="an MCP client config (mcpServers JSON) naming the server")
+    group.add_argument("--server", default=None, metavar="NAME", help="the server in --config to fuzz")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="mcp-toolfuzz",
@@ -78,7 +98,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="fuzz a server",
         description="Fuzz a stdio MCP server started with the command after `--` "
         "(no command: the bundled demo server).",
-        usage="mcp-toolfuzz run [options] [-- COMMAND [ARG ...]]",
+        usage="mcp-toolfuzz run [options] [--url URL | --config FILE | -- COMMAND [ARG ...]]",
     )
     run.add_argument("--max-examples", type=_positive_int, default=100, metavar="N",
                      help="cases generated per tool and case kind, before shrinking (default 100)")
@@ -88,8 +108,11 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long to wait for the answer to one request (default 5)")
     run.add_argument("--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS",
                      help="how long to wait for the answers to initialize and tools/list (default 20)")
+    run.add_argument("--max-time", type=_seconds, default=None, metavar="SECONDS",
+                     help="stop the run after this long, keeping what was found (default: no limit)")
     run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
                      help="also write the result to PATH; FORMAT is json (repeatable)")
+    _add_target_options(run)
     judging = run.add_argument_group("judging")
     judging.add_argument("--profile", choices=sorted(PROFILES), default=SEP_2145.id,
                          help="the rule set: sep-2145 (the accepted proposal, default) or 2025-11-25 (the published revision)")
@@ -123,12 +146,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="replay reproductions: FIXED, STILL FAILING or ERROR per file",
         description="Send each reproduction's request again and judge the answer as the run did. Exit 0 when all "
         "are fixed, 1 when one still fails, 2 when one could not be run (and none still fails).",
-        usage="mcp-toolfuzz replay PATH [PATH ...] [--timeout SECONDS] [-- COMMAND [ARG ...]]",
+        usage="mcp-toolfuzz replay PATH [PATH ...] [--timeout SECONDS] [--url URL | --config FILE | -- COMMAND [ARG ...]]",
     )
     replay.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="reproduction files or directories of them")
     replay.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                         help="how long to wait for the answer (default: the timeout the file records)")
     replay.add_argument("--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS")
+    _add_target_options(replay)
 
     export = commands.add_parser(
         "export",
@@ -180,8 +204,27 @@ def main(argv: Sequence[str] | None = None) -> int:
         return error.exit_code
 
 
+def _target(options: argparse.Namespace, command: list[str]) -> TargetSpec | None:
+    """The target the command line names, or None when it names none."""
+    given = [name for name, present in (("-- COMMAND", command), ("--url", options.url), ("--config", options.config)) if present]
+    if len(given) > 1:
+        raise ConfigurationError(f"{' and '.join(given)} both name a target; give one")
+    if options.header and not options.url:
+        raise ConfigurationError("--header goes with --url (a config file's server carries its own headers)")
+    if options.server and not options.config:
+        raise ConfigurationError("--server NAME picks a server from --config FILE; give the file")
+    if options.url:
+        if not options.url.startswith(("http://", "https://")):
+            raise ConfigurationError(f"--url {options.url!r} is not an http:// or https:// URL")
+        return HttpTarget(options.url, tuple(options.header))
+    if options.config:
+        return target_from_config(options.config, options.server)
+    return StdioTarget(tuple(command)) if command else None
+
+
 def _run(options: argparse.Namespace, command: list[str]) -> int:
-    target = StdioTarget(tuple(command)) if command else demo_target()
+    chosen = _target(options, command)
+    target = chosen or demo_target()
     selection = Selection(
         tools=options.tools,
         exclude_tools=options.exclude_tools,
@@ -192,7 +235,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         ),
     )
     notes: list[str] = []
-    if not command and options.mirror_tool is None and not options.unavailable:
+    if chosen is None and options.mirror_tool is None and not options.unavailable:
         selection = replace(selection, **DEMO_SELECTION)
         notes.append("demo    the bundled demo server, with --mirror-tool mirror --unavailable maintenance")
     run_options = engine.RunOptions(
@@ -207,6 +250,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         fail_on=Level(options.fail_on),
         corpus=None if options.no_corpus else options.corpus,
         baseline=baseline.load(options.baseline) if options.baseline and not options.baseline_update else frozenset(),
+        max_time=options.max_time,
     )
     if options.baseline_update and options.baseline is None:
         raise ConfigurationError("--baseline-update needs --baseline FILE: the file to write")
@@ -224,7 +268,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
 
 
 def _replay(options: argparse.Namespace, command: list[str]) -> int:
-    override = StdioTarget(tuple(command)) if command else None
+    override = _target(options, command)
 
     def show(outcome: ReplayOutcome) -> None:
         rule = f"{outcome.reproduction.rule} · " if outcome.reproduction else ""
@@ -250,6 +294,8 @@ def _export(options: argparse.Namespace) -> int:
             print(f"mcp-toolfuzz: skipped {error}", file=sys.stderr)
     if not reproductions:
         raise ConfigurationError(f"no reproduction to export in {', '.join(map(str, options.paths))}")
+    if any(r.target.get("transport") != "stdio" for r in reproductions):
+        raise ConfigurationError("export --pytest writes tests for stdio targets only; replay HTTP reproductions with `mcp-toolfuzz replay FILE --url URL`")
     commands = {tuple(r.target.get("command", [])) for r in reproductions}
     if len(commands) > 1:
         raise ConfigurationError("the reproductions name different targets; export one target's files at a time")

@@ -19,7 +19,7 @@ import re
 import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable
 
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
@@ -27,7 +27,6 @@ from strategies import CaseKind
 
 FORMAT = "mcp-toolfuzz/reproduction"
 VERSION = 1
-REDACTED = "***"
 
 
 class CorruptReproduction(HarnessError):
@@ -163,35 +162,3 @@ def discover(paths: Iterable[Path]) -> list[Path]:
         else:
             raise HarnessError(f"{path}: no such file or directory (give reproduction files or the corpus directory)")
     return found
-
-
-_SECRET_OPTION = re.compile(r"^--?(?:[\w-]*(?:token|secret|password|passwd|api[-_]?key|auth)[\w-]*|H|header)$", re.I)
-_SECRET_ASSIGNMENT = re.compile(r"^([\w.-]*(?:token|secret|password|passwd|api[-_]?key|auth)[\w.-]*)=(.+)$", re.I)
-_SECRET_VALUE = re.compile(r"^(?:Bearer\s+\S+|sk-[\w-]{8,}|gh[pousr]_\w{16,}|xox[abp]-[\w-]+)$")
-
-
-def redact_command(command: Sequence[str]) -> list[str]:
-    """The command with secret-looking values replaced by `***`: the value after an option whose
-    name says token/secret/password/api-key/auth/header, `NAME=value` with such a name, and
-    values that look like bearer tokens or API keys. A redacted command cannot be run again as
-    it is: replay it with `-- COMMAND`."""
-    redacted: list[str] = []
-    hide_next = False
-    for argument in command:
-        if hide_next:
-            redacted.append(REDACTED)
-            hide_next = False
-            continue
-        option, equals, _ = argument.partition("=")
-        if equals and _SECRET_OPTION.match(option):
-            redacted.append(f"{option}={REDACTED}")
-        elif _SECRET_OPTION.match(argument):
-            redacted.append(argument)
-            hide_next = True
-        elif (match := _SECRET_ASSIGNMENT.match(argument)) is not None:
-            redacted.append(f"{match.group(1)}={REDACTED}")
-        elif _SECRET_VALUE.match(argument):
-            redacted.append(REDACTED)
-        else:
-            redacted.append(argument)
-    return redacted

@@ -40,8 +40,8 @@ from fuzz.plan import Selection, ToolPlan, excluded, plan
 from fuzz.profiles import PROFILES, SEP_2145
 from fuzz.replay import ReplayStatus, replay_on
 from fuzz.rules import Level
-from fuzz.session import Answered, Exchange, NoAnswer, TargetExited
-from fuzz.target import StdioTarget, Target, open_target
+from fuzz.session import Answered, Exchange, NoAnswer, NotDelivered, TargetExited
+from fuzz.target import Target, TargetSpec, open_target
 from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import (
     ENVELOPE,
@@ -53,7 +53,7 @@ from strategies.cases import (
 
 @dataclass(frozen=True, slots=True)
 class RunOptions:
-    target: StdioTarget
+    target: TargetSpec
     seed: int
     max_examples: int = 100
     timeout: float = 5.0
@@ -71,6 +71,9 @@ class RunOptions:
     """Where reproductions are replayed from and written to, and Hypothesis's database kept;
     None for neither."""
     baseline: frozenset[FindingKey] = frozenset()
+    max_time: float | None = None
+    """Seconds the whole run may take; the run stops within a few seconds of it, keeping what
+    it found. None for no limit."""
 
     def as_json(self) -> dict[str, Any]:
         selection = self.selection
@@ -86,6 +89,7 @@ class RunOptions:
             "mirrorTool": selection.mirror_tool,
             "destructive": selection.destructive.value,
             "corpus": str(self.corpus) if self.corpus is not None else None,
+            "maxTime": self.max_time,
         }
 
 
@@ -112,6 +116,15 @@ class TargetLost(Exception):
     """The target died and could not be restarted."""
 
 
+class OutOfTime(BaseException):
+    """--max-time is reached. A BaseException, so that Hypothesis stops at once instead of
+    treating it as a failure to shrink."""
+
+
+_GRACE = 3.0
+"""Seconds past --max-time allowed for closing the target and writing what was found."""
+
+
 @dataclass
 class _Progress:
     """What the run has found so far; read back when it is interrupted."""
@@ -129,15 +142,20 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     made. On Ctrl-C, returns what was found so far with `stopped_early` set."""
     progress = _Progress()
     started = time.monotonic()
+    deadline = started + options.max_time if options.max_time is not None else float("inf")
     stopped_early: str | None = None
+    out_of_time = False
     try:
-        trio.run(_run, options, listener, progress)
+        trio.run(_run, options, listener, progress, deadline)
     except BaseException as error:  # noqa: B036 - KeyboardInterrupt arrives wrapped in groups too
         leaf = first_leaf(error)
         if isinstance(leaf, HarnessError):
             raise leaf from None
         if isinstance(leaf, TargetLost):
             stopped_early = str(leaf)
+        elif isinstance(leaf, OutOfTime):
+            stopped_early = f"--max-time {options.max_time:g} s reached"
+            out_of_time = True
         elif isinstance(leaf, KeyboardInterrupt):
             stopped_early = "interrupted (Ctrl-C)"
         elif isinstance(leaf, Terminated):
@@ -159,6 +177,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
         seconds=time.monotonic() - started,
         target_restarts=progress.restarts,
         stopped_early=stopped_early,
+        out_of_time=out_of_time,
         profile=options.profile,
         fail_on=options.fail_on,
         excluded_tools=progress.excluded,
@@ -173,11 +192,15 @@ class Terminated(Exception):
     """SIGTERM arrived: the run stops as it does on Ctrl-C, keeping what it found."""
 
 
-async def _run(options: RunOptions, listener: Listener, progress: _Progress) -> None:
-    async with trio.open_nursery() as nursery:
-        nursery.start_soon(_raise_on_sigterm)
-        await _fuzz(options, listener, progress)
-        nursery.cancel_scope.cancel()
+async def _run(options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
+    """`deadline` is on time.monotonic's clock, which trio's is not."""
+    with trio.move_on_at(trio.current_time() + (deadline - time.monotonic()) + _GRACE) as scope:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_raise_on_sigterm)
+            await _fuzz(options, listener, progress, deadline)
+            nursery.cancel_scope.cancel()
+    if scope.cancelled_caught:
+        raise OutOfTime()
 
 
 async def _raise_on_sigterm() -> None:
@@ -186,7 +209,7 @@ async def _raise_on_sigterm() -> None:
             raise Terminated()
 
 
-async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress) -> None:
+async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
     async with open_target(options.target, startup_timeout=options.startup_timeout) as target:
         progress.description = target.description
         plans = plan(target.tools, options.selection)
@@ -216,7 +239,9 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress) ->
             listener(ToolStarted(name))
             progress.current = ToolSummary(name, {}, (), tool_plan.skips)
             for kind in tool_plan.kinds:
-                exploration = _Exploration(options, target, tool_plan.tool, kind, known, criteria)
+                if time.monotonic() >= deadline:
+                    raise OutOfTime()
+                exploration = _Exploration(options, target, tool_plan.tool, kind, known, criteria, deadline)
                 await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
                 progress.restarts = target.restarts
                 exploration.findings = [_keep(finding, options, target, tool_plan.tool) for finding in exploration.findings]
@@ -225,6 +250,8 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress) ->
                     listener(FindingMade(finding))
                 if exploration.lost is not None:
                     raise TargetLost(exploration.lost)
+                if exploration.out_of_time:
+                    raise OutOfTime()
             progress.summaries.append(progress.current)
             progress.current = None
             listener(ToolFinished(progress.summaries[-1]))
@@ -304,7 +331,14 @@ class _Exploration:
     in a worker thread."""
 
     def __init__(
-        self, options: RunOptions, target: Target, tool: Tool | None, kind: CaseKind, listed: tuple[str, ...], criteria: Criteria
+        self,
+        options: RunOptions,
+        target: Target,
+        tool: Tool | None,
+        kind: CaseKind,
+        listed: tuple[str, ...],
+        criteria: Criteria,
+        deadline: float = float("inf"),
     ) -> None:
         self.options = options
         self.criteria = criteria
@@ -316,6 +350,8 @@ class _Exploration:
         self.findings: list[Finding] = []
         self.skip: str | None = None
         self.lost: str | None = None
+        self.deadline = deadline
+        self.out_of_time = False
         self._latest: dict[str, Finding] = {}
         self._canonical: dict[str, Finding] = {}
         self._silent_labels: set[str] = set()
@@ -328,20 +364,26 @@ class _Exploration:
         whole timeout and could only find the same rule again.
         """
         canonical = canonical_envelope_cases() if self.tool is None else canonical_cases(self.tool, self.kind, self.listed)
-        concurrent = trio.from_thread.run(self._send_together, canonical) if canonical else None
-        for index, case in enumerate(canonical):
-            if self.lost is not None:
-                break
-            finding = self._judge(case, *concurrent[index]) if concurrent else self._try(case)
-            if finding is not None and finding.response is None:
-                self._silent_labels.add(case.label)
-            if finding is not None and finding.rule.id not in self._canonical:
-                self._canonical[finding.rule.id] = finding
-        if self.lost is None:
+        try:
+            concurrent = trio.from_thread.run(self._before_deadline, self._send_together, canonical) if canonical else None
+            for index, case in enumerate(canonical):
+                if self.lost is not None:
+                    break
+                finding = self._judge(case, *concurrent[index]) if concurrent else self._try(case)
+                self._keep_canonical(case, finding)
+        except OutOfTime:
+            self.out_of_time = True
+        if self.lost is None and not self.out_of_time:
             self._search()
         self.findings = list(self._canonical.values()) + [
             finding for finding in self.findings if finding.rule.id not in self._canonical
         ]
+
+    def _keep_canonical(self, case: Case, finding: Finding | None) -> None:
+        if finding is not None and finding.response is None:
+            self._silent_labels.add(case.label)
+        if finding is not None and finding.rule.id not in self._canonical:
+            self._canonical[finding.rule.id] = finding
 
     def _search(self) -> None:
         try:
@@ -355,10 +397,11 @@ class _Exploration:
         except BaseException as error:  # noqa: B036 - Hypothesis raises groups of violations
             if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
                 raise
+            self.out_of_time = _leaves_of_type(error, (OutOfTime,))
             violations = _violations_in(error)
             if violations:
                 self.findings = [violation.finding for violation in violations]
-            elif self.lost is None:
+            elif self.lost is None and not self.out_of_time:
                 self.skip = f"could not generate {self.kind.value} cases: {type(error).__name__}: {error}"
         if not self.findings and self._latest:
             self.findings = list(self._latest.values())
@@ -395,13 +438,22 @@ class _Exploration:
         """The Hypothesis test body: fails the example when the case violates a rule."""
         if self.lost is not None:
             raise TargetLost(self.lost)
+        if time.monotonic() >= self.deadline:
+            raise OutOfTime()
         finding = self._try(case)
         if finding is not None:
             self._latest[finding.rule.id] = finding
             raise _violation_type(finding.rule.id)(finding)
 
     def _try(self, case: Case) -> Finding | None:
-        return self._judge(case, *trio.from_thread.run(self._send, case))
+        return self._judge(case, *trio.from_thread.run(self._before_deadline, self._send, case))
+
+    async def _before_deadline(self, send: Callable[[Any], Any], argument: Any) -> Any:
+        """Run `send(argument)` in trio, cut short by --max-time even while the target hangs."""
+        with trio.move_on_at(trio.current_time() + (self.deadline - time.monotonic())) as scope:
+            return await send(argument)
+        assert scope.cancelled_caught
+        raise OutOfTime()
 
     def _judge(self, case: Case, exchange: Exchange, answers_ping: bool) -> Finding | None:
         self.sent += 1
@@ -437,7 +489,7 @@ class _Exploration:
             for index, case in enumerate(batch):
                 nursery.start_soon(send, index, case)
         done = [exchange for exchange in exchanges if exchange is not None]
-        unanswered = any(isinstance(exchange.reply, NoAnswer) for exchange in done)
+        unanswered = any(isinstance(exchange.reply, (NoAnswer, NotDelivered)) for exchange in done)
         if any(isinstance(exchange.reply, TargetExited) for exchange in done) or self.target.session.closed or (
             unanswered and not await self.target.ping(timeout=self.options.timeout)
         ):
@@ -450,7 +502,7 @@ class _Exploration:
         target so that the next case meets a live one."""
         exchange = await self.target.session.send_request(case.message, timeout=self.options.timeout)
         answers_ping = True
-        if isinstance(exchange.reply, NoAnswer) and not self.target.session.closed:
+        if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not self.target.session.closed:
             answers_ping = await self.target.ping(timeout=self.options.timeout)
         if isinstance(exchange.reply, TargetExited) or self.target.session.closed or not answers_ping:
             await self._restart_after(case)

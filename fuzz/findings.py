@@ -112,6 +112,8 @@ class RunResult:
     target_restarts: int = 0
     stopped_early: str | None = None
     """Why the run ended before every tool was fuzzed (interrupted, target lost), or None."""
+    out_of_time: bool = False
+    """It ended because --max-time was reached: a time box the user chose, not a failure."""
     profile: str = "sep-2145"
     fail_on: Level = Level.SHOULD
     excluded_tools: tuple[str, ...] = ()
@@ -139,7 +141,8 @@ class RunResult:
     @property
     def exit_code(self) -> int:
         """1 on a violation at the --fail-on level or above (MUST and SHOULD by default);
-        otherwise 2 when the run stopped early (a clean partial run proves nothing), else 0."""
+        otherwise 2 when the run stopped early (a clean partial run proves nothing) for any
+        reason but --max-time, else 0."""
         if self.failed:
             return 1
-        return 2 if self.stopped_early else 0
+        return 2 if self.stopped_early and not self.out_of_time else 0

@@ -8,7 +8,7 @@ from typing import Any
 
 from fuzz import __version__
 from fuzz.errors import HandshakeError
-from fuzz.session import Answered, Exchange, NoAnswer, Session, TargetExited
+from fuzz.session import Answered, Exchange, NoAnswer, NotDelivered, Session, TargetExited
 from strategies import InvalidSchema, Tool
 
 OFFERED_PROTOCOL_VERSION = "2025-11-25"
@@ -84,16 +84,25 @@ async def list_tools(session: Session, *, timeout: float) -> list[Tool]:
 def _result_of(exchange: Exchange, method: str, session: Session) -> dict[str, Any]:
     reply = exchange.reply
     stderr = session.transport.stderr_tail(5)
-    hint = f"; its stderr ended with: {' | '.join(stderr)}" if stderr else "; it wrote nothing on stderr"
+    hint = f"; its stderr ended with: {' | '.join(stderr)}" if stderr else ("; it wrote nothing on stderr" if session.transport.kind == "stdio" else "")
     if isinstance(reply, TargetExited):
         raise HandshakeError(f"the target exited (code {reply.returncode}) before answering {method}{hint}")
-    if isinstance(reply, NoAnswer):
-        garbage = [a.text for a in exchange.anomalies][:2]
-        seen = f"; its stdout carried: {' | '.join(garbage)}" if garbage else ""
+    garbage = [a.text for a in exchange.anomalies][:2]
+    if isinstance(reply, NotDelivered):
         raise HandshakeError(
-            f"the target did not answer {method} within {reply.timeout:g} s{seen}{hint}. Does it speak MCP over stdio "
-            "(newline-delimited JSON-RPC on stdout), and is --timeout long enough for it to start?"
+            f"the target did not answer {method}: {reply.detail}. Is the URL the server's MCP endpoint "
+            "(often ending in /mcp), is the server running, and does it need a --header for auth?"
         )
+    if isinstance(reply, NoAnswer):
+        channel = "its stdout" if session.transport.kind == "stdio" else "its response"
+        seen = f"; {channel} carried: {' | '.join(garbage)}" if garbage else ""
+        if session.transport.kind == "stdio":
+            ask = "Does it speak MCP over stdio (newline-delimited JSON-RPC on stdout), and is --startup-timeout long enough for it to start?"
+            hint_text = hint
+        else:
+            ask = "Is this the server's MCP endpoint, and is --startup-timeout long enough?"
+            hint_text = ""
+        raise HandshakeError(f"the target did not answer {method} within {reply.timeout:g} s{seen}{hint_text}. {ask}")
     assert isinstance(reply, Answered)
     message = reply.message
     if "error" in message:

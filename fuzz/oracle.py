@@ -70,14 +70,17 @@ def _candidates(
         return
     wrong_ids = [a for a in exchange.anomalies if a.kind in (AnomalyKind.STRAY_ANSWER, AnomalyKind.DUPLICATE_ANSWER)]
     if wrong_ids:
-        yield "response-well-formed", f"{wrong_ids[0].kind.value} came while this request was in flight: {wrong_ids[0].text}"
-    if answer is AnswerClass.NO_ANSWER:
-        garbage = [a for a in exchange.anomalies if a.kind is AnomalyKind.GARBAGE]
-        if garbage:
-            yield "response-well-formed", f"instead of an answer, stdout carried {garbage[0].text}"
+        yield "response-well-formed", wrong_ids[0].describe()
+    garbage = [a for a in exchange.anomalies if a.kind is AnomalyKind.GARBAGE]
+    if answer in (AnswerClass.NO_ANSWER, AnswerClass.NOT_DELIVERED):
         if not answers_ping:
             yield "target-alive", f"{observation.detail}, and the target then stopped answering ping"
-        yield "request-answered", observation.detail
+        if answer is AnswerClass.NOT_DELIVERED:
+            yield "response-well-formed", f"no JSON-RPC answer came back: {observation.detail}"
+        else:
+            yield "request-answered", observation.detail
+        if garbage:
+            yield "stdout-not-protocol", garbage[0].describe()
         return
     if answer is AnswerClass.MALFORMED_ANSWER:
         yield "response-well-formed", observation.detail
@@ -97,6 +100,8 @@ def _candidates(
         yield "response-well-formed", f"structuredContent {show(structured, 100)} is not an object"
     for check in _ADVISORY_CHECKS:
         yield from check(case, criteria, observation)
+    if garbage:
+        yield "stdout-not-protocol", garbage[0].describe()
 
 
 def _output_problems(case: Case, tool: Tool | None, observation: Observation) -> Iterator[tuple[str, str]]:

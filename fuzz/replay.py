@@ -16,12 +16,13 @@ from typing import Any, Callable
 
 import trio
 
-from fuzz.corpus import REDACTED, CorruptReproduction, Reproduction, discover, load
+from fuzz.corpus import CorruptReproduction, Reproduction, discover, load
+from fuzz.redaction import REDACTED
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.oracle import Criteria, Violation, judge
 from fuzz.profiles import PROFILES
-from fuzz.session import NoAnswer
-from fuzz.target import StdioTarget, Target, demo_target, open_target
+from fuzz.session import NoAnswer, NotDelivered
+from fuzz.target import HttpTarget, StdioTarget, Target, TargetSpec, demo_target, open_target
 from strategies import ABSENT, Case, InvalidSchema, Tool
 
 
@@ -68,7 +69,7 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
 
     exchange = await target.session.send_request(build, timeout=wait)
     answers_ping = True
-    if isinstance(exchange.reply, NoAnswer) and not target.session.closed:
+    if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not target.session.closed:
         answers_ping = await target.ping(timeout=wait)
     criteria = Criteria(
         profile=profile,
@@ -89,23 +90,27 @@ def _error(reproduction: Reproduction | None, detail: str, path: Path | None = N
     return ReplayOutcome(path or (reproduction.source if reproduction else None), ReplayStatus.ERROR, detail, reproduction)
 
 
-def target_of(reproduction: Reproduction) -> StdioTarget:
+def target_of(reproduction: Reproduction) -> TargetSpec:
     """The target a reproduction names. Raises HarnessError when it cannot be run as recorded."""
     target = reproduction.target
     if target.get("demo") is True:
         return demo_target()
+    if target.get("transport") == "http" and isinstance(target.get("url"), str):
+        if target.get("headers") or REDACTED in target["url"]:
+            raise HarnessError("its target's headers or URL had secrets redacted; give them with --url URL --header 'NAME: VALUE'")
+        return HttpTarget(target["url"])
     command = target.get("command")
     if target.get("transport") != "stdio" or not isinstance(command, list) or not command:
-        raise HarnessError(f"it names a target mcp-toolfuzz cannot start ({target!r:.120}); give one with `-- COMMAND`")
-    if any(REDACTED in str(part) for part in command):
-        raise HarnessError("its command had secrets redacted; give the command with `-- COMMAND`")
+        raise HarnessError(f"it names a target mcp-toolfuzz cannot start ({target!r:.120}); give one with `-- COMMAND`, --url or --config")
+    if any(REDACTED in str(part) for part in command) or target.get("env"):
+        raise HarnessError("its command or environment had secrets redacted; give the target with `-- COMMAND` or --config")
     return StdioTarget(tuple(str(part) for part in command))
 
 
 def replay_files(
     paths: list[Path],
     *,
-    override: StdioTarget | None = None,
+    override: TargetSpec | None = None,
     timeout: float | None = None,
     startup_timeout: float = 20.0,
     on_outcome: Callable[[ReplayOutcome], None] = lambda outcome: None,
@@ -120,7 +125,7 @@ def replay_files(
     return outcomes
 
 
-async def _replay_file(path: Path, override: StdioTarget | None, timeout: float | None, startup_timeout: float) -> ReplayOutcome:
+async def _replay_file(path: Path, override: TargetSpec | None, timeout: float | None, startup_timeout: float) -> ReplayOutcome:
     try:
         reproduction = load(path)
     except CorruptReproduction as error:

@@ -139,6 +139,13 @@ INTERNAL_DETAILS_LEAK = Rule(
     "error text carries no stack trace or traceback",
     f"{_SEP} (security): servers SHOULD provide user-appropriate, least-privilege error text.",
 )
+STDOUT_NOT_PROTOCOL = Rule(
+    "stdout-not-protocol",
+    Level.ADVISORY,
+    "everything a stdio server writes on stdout is a JSON-RPC message",
+    "MCP basic/transports (stdio): the server MUST NOT write anything to its stdout that is not "
+    "a valid MCP message. (The harness skips such lines and goes on; a client may not.)",
+)
 
 RULES: tuple[Rule, ...] = (
     UNKNOWN_TOOL,
@@ -155,5 +162,6 @@ RULES: tuple[Rule, ...] = (
     ERROR_MESSAGE,
     TOOL_LIST_LEAK,
     INTERNAL_DETAILS_LEAK,
+    STDOUT_NOT_PROTOCOL,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

@@ -29,7 +29,7 @@ from fuzz.jsonrpc import (
     parse_line,
 )
 from fuzz.text import show
-from fuzz.transport import StdioTransport, TransportClosed
+from fuzz.transport import Carried, Transport, TransportClosed, Undelivered
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,20 +48,36 @@ class TargetExited:
     returncode: int | None
 
 
-Reply = Answered | NoAnswer | TargetExited
+@dataclass(frozen=True, slots=True)
+class NotDelivered:
+    """The transport's exchange for this request ended without an answer (HTTP: a status with
+    no JSON-RPC body, a body that is not JSON, a dropped connection)."""
+
+    detail: str
+    seconds: float
+
+
+Reply = Answered | NoAnswer | TargetExited | NotDelivered
 
 
 class AnomalyKind(Enum):
     STRAY_ANSWER = "an answer carrying an id that no request in flight has"
     DUPLICATE_ANSWER = "a second answer to a request already answered"
     LATE_ANSWER = "an answer to a request whose timeout had passed"
-    GARBAGE = "a stdout line that is not a JSON-RPC message"
+    GARBAGE = "a message that is not JSON-RPC (a stdout line, an HTTP body, an SSE event)"
 
 
 @dataclass(frozen=True, slots=True)
 class Anomaly:
     kind: AnomalyKind
     text: str
+    own: bool = False
+    """Carried by this request's own HTTP response (else: seen on the shared stream while the
+    request was in flight)."""
+
+    def describe(self) -> str:
+        where = "on this request's own HTTP response" if self.own else "while this request was in flight"
+        return f"{self.kind.value} came {where}: {self.text}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,16 +94,25 @@ class Exchange:
 class _Waiter:
     event: trio.Event = field(default_factory=trio.Event)
     message: dict[str, Any] | None = None
+    undelivered: str | None = None
     answered_at: float = 0.0
+    anomalies: list[Anomaly] = field(default_factory=list)
+    """What was odd about the messages this request's own HTTP exchange carried."""
+    ended: trio.Event = field(default_factory=trio.Event)
+    """Its HTTP exchange is over (the transport's end marker came)."""
 
 
 _FINISHED_IDS_KEPT = 10_000
+
+SETTLE_SECONDS = 1.0
+"""After an answer over HTTP, how long to wait for the rest of its response (a second answer
+in the same SSE stream is a finding): a server should end the stream after the answer."""
 
 
 class Session:
     """Call `serve` in a nursery (it reads until the target closes stdout), then `request`."""
 
-    def __init__(self, transport: StdioTransport) -> None:
+    def __init__(self, transport: Transport) -> None:
         self.transport = transport
         self._next_id = 0
         self._waiters: dict[str, _Waiter] = {}
@@ -103,11 +128,15 @@ class Session:
 
     async def serve(self) -> None:
         async with trio.open_nursery() as nursery:
-            nursery.start_soon(self.transport.pump_stderr)
+            nursery.start_soon(self.transport.background)
             try:
-                async for line in self.transport.lines():
-                    for incoming in parse_line(line):
-                        await self._dispatch(incoming)
+                async for item in self.transport.incoming():
+                    if isinstance(item, Undelivered):
+                        self._undelivered(item)
+                        continue
+                    origin = self._waiters.get(_id_key(item.request_id)) if isinstance(item, Carried) else None
+                    for incoming in parse_line(item.data if isinstance(item, Carried) else item):
+                        await self._dispatch(incoming, origin)
             finally:
                 self._closed.set()
                 for waiter in self._waiters.values():
@@ -140,20 +169,26 @@ class Session:
         started = time.monotonic()
         try:
             if self.closed:
-                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark)
+                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter)
             try:
                 await self.transport.send(encode(request))
             except TransportClosed:
-                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark)
+                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter)
             with trio.move_on_after(timeout):
                 await waiter.event.wait()
+            if waiter.message is not None and self.transport.kind != "stdio":
+                with trio.move_on_after(min(SETTLE_SECONDS, max(0.0, started + timeout - time.monotonic()))):
+                    await waiter.ended.wait()
             if waiter.message is not None:
                 reply: Reply = Answered(waiter.message, waiter.answered_at - started)
+            elif waiter.undelivered is not None:
+                reply = NotDelivered(waiter.undelivered, waiter.answered_at - started)
             elif self.closed:
                 reply = await self._exited()
             else:
                 reply = NoAnswer(timeout)
-            return self._exchange(request, reply, anomaly_mark, stderr_mark)
+                self.transport.abandon(request["id"])
+            return self._exchange(request, reply, anomaly_mark, stderr_mark, waiter)
         finally:
             del self._waiters[key]
             self._remember_finished(key, answered=waiter.message is not None)
@@ -167,11 +202,11 @@ class Session:
         except TransportClosed:
             pass
 
-    def _exchange(self, request: dict[str, Any], reply: Reply, anomaly_mark: int, stderr_mark: int) -> Exchange:
+    def _exchange(self, request: dict[str, Any], reply: Reply, anomaly_mark: int, stderr_mark: int, waiter: _Waiter) -> Exchange:
         return Exchange(
             request=request,
             reply=reply,
-            anomalies=tuple(self._anomalies[anomaly_mark:]),
+            anomalies=tuple(waiter.anomalies + self._anomalies[anomaly_mark:]),
             stderr=self.transport.stderr_since(stderr_mark),
         )
 
@@ -180,7 +215,19 @@ class Session:
             await self.transport.wait()
         return TargetExited(self.transport.returncode)
 
-    async def _dispatch(self, incoming: Response | ServerRequest | Notification | Garbage) -> None:
+    def _undelivered(self, item: Undelivered) -> None:
+        waiter = self._waiters.get(_id_key(item.request_id))
+        if waiter is not None:
+            waiter.ended.set()
+        if waiter is not None and waiter.message is None and waiter.undelivered is None:
+            waiter.undelivered = item.detail
+            waiter.answered_at = time.monotonic()
+            waiter.event.set()
+
+    async def _dispatch(self, incoming: Response | ServerRequest | Notification | Garbage, origin: _Waiter | None = None) -> None:
+        """`origin` is the waiter whose HTTP exchange carried the message, when known: an
+        anomaly is then recorded for that request alone."""
+        anomalies = origin.anomalies if origin is not None else self._anomalies
         if isinstance(incoming, Response):
             key = _id_key(incoming.id)
             waiter = self._waiters.get(key)
@@ -189,19 +236,19 @@ class Session:
                 waiter.answered_at = time.monotonic()
                 waiter.event.set()
             elif waiter is not None or self._finished.get(key):
-                self._anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, show(incoming.message, 2000)))
+                anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, show(incoming.message, 2000), own=origin is not None))
                 self._finished[key] = True
             elif key in self._finished:
-                self._anomalies.append(Anomaly(AnomalyKind.LATE_ANSWER, show(incoming.message, 2000)))
+                anomalies.append(Anomaly(AnomalyKind.LATE_ANSWER, show(incoming.message, 2000), own=origin is not None))
                 self._finished[key] = True
             else:
-                self._anomalies.append(Anomaly(AnomalyKind.STRAY_ANSWER, show(incoming.message, 2000)))
+                anomalies.append(Anomaly(AnomalyKind.STRAY_ANSWER, show(incoming.message, 2000), own=origin is not None))
         elif isinstance(incoming, ServerRequest):
             await self._answer_server_request(incoming)
         elif isinstance(incoming, Notification):
             self.notifications_seen += 1
         else:
-            self._anomalies.append(Anomaly(AnomalyKind.GARBAGE, f"{incoming.text} ({incoming.reason})"))
+            anomalies.append(Anomaly(AnomalyKind.GARBAGE, f"{incoming.text} ({incoming.reason})", own=origin is not None))
 
     async def _answer_server_request(self, request: ServerRequest) -> None:
         """The harness declares no client capabilities, so it answers `ping` and refuses the rest."""

@@ -1,4 +1,5 @@
-"""A target: a server started from its description, initialized, its tools listed, restartable."""
+"""A target: a server reached from its description (a command to start, or a URL), initialized,
+its tools listed, restartable."""
 
 from __future__ import annotations
 
@@ -10,11 +11,12 @@ from typing import AsyncIterator
 
 import trio
 
-from fuzz.corpus import redact_command
 from fuzz.errors import HandshakeError, TargetStartError
+from fuzz.http_transport import HttpTransport
 from fuzz.lifecycle import ServerDescription, initialize, list_tools
+from fuzz.redaction import REDACTED, redact_command, redact_names, redact_url
 from fuzz.session import Answered, Session
-from fuzz.transport import StdioTransport
+from fuzz.transport import StdioTransport, Transport
 from strategies import Tool
 
 
@@ -23,18 +25,53 @@ class StdioTarget:
     """A server started as a subprocess that speaks MCP on its stdin and stdout."""
 
     command: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables added to the harness's environment for the server (from an mcpServers config)."""
     demo: bool = False
     """The bundled demo server: recorded without the interpreter's path, so that reproductions of
     it replay on any machine (with the interpreter that runs the harness)."""
 
     def describe(self) -> str:
-        """The command as printed and written to reports: secret-looking values redacted."""
-        return shlex.join(redact_command(self.command))
+        """The command as printed and written to reports: secret-looking values redacted, and
+        environment variables named without their values."""
+        env = f" (env {redact_names(name for name, _ in self.env)})" if self.env else ""
+        return shlex.join(redact_command(self.command)) + env
 
     def as_json(self) -> dict[str, object]:
         if self.demo:
             return {"transport": "stdio", "command": ["python", *self.command[1:]], "demo": True}
-        return {"transport": "stdio", "command": redact_command(self.command)}
+        recorded: dict[str, object] = {"transport": "stdio", "command": redact_command(self.command)}
+        if self.env:
+            recorded["env"] = {name: REDACTED for name, _ in sorted(self.env)}
+        return recorded
+
+    async def connect(self) -> Transport:
+        return await StdioTransport.start(self.command, env=dict(self.env))
+
+
+@dataclass(frozen=True, slots=True)
+class HttpTarget:
+    """A server listening for Streamable HTTP at a URL (the harness does not start it)."""
+
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    """Sent with every request (auth); never printed or written."""
+
+    def describe(self) -> str:
+        headers = f" (headers {redact_names(name for name, _ in self.headers)})" if self.headers else ""
+        return redact_url(self.url) + headers
+
+    def as_json(self) -> dict[str, object]:
+        recorded: dict[str, object] = {"transport": "http", "url": redact_url(self.url)}
+        if self.headers:
+            recorded["headers"] = {name: REDACTED for name, _ in sorted(self.headers)}
+        return recorded
+
+    async def connect(self) -> Transport:
+        return HttpTransport(self.url, dict(self.headers))
+
+
+TargetSpec = StdioTarget | HttpTarget
 
 
 def demo_target() -> StdioTarget:
@@ -46,7 +83,7 @@ class Target:
     """A running, initialized server. Open it with `open_target`; `restart` replaces a dead
     process with a new one (handshake again) and keeps the same tools."""
 
-    def __init__(self, spec: StdioTarget, nursery: trio.Nursery, *, startup_timeout: float) -> None:
+    def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float) -> None:
         self.spec = spec
         self._nursery = nursery
         self._startup_timeout = startup_timeout
@@ -57,7 +94,7 @@ class Target:
         self.restarts = 0
 
     async def start(self) -> None:
-        transport = await StdioTransport.start(self.spec.command)
+        transport = await self.spec.connect()
         session = Session(transport)
         self._scope = await self._nursery.start(_serve, session)
         self.session = session
@@ -94,7 +131,7 @@ async def _serve(session: Session, task_status: trio.TaskStatus[trio.CancelScope
 
 
 @asynccontextmanager
-async def open_target(spec: StdioTarget, *, startup_timeout: float) -> AsyncIterator[Target]:
+async def open_target(spec: TargetSpec, *, startup_timeout: float) -> AsyncIterator[Target]:
     async with trio.open_nursery() as nursery:
         target = Target(spec, nursery, startup_timeout=startup_timeout)
         try:

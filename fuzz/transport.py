@@ -1,8 +1,12 @@
-"""Moving bytes to and from a target: a stdio subprocess speaking newline-delimited messages.
+"""Moving bytes to and from a target: what every transport offers the session, and the stdio one.
 
+A transport sends framed messages and hands back what arrives, in order: the bytes of each
+incoming message (`Carried` when it is known which request's exchange carried it), and `Undelivered` markers for requests whose HTTP exchange ended without an
+answer (stdio has none). The stdio transport is a subprocess speaking newline-delimited messages:
 stdout is the protocol channel; stderr is captured line by line into a bounded buffer that
 findings quote, and is never parsed as protocol. The process runs in its own process group, so
-that closing the transport reaches every process the target started.
+that closing the transport reaches every process the target started. The HTTP transport is in
+`fuzz.http_transport`.
 """
 
 from __future__ import annotations
@@ -12,7 +16,7 @@ import signal
 import subprocess
 from collections import deque
 from dataclasses import dataclass
-from typing import AsyncIterator, Sequence
+from typing import AsyncIterator, Mapping, Protocol, Sequence
 
 import trio
 
@@ -34,9 +38,67 @@ class TransportClosed(Exception):
     """The target's stdin is closed: it has exited or stopped reading."""
 
 
+@dataclass(frozen=True, slots=True)
+class Undelivered:
+    """The exchange that should have carried the answer to request `request_id` is over without
+    it (an HTTP status with no JSON-RPC body, a dropped connection); `detail` says what came."""
+
+    request_id: object
+    detail: str
+
+
+@dataclass(frozen=True, slots=True)
+class Carried:
+    """A message that came back on the HTTP exchange of request `request_id`: anything odd
+    about it is that request's, not every request's in flight."""
+
+    request_id: object
+    data: bytes
+
+
+Arrival = bytes | Carried | Undelivered
+
+
+class Transport(Protocol):
+    """What the session needs of a transport."""
+
+    kind: str
+    """How the target is reached, for messages: "stdio" or "Streamable HTTP"."""
+
+    async def background(self) -> None:
+        """Work that runs for the transport's whole life (reading stderr, HTTP exchanges)."""
+
+    async def send(self, data: bytes) -> None:
+        """Send one encoded message. Raises TransportClosed."""
+
+    def incoming(self) -> AsyncIterator[Arrival]:
+        """What arrives, in order, until the target is gone."""
+
+    @property
+    def stderr_mark(self) -> int: ...
+
+    def stderr_since(self, mark: int, *, limit: int = 40) -> tuple[str, ...]: ...
+
+    def stderr_tail(self, limit: int = 20) -> tuple[str, ...]: ...
+
+    @property
+    def returncode(self) -> int | None: ...
+
+    async def wait(self) -> int | None:
+        """Until the target is gone (a process exited, a transport closed)."""
+
+    def abandon(self, request_id: object) -> None:
+        """The session gave up waiting for this request: release what it holds (an HTTP
+        connection); a late answer is no longer wanted."""
+
+    async def aclose(self) -> None: ...
+
+
 class StdioTransport:
-    """A started subprocess. Use `await StdioTransport.start(argv)`, then `send`, `lines()`,
+    """A started subprocess. Use `await StdioTransport.start(argv)`, then `send`, `incoming()`,
     `stderr_since()`, and always `aclose()`."""
+
+    kind = "stdio"
 
     def __init__(self, argv: Sequence[str], process: trio.Process) -> None:
         self.argv = tuple(argv)
@@ -46,7 +108,8 @@ class StdioTransport:
         self._send_lock = trio.Lock()
 
     @classmethod
-    async def start(cls, argv: Sequence[str], *, env: dict[str, str] | None = None, cwd: str | None = None) -> StdioTransport:
+    async def start(cls, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None) -> StdioTransport:
+        """`env` is added to the harness's own environment (as MCP clients' configs mean it)."""
         if not argv:
             raise TargetStartError("no target command given: put the server's command after `--`, e.g. `mcp-toolfuzz run -- python server.py`")
         try:
@@ -56,7 +119,7 @@ class StdioTransport:
                 stdout=subprocess.PIPE,
                 stderr=subprocess.PIPE,
                 start_new_session=True,
-                env=env,
+                env={**os.environ, **env} if env else None,
                 cwd=cwd,
             )
         except FileNotFoundError:
@@ -88,14 +151,14 @@ class StdioTransport:
             except (trio.BrokenResourceError, trio.ClosedResourceError, OSError) as error:
                 raise TransportClosed(str(error)) from None
 
-    async def lines(self) -> AsyncIterator[bytes]:
+    async def incoming(self) -> AsyncIterator[Arrival]:
         """stdout, one line at a time (without the newline), until the target closes it."""
         assert self._process.stdout is not None
         async for line in _split_lines(self._process.stdout):
             yield line
 
-    async def pump_stderr(self) -> None:
-        """Read stderr into the buffer until the target closes it. Run it in a nursery."""
+    async def background(self) -> None:
+        """Read stderr into the buffer until the target closes it."""
         assert self._process.stderr is not None
         async for raw in _split_lines(self._process.stderr):
             self._stderr_count += 1
@@ -115,6 +178,9 @@ class StdioTransport:
 
     async def wait(self) -> int:
         return await self._process.wait()
+
+    def abandon(self, request_id: object) -> None:
+        """Nothing to release: a late answer still arrives on stdout and is noted as late."""
 
     async def aclose(self, *, grace: float = 1.0) -> None:
         """Close stdin, give the target `grace` seconds to exit, then terminate and kill its

@@ -1,15 +1,22 @@
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import socket
+import subprocess
 import sys
+import time
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 import pytest
 
 from fuzz import engine
 from fuzz.findings import RunResult
 from fuzz.plan import DestructiveMode, Selection
-from fuzz.target import StdioTarget
+from fuzz.target import HttpTarget, StdioTarget, TargetSpec
 
 SERVERS = Path(__file__).parent / "servers"
 TYPESCRIPT_SERVER = SERVERS / "typescript"
@@ -24,7 +31,7 @@ ALL_TOOLS = Selection(destructive=DestructiveMode.ALLOW)
 
 
 def fuzz(
-    target: StdioTarget,
+    target: TargetSpec,
     *,
     seed: int = 7,
     max_examples: int = 20,
@@ -59,3 +66,32 @@ def _run_in_a_scratch_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     """`mcp-toolfuzz run` keeps a corpus in ./corpus by default: tests run where that is harmless,
     never in the repository, whose corpus/ holds the demo's seed reproductions."""
     monkeypatch.chdir(tmp_path)
+
+
+@contextmanager
+def serving_http(*command: str, startup: float = 20.0) -> Iterator[HttpTarget]:
+    """A server started as `command --http PORT` on a free port of 127.0.0.1, as an HttpTarget
+    for its /mcp endpoint; its whole process group is killed afterwards."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    process = subprocess.Popen([*command, "--http", str(port)], start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        give_up = time.monotonic() + startup
+        while True:
+            if process.poll() is not None:
+                pytest.fail(f"{command} exited with code {process.returncode} before listening on port {port}")
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                if time.monotonic() > give_up:
+                    pytest.fail(f"{command} did not listen on port {port} within {startup} s")
+                time.sleep(0.1)
+        yield HttpTarget(f"http://127.0.0.1:{port}/mcp")
+    finally:
+        try:
+            os.killpg(process.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+        process.wait()

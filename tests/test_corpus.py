@@ -203,4 +203,4 @@ def test_secrets_in_the_command_are_never_written(tmp_path: Path) -> None:
         assert token not in path.read_text()
     assert token not in run.stdout + run.stderr
     replay = mcp_toolfuzz("replay", str(tmp_path / "c"))
-    assert replay.returncode == 2 and "secrets redacted; give the command with `-- COMMAND`" in replay.stdout
+    assert replay.returncode == 2 and "secrets redacted; give the target with `-- COMMAND` or --config" in replay.stdout

@@ -9,7 +9,7 @@ import pytest
 from fuzz.answers import AnswerClass, observe
 from fuzz.oracle import Criteria, judge
 from fuzz.profiles import REVISION_2025_11_25, SEP_2145, Profile
-from fuzz.session import Anomaly, AnomalyKind, Answered, Exchange, NoAnswer, Reply, TargetExited
+from fuzz.session import Anomaly, AnomalyKind, Answered, Exchange, NoAnswer, NotDelivered, Reply, TargetExited
 from strategies import ABSENT, Case, CaseKind, Tool
 
 REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "arguments": {}}}
@@ -93,10 +93,19 @@ def test_a_stray_answer_is_reported_even_when_the_real_one_came() -> None:
     assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=stray) == "response-well-formed"
 
 
-def test_garbage_instead_of_an_answer_is_not_well_formed_but_garbage_beside_one_is_tolerated() -> None:
+def test_garbage_on_stdout_is_advisory_and_a_missing_answer_is_still_judged_as_missing() -> None:
     garbage = (Anomaly(AnomalyKind.GARBAGE, "Server started"),)
-    assert _rule(CaseKind.VALID_ARGUMENTS, NoAnswer(1.0), anomalies=garbage) == "response-well-formed"
-    assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=garbage) is None
+    assert _rule(CaseKind.VALID_ARGUMENTS, NoAnswer(1.0), anomalies=garbage) == "request-answered"
+    assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=garbage) == "stdout-not-protocol"
+    only_musts = Criteria(enabled=frozenset({"request-answered", "response-well-formed"}))
+    assert judge(_case(CaseKind.VALID_ARGUMENTS), Exchange(REQUEST, _answered(result=SUCCESS), anomalies=garbage), criteria=only_musts) is None
+
+
+def test_an_http_exchange_without_an_answer_is_not_well_formed_unless_the_server_is_gone() -> None:
+    undelivered = NotDelivered("HTTP 500 Internal Server Error (text/plain) whose body is not the answer: boom", 0.1)
+    assert _rule(CaseKind.INVALID_ARGUMENTS, undelivered) == "response-well-formed"
+    gone = judge(_case(CaseKind.INVALID_ARGUMENTS), Exchange(REQUEST, undelivered), answers_ping=False)
+    assert gone is not None and gone.rule.id == "target-alive" and "HTTP 500" in gone.why
 
 
 def test_a_late_answer_to_an_earlier_request_is_not_a_violation() -> None:

@@ -28,20 +28,33 @@ def _sdk_run(target: StdioTarget, max_examples: int = 30, **options: object) -> 
     return fuzz(target, seed=5, max_examples=max_examples, timeout=2.0, **options)  # type: ignore[arg-type]
 
 
+PYTHON_HIGH_LEVEL_TOOL_FINDINGS = (
+    # `"arguments": null` fails CallToolRequest (arguments must be an object), so it needs a
+    # JSON-RPC error; MCPServer reads null as "no arguments" and answers a tool result.
+    _pairs("malformed-request", "add", "greet", "explode", "divide")
+    # pydantic's lax mode turns `false` and `"0"` into 0 for `a: int` / `a: float`: the value
+    # violates the listed inputSchema ("type": "integer"/"number") and is accepted as a
+    # success. `greet(name: str)` and `explode(reason: str)` refuse non-strings, as they must.
+    | _pairs("arguments-not-validated", "add", "divide")
+)
+"""The findings on tools (the envelope's aside), the same over stdio and Streamable HTTP."""
+
+TYPESCRIPT_TOOL_FINDINGS = (
+    # A `params.arguments` that is not an object gets JSON-RPC error -32603 (Internal error)
+    # carrying the zod issues, where -32602 (Invalid params) is expected.
+    _pairs("malformed-request-code", "add", "greet", "explode", "color")
+)
+"""As above; compliant, so absent: unknown tools and invalid arguments come back as isError
+results whose text reads "MCP error -32602: ..."; that text is not a protocol error."""
+
+
 def test_python_sdk_high_level_server() -> None:
     result = _sdk_run(python_server("python_sdk_highlevel.py"))
-    tools = ("add", "greet", "explode", "divide")
     expected = (
-        # `"arguments": null` fails CallToolRequest (arguments must be an object), so it needs a
-        # JSON-RPC error; MCPServer reads null as "no arguments" and answers a tool result.
-        _pairs("malformed-request", *tools)
+        PYTHON_HIGH_LEVEL_TOOL_FINDINGS
         # `params` as a JSON array fails the JSON-RPC message parse, which the SDK logs at DEBUG
         # and drops: the request is never answered.
         | _envelope("request-answered")
-        # pydantic's lax mode turns `false` and `"0"` into 0 for `a: int` / `a: float`: the value
-        # violates the listed inputSchema ("type": "integer"/"number") and is accepted as a
-        # success. `greet(name: str)` and `explode(reason: str)` refuse non-strings, as they must.
-        | _pairs("arguments-not-validated", "add", "divide")
     )
     assert rule_tool_pairs(result) == expected, [f.message for f in result.findings]
     # Compliant, so never reported: unknown names get isError results ("Unknown tool: ..."), the
@@ -78,18 +91,14 @@ def test_python_sdk_low_level_server() -> None:
 
 def test_typescript_sdk_server(typescript_server: StdioTarget) -> None:
     result = _sdk_run(typescript_server)
-    tools = ("add", "greet", "explode", "color")
     expected = (
-        # A `params` object that fails the CallToolRequest schema (no params, no name, arguments
-        # not an object) gets JSON-RPC error -32603 (Internal error) carrying the zod issues,
-        # where -32602 (Invalid params) is expected.
-        _pairs("malformed-request-code", *tools, ENVELOPE)
+        TYPESCRIPT_TOOL_FINDINGS
+        # No params or no name: -32603 too.
+        | _envelope("malformed-request-code")
         # The SDK validates each incoming line against its JSON-RPC schema and silently discards
         # one whose `params` is an array: no answer.
         | _envelope("request-answered")
     )
-    # Compliant, so absent from the set: unknown tools and invalid arguments come back as isError
-    # results whose text reads "MCP error -32602: ..."; that text is not a protocol error.
     assert rule_tool_pairs(result) == expected, [f.message for f in result.findings]
 
 

@@ -146,7 +146,7 @@ def test_closing_kills_the_whole_process_group(tmp_path: Path) -> None:
 
     async def main() -> tuple[int, int]:
         transport = await StdioTransport.start([sys.executable, str(script)])
-        async for line in transport.lines():
+        async for line in transport.incoming():
             child = int(line.decode().split('"child": ')[1].rstrip("}}"))
             break
         await transport.aclose(grace=0.2)

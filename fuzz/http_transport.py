@@ -1,0 +1,263 @@
+"""The Streamable HTTP transport (MCP 2025-03-26 and later), as a client sees it.
+
+Each message the session sends is POSTed on its own, concurrently, with
+`Accept: application/json, text/event-stream`. What comes back is handed to the session in the
+order it arrives, exactly as stdout lines are: a JSON body as one message, an SSE stream as one
+message per event (notifications and server requests may come before the answer). When a
+request's POST is over, an `Undelivered` marker follows with what the HTTP exchange was (a 202
+with no body, a 500 with a text body, a dropped connection); the session ignores it when the
+answer came, and otherwise it is the reply the oracle judges. HTTP failures are data, never
+exceptions.
+
+The `Mcp-Session-Id` the server issues on `initialize` is sent back on every later message, with
+`MCP-Protocol-Version` once it is negotiated; `aclose` ends the session with DELETE. The GET
+stream for server-initiated messages is not opened: the harness declares no client capabilities
+and needs nothing a server would send unprompted.
+
+Headers given by the user (`--header 'Authorization: Bearer ...'`) are sent and never shown
+(`fuzz.redaction` is the one way a target reaches text).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, AsyncIterator, Mapping
+
+import httpx
+import trio
+
+from fuzz.text import clip
+from fuzz.transport import Arrival, Carried, TransportClosed, Undelivered
+
+MAX_BODY_BYTES = 64 * 1024 * 1024
+"""A body (or one SSE event) larger than this is cut off: the cut text goes to the session as
+garbage, and the request is reported as not answered."""
+
+SESSION_HEADER = "Mcp-Session-Id"
+VERSION_HEADER = "MCP-Protocol-Version"
+ACCEPT = "application/json, text/event-stream"
+CONNECT_TIMEOUT = 10.0
+DELETE_TIMEOUT = 2.0
+
+
+class HttpTransport:
+    """A Streamable HTTP endpoint. Run `background()` in a nursery, then `send`; always `aclose`."""
+
+    kind = "Streamable HTTP"
+
+    def __init__(self, url: str, headers: Mapping[str, str] = {}) -> None:
+        self.url = url
+        self._headers = dict(headers)
+        self._client = httpx.AsyncClient(
+            timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT),
+            limits=httpx.Limits(max_connections=64, max_keepalive_connections=16),
+            follow_redirects=False,
+        )
+        self._session_id: str | None = None
+        self._protocol_version: str | None = None
+        self._to_session, self._from_transport = trio.open_memory_channel[Arrival](1024)
+        self._nursery: trio.Nursery | None = None
+        self._posts: dict[str, trio.CancelScope] = {}
+        """The POSTs of requests in flight, by id, so that an abandoned one frees its connection."""
+        self._ready = trio.Event()
+        self._closed = trio.Event()
+
+    async def background(self) -> None:
+        """Hosts the POSTs in flight until `aclose`."""
+        async with trio.open_nursery() as nursery:
+            self._nursery = nursery
+            self._ready.set()
+            await self._closed.wait()
+            nursery.cancel_scope.cancel()
+
+    async def send(self, data: bytes) -> None:
+        if self._closed.is_set():
+            raise TransportClosed("the HTTP transport is closed")
+        await self._ready.wait()
+        assert self._nursery is not None
+        self._nursery.start_soon(self._post, data)
+
+    async def incoming(self) -> AsyncIterator[Arrival]:
+        async with self._from_transport:
+            async for item in self._from_transport:
+                yield item
+
+    @property
+    def stderr_mark(self) -> int:
+        return 0
+
+    def stderr_since(self, mark: int, *, limit: int = 40) -> tuple[str, ...]:
+        return ()
+
+    def stderr_tail(self, limit: int = 20) -> tuple[str, ...]:
+        return ()
+
+    @property
+    def returncode(self) -> int | None:
+        return None
+
+    async def wait(self) -> int | None:
+        await self._closed.wait()
+        return None
+
+    def abandon(self, request_id: object) -> None:
+        scope = self._posts.pop(json.dumps(request_id, sort_keys=True), None)
+        if scope is not None:
+            scope.cancel()
+
+    async def aclose(self) -> None:
+        """End the server's session with DELETE (its answer does not matter), stop the POSTs in
+        flight, close the connections. Safe to call twice, and shielded from cancellation."""
+        if self._closed.is_set():
+            return
+        with trio.CancelScope(shield=True):
+            if self._session_id is not None:
+                with trio.move_on_after(DELETE_TIMEOUT):
+                    try:
+                        await self._client.delete(self.url, headers=self._headers_for(None))
+                    except httpx.HTTPError:
+                        pass
+            self._closed.set()
+            await self._to_session.aclose()
+            await self._client.aclose()
+
+    def _headers_for(self, method: str | None) -> dict[str, str]:
+        headers = {**self._headers, "Accept": ACCEPT, "Content-Type": "application/json"}
+        if self._session_id is not None:
+            headers[SESSION_HEADER] = self._session_id
+        if self._protocol_version is not None and method != "initialize":
+            headers[VERSION_HEADER] = self._protocol_version
+        return headers
+
+    async def _post(self, data: bytes) -> None:
+        message = _parsed(data)
+        method = message.get("method") if isinstance(message.get("method"), str) else None
+        request_id = message.get("id") if method is not None and "id" in message else None
+        is_request = method is not None and "id" in message
+        key = json.dumps(request_id, sort_keys=True)
+        with trio.CancelScope() as scope:
+            if is_request:
+                self._posts[key] = scope
+            try:
+                await self._exchange(data, method, request_id, is_request)
+            finally:
+                if self._posts.get(key) is scope:
+                    del self._posts[key]
+
+    async def _exchange(self, data: bytes, method: str | None, request_id: object, is_request: bool) -> None:
+        try:
+            async with self._client.stream("POST", self.url, content=data, headers=self._headers_for(method)) as response:
+                if method == "initialize" and SESSION_HEADER in response.headers:
+                    self._session_id = response.headers[SESSION_HEADER]
+                detail = await self._deliver(response, request_id, sniff_version=method == "initialize")
+        except httpx.HTTPError as error:
+            detail = f"the HTTP exchange failed: {type(error).__name__}: {clip(str(error) or 'no detail', 300)}"
+        except trio.ClosedResourceError:
+            return
+        if is_request:
+            await self._hand_on(Undelivered(request_id, detail))
+
+    async def _deliver(self, response: httpx.Response, request_id: object, *, sniff_version: bool) -> str:
+        """Hand the response's messages to the session; return what the exchange was, in words,
+        for the case where it carried no answer."""
+        content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
+        status = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
+        if content_type == "text/event-stream":
+            events = 0
+            async for event in _sse_messages(response):
+                events += 1
+                self._sniff(event, sniff_version)
+                await self._hand_on(Carried(request_id, event) if request_id is not None else event)
+            return f"{status}: an SSE stream of {events} message events ended without the answer"
+        body = await _read_capped(response)
+        if not body.strip():
+            return f"{status} with an empty body"
+        self._sniff(body, sniff_version)
+        await self._hand_on(Carried(request_id, body) if request_id is not None else body)
+        shown = clip(body.decode("utf-8", errors="replace"), 300)
+        return f"{status} ({content_type or 'no content-type'}) whose body is not the answer: {shown}"
+
+    def _sniff(self, body: bytes, sniff_version: bool) -> None:
+        if not sniff_version:
+            return
+        message = _parsed(body)
+        result = message.get("result")
+        if isinstance(result, dict) and isinstance(result.get("protocolVersion"), str):
+            self._protocol_version = result["protocolVersion"]
+
+    async def _hand_on(self, item: Arrival) -> None:
+        try:
+            await self._to_session.send(item)
+        except (trio.ClosedResourceError, trio.BrokenResourceError):
+            pass
+
+
+async def _read_capped(response: httpx.Response) -> bytes:
+    body = bytearray()
+    async for chunk in response.aiter_bytes():
+        body += chunk
+        if len(body) > MAX_BODY_BYTES:
+            return bytes(body[:MAX_BODY_BYTES])
+    return bytes(body)
+
+
+async def _sse_messages(response: httpx.Response) -> AsyncIterator[bytes]:
+    """The data of each `message` event of an SSE stream (the WHATWG event-stream format: `data:`
+    lines joined by newlines, dispatched at a blank line; comments and other fields skipped)."""
+    data: list[bytes] = []
+    size = 0
+    event_type = b"message"
+    async for line in _sse_lines(response):
+        if not line:
+            if data and event_type == b"message":
+                yield b"\n".join(data)
+            data, size, event_type = [], 0, b"message"
+            continue
+        field, _, value = line.partition(b":")
+        value = value[1:] if value.startswith(b" ") else value
+        if field == b"data" and size <= MAX_BODY_BYTES:
+            data.append(value)
+            size += len(value)
+        elif field == b"event":
+            event_type = value
+    if data and event_type == b"message":
+        yield b"\n".join(data)
+
+
+async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
+    """Lines split at CRLF, LF or CR only, as the event-stream format says. (httpx's
+    `aiter_lines` also splits at U+2028 and the other separators `str.splitlines` knows, which
+    JSON leaves unescaped inside strings: an answer naming such a tool would arrive cut in two.)"""
+    buffer = bytearray()
+    scanned = 0
+    async for chunk in response.aiter_bytes():
+        buffer += chunk
+        start = 0
+        while True:
+            newline = _line_end(buffer, max(start, scanned))
+            if newline == -1 or (buffer[newline] == 13 and newline + 1 == len(buffer)):
+                scanned = max(start, len(buffer) - 1)
+                break
+            yield bytes(buffer[start:newline])
+            start = newline + (2 if buffer[newline : newline + 2] == b"\r\n" else 1)
+        del buffer[:start]
+        scanned -= start
+    if buffer:
+        yield bytes(buffer.rstrip(b"\r"))
+
+
+_LINE_END = re.compile(rb"[\r\n]")
+
+
+def _line_end(buffer: bytearray, start: int) -> int:
+    match = _LINE_END.search(buffer, start)
+    return -1 if match is None else match.start()
+
+
+def _parsed(data: bytes) -> dict[str, Any]:
+    try:
+        value = json.loads(data)
+    except ValueError:
+        return {}
+    return value if isinstance(value, dict) else {}

@@ -1,0 +1,99 @@
+"""Streamable HTTP targets: the official SDKs' HTTP transports, and a server that misbehaves
+over HTTP in every way the transport allows."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from fuzz.plan import DestructiveMode, Selection
+from fuzz.target import StdioTarget
+from strategies.cases import ENVELOPE
+from tests.conftest import SERVERS, fuzz, rule_tool_pairs, serving_http
+from tests.test_sdk_servers import PYTHON_HIGH_LEVEL_TOOL_FINDINGS, TYPESCRIPT_TOOL_FINDINGS, _sdk_run
+
+MISBEHAVING = (sys.executable, str(SERVERS / "misbehaving_server.py"))
+
+
+def _tool_pairs(result: object) -> set[tuple[str, str]]:
+    return {(rule, tool) for rule, tool in rule_tool_pairs(result) if tool != ENVELOPE}  # type: ignore[arg-type]
+
+
+def test_python_sdk_over_http_gets_the_findings_it_gets_over_stdio() -> None:
+    with serving_http(sys.executable, str(SERVERS / "python_sdk_highlevel.py")) as target:
+        result = _sdk_run(target)
+    assert result.protocol_version == "2025-11-25" and not result.stopped_early
+    assert _tool_pairs(result) == PYTHON_HIGH_LEVEL_TOOL_FINDINGS, [f.message for f in result.findings]
+    # The envelope differs by transport, in the SDK: over stdio an array `params` is dropped
+    # unanswered; over HTTP it gets a 400 whose JSON-RPC error carries id null, not the request's.
+    (envelope,) = [f for f in result.findings if f.tool == ENVELOPE]
+    assert envelope.rule.id == "response-well-formed" and "on this request's own HTTP response" in envelope.why
+
+
+def test_typescript_sdk_over_http_gets_the_findings_it_gets_over_stdio(typescript_server: StdioTarget) -> None:
+    with serving_http(*typescript_server.command) as target:
+        result = _sdk_run(target)
+    assert _tool_pairs(result) == TYPESCRIPT_TOOL_FINDINGS, [f.message for f in result.findings]
+    # Over HTTP the SDK answers an array `params` with -32700 and no id at all (stdio: no answer).
+    assert {(f.rule.id, f.tool) for f in result.findings if f.tool == ENVELOPE} == {
+        ("malformed-request-code", ENVELOPE), ("response-well-formed", ENVELOPE)
+    }
+
+
+def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on() -> None:
+    tools = frozenset({"hang", "garbage", "wrong_id", "double", "status500"})
+    with serving_http(*MISBEHAVING) as target:
+        result = fuzz(target, max_examples=10, timeout=0.3, selection=Selection(tools=tools), envelope=False)
+        large = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge", "flood"})), envelope=False)
+    assert not result.stopped_early and result.exit_code == 1
+    found = {f.tool: f for f in result.findings}
+    assert set(found) == tools, [f.message for f in result.findings]
+    for tool, finding in found.items():
+        assert finding.request["params"]["arguments"] == {"n": 100}, finding.message
+        assert finding.rule.id == ("request-answered" if tool == "hang" else "response-well-formed"), finding.message
+    assert "HTTP 500" in found["status500"].why and "DEBUG n=100" in found["garbage"].why
+    assert "id" in found["wrong_id"].why and "second answer" in found["double"].why
+    # A 20 MB answer, and an SSE stream of 5000 notifications before the answer, are answers.
+    assert large.findings == () and not large.stopped_early
+    assert all(sum(s.cases_sent.values()) >= 3 for s in large.tools), large.tools
+
+
+def test_an_http_server_that_dies_ends_the_run_with_its_finding(tmp_path: Path) -> None:
+    """The harness cannot restart a server it did not start: the run ends, keeping the finding."""
+    with serving_http(*MISBEHAVING) as target:
+        result = fuzz(target, max_examples=20, selection=Selection(tools=frozenset({"crash"})), envelope=False, corpus=tmp_path)
+    assert result.stopped_early and "could not be restarted" in result.stopped_early
+    (finding,) = result.findings
+    assert finding.rule.id == "target-alive" and finding.request["params"]["name"] == "crash"
+    assert finding.request["params"]["arguments"]["n"] >= 100
+    assert result.exit_code == 1 and finding.reproduction is not None and Path(finding.reproduction).exists()
+
+
+def test_no_header_value_reaches_any_output_or_file(tmp_path: Path) -> None:
+    secret = "tok-5f1c-very-secret-9e2a"
+    report, corpus = tmp_path / "report.json", tmp_path / "corpus"
+    with serving_http(*MISBEHAVING) as target:
+        run = subprocess.run(
+            [sys.executable, "-m", "fuzz", "run", "--url", f"{target.url}?api_key={secret}", "--header", f"Authorization: Bearer {secret}",
+             "--header", f"X-Api-Key: {secret}", "--tools", "wrong_id,garbage", "--max-examples", "10", "--timeout", "1",
+             "--corpus", str(corpus), "--report", f"json:{report}", "--seed", "3"],
+            capture_output=True, text=True, timeout=120,
+        )
+    assert run.returncode == 1, run.stderr
+    written = [path for path in tmp_path.rglob("*") if path.is_file()]
+    assert report in written and len(list(corpus.glob("*.json"))) >= 1
+    for text in [run.stdout, run.stderr, *(path.read_bytes().decode("utf-8", "replace") for path in written)]:
+        assert secret not in text
+    document = json.loads(report.read_text())
+    assert document["target"] == {"transport": "http", "url": f"{target.url}?api_key=***", "headers": {"Authorization": "***", "X-Api-Key": "***"}}
+    assert "Authorization: ***" in run.stdout
+
+
+def test_a_url_that_does_not_answer_is_one_line_and_exit_2() -> None:
+    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--url", "http://127.0.0.1:9/mcp", "--startup-timeout", "3"],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2
+    (line,) = run.stderr.strip().splitlines()
+    assert line.startswith("mcp-toolfuzz: ") and "ConnectError" in line and "initialize" in line and "Traceback" not in run.stderr

@@ -1,0 +1,139 @@
+"""Targets that misbehave over stdio are findings, and the harness outlives them: crashes,
+hangs, garbage on stdout, wrong ids, double answers, huge answers, floods; --max-time; configs."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from fuzz.cli import main
+from fuzz.plan import Selection
+from fuzz.target import StdioTarget
+from tests.conftest import SERVERS, fuzz
+
+MISBEHAVING = (sys.executable, str(SERVERS / "misbehaving_server.py"))
+
+
+def _processes_running(marker: str) -> list[str]:
+    """The command lines of live processes (not zombies) whose arguments include `marker`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            arguments = (proc / "cmdline").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in arguments and state != "Z":
+            found.append(b" ".join(arguments).decode(errors="replace"))
+    return found
+
+
+def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> None:
+    marker = f"--label=misbehaving-{os.getpid()}-{time.monotonic_ns()}"
+    tools = frozenset({"crash", "hang", "garbage", "wrong_id", "double"})
+    result = fuzz(StdioTarget((*MISBEHAVING, marker)), max_examples=10, timeout=0.3, selection=Selection(tools=tools), envelope=False)
+    assert not result.stopped_early and result.exit_code == 1
+    expected = {"crash": "target-alive", "hang": "request-answered", "garbage": "stdout-not-protocol",
+                "wrong_id": "response-well-formed", "double": "response-well-formed"}
+    assert {(f.tool, f.rule.id) for f in result.findings} == set(expected.items()), [f.message for f in result.findings]
+    for finding in result.findings:
+        assert finding.request["params"]["arguments"] == {"n": 100}, finding.message
+    crash = next(f for f in result.findings if f.tool == "crash")
+    assert "fatal: n too large" in crash.stderr and "exited (code 3)" in crash.why
+    assert result.target_restarts >= 1
+    assert _processes_running(marker) == [], "the harness left the target running"
+
+
+def test_huge_answers_and_floods_of_notifications_are_answers_like_any_other() -> None:
+    tools = frozenset({"huge", "flood"})
+    result = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False)
+    assert result.findings == () and not result.stopped_early
+    assert all(sum(summary.cases_sent.values()) >= 3 for summary in result.tools)
+
+
+def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_path: Path) -> None:
+    report = tmp_path / "report.json"
+    started = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--max-time", "4", "--timeout", "60", "--tools", "crash,hang", "--seed", "1",
+         "--max-examples", "50", "--report", f"json:{report}", "--", *MISBEHAVING],
+        capture_output=True, text=True, timeout=120,
+    )
+    elapsed = time.monotonic() - started
+    assert elapsed < 4 + 6, f"--max-time 4 took {elapsed:.1f} s"
+    document = json.loads(report.read_text())
+    assert document["stoppedEarly"] == "--max-time 4 s reached", run.stdout
+    # `crash` (fuzzed first) was found and shrunk before the hang began; the run exits 1 for it.
+    assert [(f["tool"], f["rule"]) for f in document["findings"]] == [("crash", "target-alive")]
+    assert run.returncode == 1 and "Traceback" not in run.stderr
+
+
+def test_a_time_boxed_run_without_violations_exits_zero() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--max-time", "2", "--tools", "slow", "--timeout", "5", "--no-corpus", "--", *MISBEHAVING],
+        capture_output=True, text=True, timeout=60,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "--max-time 2 s reached" in run.stdout
+
+
+def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
+    marker = f"--label=interrupted-{os.getpid()}-{time.monotonic_ns()}"
+    process = subprocess.Popen(
+        [sys.executable, "-m", "fuzz", "run", "--tools", "hang", "--timeout", "60", "--no-corpus", "--", *MISBEHAVING, marker],
+        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    )
+    deadline = time.monotonic() + 20
+    while len(_processes_running(marker)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(_processes_running(marker)) == 2, "the harness and its target should be running"
+    time.sleep(1.0)
+    process.send_signal(signal.SIGINT)
+    stdout, stderr = process.communicate(timeout=30)
+    assert "interrupted (Ctrl-C)" in stdout and "Traceback" not in stderr
+    assert _processes_running(marker) == []
+
+
+def test_a_server_from_an_mcp_servers_config_with_env(tmp_path: Path) -> None:
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {
+        "other": {"url": "http://127.0.0.1:9/mcp"},
+        "misbehaving": {"command": MISBEHAVING[0], "args": [MISBEHAVING[1], "--label=${LABEL}"], "env": {"MISBEHAVING_TOKEN": "${TOKEN}"}},
+    }}))
+    env = {**os.environ, "LABEL": "from-config", "TOKEN": "env-secret-8c1d"}
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--config", str(config), "--server", "misbehaving", "--tools", "double",
+         "--max-examples", "5", "--timeout", "0.5", "--report", f"json:{tmp_path / 'r.json'}"],
+        capture_output=True, text=True, timeout=120, env=env,
+    )
+    assert run.returncode == 1, run.stderr
+    target = json.loads((tmp_path / "r.json").read_text())["target"]
+    assert target["command"][-1] == "--label=from-config" and target["env"] == {"MISBEHAVING_TOKEN": "***"}
+    assert "env-secret-8c1d" not in run.stdout + run.stderr + "".join(p.read_text() for p in tmp_path.rglob("*.json"))
+
+
+def test_bad_configs_are_one_line_and_exit_2(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    broken = tmp_path / "broken.json"
+    broken.write_text("{not json")
+    two = tmp_path / "two.json"
+    two.write_text(json.dumps({"mcpServers": {"a": {"command": "x"}, "b": {"type": "sse", "url": "http://x"}}}))
+    cases = [
+        (["--config", str(broken)], "is not JSON"),
+        (["--config", str(two)], "configures 2 servers ('a', 'b'); choose one with --server NAME"),
+        (["--config", str(two), "--server", "b"], "legacy HTTP+SSE transport"),
+        (["--config", str(two), "--server", "c"], "no server named 'c'"),
+        (["--config", str(tmp_path / "missing.json")], "could not read the config"),
+        (["--url", "ftp://example"], "is not an http:// or https:// URL"),
+        (["--header", "A: b"], "--header goes with --url"),
+    ]
+    for arguments, expected in cases:
+        assert main(["run", *arguments]) == 2, arguments
+        (line,) = capsys.readouterr().err.strip().splitlines()
+        assert line.startswith("mcp-toolfuzz: ") and expected in line, line
