@@ -39,6 +39,13 @@ class Mutation(Enum):
     PATTERN_MISMATCH = "pattern"
     TOO_LONG = "maxLength"
     TOO_SHORT = "minLength"
+    NOT_MULTIPLE = "multipleOf"
+    TOO_MANY_ITEMS = "maxItems"
+    TOO_FEW_ITEMS = "minItems"
+    DUPLICATE_ITEMS = "uniqueItems"
+    UNEVALUATED_PROPERTY = "unevaluatedProperties"
+    DEPENDENCY_MISSING = "dependentRequired"
+    DRAFT_07_DEPENDENCY_MISSING = "dependencies"
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +66,20 @@ class Site:
                 found.append(Mutation.MISSING_REQUIRED)
             if schema.get("additionalProperties") is False:
                 found.append(Mutation.ADDITIONAL_PROPERTY)
+            if schema.get("unevaluatedProperties") is False:
+                found.append(Mutation.UNEVALUATED_PROPERTY)
+            for keyword, mutation in (("dependentRequired", Mutation.DEPENDENCY_MISSING), ("dependencies", Mutation.DRAFT_07_DEPENDENCY_MISSING)):
+                if _triggered_dependencies(schema.get(keyword), value):
+                    found.append(mutation)
+        if isinstance(value, list):
+            if isinstance(schema.get("maxItems"), int):
+                found.append(Mutation.TOO_MANY_ITEMS)
+            if isinstance(schema.get("minItems"), int) and schema["minItems"] > 0:
+                found.append(Mutation.TOO_FEW_ITEMS)
+            if schema.get("uniqueItems") is True and value:
+                found.append(Mutation.DUPLICATE_ITEMS)
+        if _is_number(value) and _is_number(schema.get("multipleOf")) and schema["multipleOf"] > 0:
+            found.append(Mutation.NOT_MULTIPLE)
         if _is_number(value):
             for keyword, mutation in (
                 ("maximum", Mutation.ABOVE_MAXIMUM),
@@ -85,25 +106,42 @@ class Site:
 def sites(schema: Mapping[str, Any], value: Any, *, root: Mapping[str, Any] | None = None, path: Path = ()) -> Iterator[Site]:
     """Every node of `value` with the subschema that constrains it, root first.
 
-    Follows `properties`, `additionalProperties` (a schema), `items` (a schema) and
-    `prefixItems`, through local `$ref`s. Nodes under `anyOf`/`oneOf`/`allOf` are not entered:
-    which branch constrains them is not known, and a guessed label is worse than none.
+    Follows `properties`, `patternProperties`, `additionalProperties` (a schema), `items` and
+    `prefixItems` (draft-07's array `items` too), through `$ref`s, and every branch of `allOf`,
+    `anyOf`, `oneOf` and `then`/`else` at the same node. A site inside a branch may not be what
+    makes the value valid; the caller keeps a mutation there only if the validator then rejects
+    the value for that keyword at that place, so a label never guesses.
     """
     root = schema if root is None else root
     schema = resolve_local_ref(schema, root)
     if not isinstance(schema, Mapping):
         return
     yield Site(path, schema, value)
+    for keyword in ("allOf", "anyOf", "oneOf"):
+        branches = schema.get(keyword)
+        for branch in branches if isinstance(branches, list) else []:
+            if isinstance(branch, Mapping):
+                yield from sites(branch, value, root=root, path=path)
+    for keyword in ("then", "else"):
+        if isinstance(schema.get(keyword), Mapping):
+            yield from sites(schema[keyword], value, root=root, path=path)
     if isinstance(value, dict):
         properties = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
+        patterns = schema.get("patternProperties") if isinstance(schema.get("patternProperties"), Mapping) else {}
         extra = schema.get("additionalProperties")
         for key, child in value.items():
-            child_schema = properties.get(key, extra if isinstance(extra, Mapping) and not _has_patterns(schema) else None)
-            if isinstance(child_schema, Mapping):
-                yield from sites(child_schema, child, root=root, path=(*path, key))
+            matching = [sub for pattern, sub in patterns.items() if _matches(pattern, key)]
+            children = [properties[key]] if key in properties else []
+            children += matching
+            if not children and isinstance(extra, Mapping):
+                children = [extra]
+            for child_schema in children:
+                if isinstance(child_schema, Mapping):
+                    yield from sites(child_schema, child, root=root, path=(*path, key))
     elif isinstance(value, list):
-        prefix = schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else []
-        items = schema.get("items")
+        draft_07_items = isinstance(schema.get("items"), list)
+        prefix = schema["items"] if draft_07_items else (schema.get("prefixItems") if isinstance(schema.get("prefixItems"), list) else [])
+        items = schema.get("additionalItems") if draft_07_items else schema.get("items")
         for index, child in enumerate(value):
             child_schema = prefix[index] if index < len(prefix) else items
             if isinstance(child_schema, Mapping):
@@ -210,7 +248,7 @@ def _pattern_mismatch(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) ->
 
 def _too_long(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     limit = schema["maxLength"]
-    replacement = draw(st.text(min_size=limit + 1, max_size=limit + 8))
+    replacement = draw(st.characters()) * (limit + 1 + draw(st.integers(0, 7)))
     return Mutant(replacement, f"{len(replacement)} characters, above maxLength {limit}")
 
 
@@ -218,6 +256,57 @@ def _too_short(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant
     limit = schema["minLength"]
     replacement = draw(st.text(max_size=limit - 1))
     return Mutant(replacement, f"{len(replacement)} characters, below minLength {limit}")
+
+
+def _not_multiple(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
+    step = schema["multipleOf"]
+    fraction = draw(st.sampled_from([0.5, 0.25, 0.1, 0.001]))
+    replacement = value + step * fraction if _is_number(value) else step * (1 + fraction)
+    return Mutant(replacement, f"{_show(replacement)} is not a multiple of {step}")
+
+
+def _too_many_items(draw: st.DrawFn, schema: Mapping[str, Any], value: list[Any]) -> Mutant:
+    limit = schema["maxItems"]
+    filler = value[-1] if value else None
+    replacement = [*value, *[filler] * (limit + 1 - len(value))] if len(value) <= limit else value
+    return Mutant(replacement, f"{len(replacement)} items, above maxItems {limit}")
+
+
+def _too_few_items(draw: st.DrawFn, schema: Mapping[str, Any], value: list[Any]) -> Mutant:
+    limit = schema["minItems"]
+    replacement = value[: draw(st.integers(0, limit - 1))]
+    return Mutant(replacement, f"{len(replacement)} items, below minItems {limit}")
+
+
+def _duplicate_items(draw: st.DrawFn, schema: Mapping[str, Any], value: list[Any]) -> Mutant:
+    index = draw(st.integers(0, len(value) - 1))
+    return Mutant([*value, value[index]], f"item {index} repeated (uniqueItems)")
+
+
+def _unevaluated_property(draw: st.DrawFn, schema: Mapping[str, Any], value: dict[str, Any]) -> Mutant:
+    key = draw(st.text(max_size=12).filter(lambda k: k not in value))
+    return Mutant({**value, key: draw(_SCALARS)}, f"property {key!r} not allowed (unevaluatedProperties: false)")
+
+
+def _dependency_missing(keyword: str) -> Callable[[st.DrawFn, Mapping[str, Any], Any], Mutant]:
+    def mutate(draw: st.DrawFn, schema: Mapping[str, Any], value: dict[str, Any]) -> Mutant:
+        trigger, needed = draw(st.sampled_from(_triggered_dependencies(schema[keyword], value)))
+        return Mutant({key: item for key, item in value.items() if key != needed}, f"{needed!r} missing, though {trigger!r} is present ({keyword})")
+
+    return mutate
+
+
+def _triggered_dependencies(dependencies: Any, value: dict[str, Any]) -> list[tuple[str, str]]:
+    """(present property, the property it requires) pairs that can be broken by a deletion."""
+    if not isinstance(dependencies, Mapping):
+        return []
+    return [
+        (trigger, needed)
+        for trigger, required in dependencies.items()
+        if trigger in value and isinstance(required, list)
+        for needed in required
+        if isinstance(needed, str) and needed in value and needed != trigger
+    ]
 
 
 _MUTATORS: dict[Mutation, Callable[[st.DrawFn, Mapping[str, Any], Any], Mutant]] = {
@@ -233,6 +322,13 @@ _MUTATORS: dict[Mutation, Callable[[st.DrawFn, Mapping[str, Any], Any], Mutant]]
     Mutation.PATTERN_MISMATCH: _pattern_mismatch,
     Mutation.TOO_LONG: _too_long,
     Mutation.TOO_SHORT: _too_short,
+    Mutation.NOT_MULTIPLE: _not_multiple,
+    Mutation.TOO_MANY_ITEMS: _too_many_items,
+    Mutation.TOO_FEW_ITEMS: _too_few_items,
+    Mutation.DUPLICATE_ITEMS: _duplicate_items,
+    Mutation.UNEVALUATED_PROPERTY: _unevaluated_property,
+    Mutation.DEPENDENCY_MISSING: _dependency_missing("dependentRequired"),
+    Mutation.DRAFT_07_DEPENDENCY_MISSING: _dependency_missing("dependencies"),
 }
 
 _SCALARS: st.SearchStrategy[Any] = st.one_of(
@@ -292,8 +388,11 @@ def _strings(value: Any) -> list[str]:
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 
-def _has_patterns(schema: Mapping[str, Any]) -> bool:
-    return bool(schema.get("patternProperties"))
+def _matches(pattern: str, key: str) -> bool:
+    try:
+        return re.search(pattern, key) is not None
+    except re.error:
+        return False
 
 
 def _compiles(pattern: str) -> bool:

@@ -18,6 +18,7 @@ strategy's belief about what it generated.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from urllib.parse import urljoin
 from typing import Any, Iterator, Mapping
 
 import jsonschema
@@ -69,33 +70,84 @@ class SchemaCheck:
     def errors(self, value: Any) -> Iterator[jsonschema.exceptions.ValidationError]:
         return self.standard.iter_errors(value)
 
+    def subschema_accepts(self, subschema: Mapping[str, Any] | bool, value: Any) -> bool:
+        """The standard verdict on `value` against a part of this schema (its `$ref`s resolved
+        against the whole), for the generator's checks of `not`, `if` and `contains`."""
+        return self.standard.evolve(schema=subschema).is_valid(value)
+
 
 def _dialect_name(validator_class: type) -> str:
     return getattr(validator_class, "__name__", "JSON Schema").removesuffix("Validator")
 
 
 def resolve_local_ref(schema: Mapping[str, Any], root: Mapping[str, Any], *, depth: int = 0) -> Mapping[str, Any]:
-    """Follow a local `$ref` (`#/$defs/...`, `#/definitions/...`, `#`) to the schema it names.
+    """Follow a `$ref` within the document to the schema it names: a JSON pointer (`#/$defs/x`,
+    `#/definitions/x`, `#`), an anchor (`#name`: a 2020-12 `$anchor` or a draft-07 `$id: "#name"`),
+    or an embedded `$id` (`item`, or the absolute URI it resolves to).
 
-    Returns `schema` unchanged when it has no local `$ref`, or when the reference cannot be
-    followed (remote, missing, or a chain deeper than 32): callers then treat the node as
-    unconstrained, which can only make them generate less, never claim a wrong label.
+    Returns `schema` unchanged when it has no `$ref`, or when the reference cannot be followed
+    (remote, missing, or a chain deeper than 32): callers then treat the node as unconstrained,
+    which can only make them generate less, never claim a wrong label.
     """
     while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str) and depth < 32:
-        reference: str = schema["$ref"]
-        if not reference.startswith("#"):
-            return schema
-        target: Any = root
-        for part in reference[1:].split("/")[1:] if reference != "#" else []:
-            part = part.replace("~1", "/").replace("~0", "~")
-            if isinstance(target, Mapping) and part in target:
-                target = target[part]
-            else:
-                return schema
+        target = _named(schema["$ref"], root)
         if not isinstance(target, Mapping):
             return schema
         schema, depth = target, depth + 1
     return schema
+
+
+def _named(reference: str, root: Mapping[str, Any]) -> Any:
+    if reference == "#" or reference.startswith("#/"):
+        target: Any = root
+        for part in reference[2:].split("/") if reference != "#" else []:
+            part = part.replace("~1", "/").replace("~0", "~")
+            if isinstance(target, Mapping) and part in target:
+                target = target[part]
+            elif isinstance(target, list) and part.isdigit() and int(part) < len(target):
+                target = target[int(part)]
+            else:
+                return None
+        return target
+    names = _names(root)
+    base = root.get("$id") if isinstance(root.get("$id"), str) else ""
+    for candidate in (reference, urljoin(base, reference), reference.lstrip("#")):
+        if candidate in names:
+            return names[candidate]
+    return None
+
+
+def _names(root: Mapping[str, Any]) -> dict[str, Any]:
+    """Every `$anchor` and `$id` in the document, by the names a `$ref` may use."""
+    cached = _NAMES.get(id(root))
+    if cached is not None and cached[0] is root:
+        return cached[1]
+    names: dict[str, Any] = {}
+    base = root.get("$id") if isinstance(root.get("$id"), str) else ""
+
+    def walk(node: Any) -> None:
+        if isinstance(node, Mapping):
+            if isinstance(node.get("$anchor"), str):
+                names[node["$anchor"]] = node
+            identifier = node.get("$id")
+            if isinstance(identifier, str) and node is not root:
+                names[identifier] = node
+                names[identifier.lstrip("#")] = node
+                names[urljoin(base, identifier)] = node
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    walk(root)
+    if len(_NAMES) > 256:
+        _NAMES.clear()
+    _NAMES[id(root)] = (root, names)
+    return names
+
+
+_NAMES: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
 
 
 def json_equal(left: Any, right: Any) -> bool:
