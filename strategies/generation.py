@@ -51,6 +51,7 @@ MAX_ITEMS = 5
 """Arrays and extra properties stay small unless the schema asks for more: big values cost the
 target time and rarely find more."""
 
+_ABSENT = object()
 _TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")
 _DRAFT_07_URIS = ("draft-07", "draft-06", "draft-04")
 
@@ -273,6 +274,13 @@ def _multiples(schema: Mapping[str, Any], step: float) -> st.SearchStrategy[Any]
     return st.integers(low, high).map(lambda k: float(Decimal(k) * exact))
 
 
+_EDGE_CHARACTERS = "\0\u0301\u05d0\u0627\u202e\u200d\ufeff\U0001f600\U00010348\u2028"
+"""NUL, a combining acute, Hebrew and Arabic letters (right-to-left), the RLO override, a zero
+width joiner, a BOM, an emoji and a Gothic letter (astral planes), LINE SEPARATOR (raw in JSON
+text, a line break to some readers): what servers mishandle, mixed into any text."""
+
+_CHARACTERS = st.one_of(st.characters(), st.sampled_from(_EDGE_CHARACTERS))
+
 _FORMATS: dict[str, st.SearchStrategy[str]] = {
     "date-time": st.datetimes(timezones=st.sampled_from([None])).map(lambda moment: moment.isoformat() + "Z"),
     "date": st.dates().map(lambda day: day.isoformat()),
@@ -318,7 +326,7 @@ def _strings(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
     elif known_format is not None:
         base = known_format
     else:
-        return st.text(min_size=low, max_size=high if high is not None else max(low, 0) + 40)
+        return st.text(_CHARACTERS, min_size=low, max_size=high if high is not None else max(low, 0) + 40)
     return base.filter(lambda text: low <= len(text) and (high is None or len(text) <= high))
 
 
@@ -384,12 +392,15 @@ def _arrays(schema: Mapping[str, Any], context: _Context, depth: int) -> st.Sear
         high = low if high is None else min(high, low)
     cap = high if high is not None else max(low, len(prefix)) + MAX_ITEMS
     unique = schema.get("uniqueItems") is True
+    heads_strategies = [_lazy(sub, context, depth + 1) for sub in prefix]
+    element = _lazy(rest, context, depth + 1)
+    contains = schema.get("contains")
+    witnesses = _lazy(contains, context, depth + 1) if isinstance(contains, (Mapping, bool)) else None
 
     @st.composite
     def array(draw: st.DrawFn) -> list[Any]:
         heads = draw(st.integers(min(low, len(prefix), cap), min(len(prefix), cap)))
-        items = [draw(_strategy(prefix[index], context, depth + 1)) for index in range(heads)]
-        element = _strategy(rest, context, depth + 1)
+        items = [draw(heads_strategies[index]) for index in range(heads)]
         if heads == len(prefix) and rest is not False and cap > heads and not element.is_empty:
             fewest = max(low - heads, 0)
             items += draw(
@@ -400,9 +411,8 @@ def _arrays(schema: Mapping[str, Any], context: _Context, depth: int) -> st.Sear
                     unique_by=_canonical if unique else None,
                 )
             )
-        contains = schema.get("contains")
-        if isinstance(contains, (Mapping, bool)) and not any(context.is_valid(contains, item) for item in items):
-            witness = draw(_strategy(contains, context, depth + 1))
+        if witnesses is not None and not any(context.is_valid(contains, item) for item in items):
+            witness = draw(witnesses)
             items = [*items, witness] if len(items) < cap else [*items[:-1], witness]
         return items
 
@@ -423,29 +433,36 @@ def _objects(schema: Mapping[str, Any], context: _Context, depth: int) -> st.Sea
     low = schema.get("minProperties", 0) if isinstance(schema.get("minProperties"), int) else 0
     high = schema.get("maxProperties") if isinstance(schema.get("maxProperties"), int) else None
 
+    extra_values = _lazy(extra if isinstance(extra, (Mapping, bool)) else True, context, depth + 1)
+    declared = {name: _lazy(sub, context, depth + 1) for name, sub in properties.items()}
+    patterned = {pattern: _lazy(sub, context, depth + 1) for pattern, sub in patterns.items()}
+
     def value_for(name: str) -> st.SearchStrategy[Any]:
-        if name in properties:
-            return _strategy(properties[name], context, depth + 1)
+        if name in declared:
+            return declared[name]
         matching = [sub for pattern, sub in patterns.items() if _search(pattern, name)]
         if matching:
             return _strategy({"allOf": matching}, context, depth + 1)
-        return _strategy(extra if isinstance(extra, (Mapping, bool)) else True, context, depth + 1)
+        return extra_values
 
     optional = [name for name in properties if name not in required]
+    maybe = {name: st.one_of(st.just(_ABSENT), declared[name]) for name in optional}
 
     @st.composite
     def obj(draw: st.DrawFn) -> dict[str, Any]:
-        chosen = list(required)
+        # An optional property is one choice, absent or a value: the shrinker drops it, value and
+        # all, in one step.
+        value: dict[str, Any] = {name: draw(value_for(name)) for name in required}
         if depth <= MAX_DEPTH:
-            chosen += [name for name in optional if draw(st.booleans())]
+            for name in optional:
+                drawn = draw(maybe[name])
+                if drawn is not _ABSENT:
+                    value[name] = drawn
         for _ in range(len(dependent) + 1):
-            for name in list(chosen):
+            for name in list(value):
                 for needed in dependent.get(name, []):
-                    if isinstance(needed, str) and needed not in chosen:
-                        chosen.append(needed)
-        value: dict[str, Any] = {}
-        for name in chosen:
-            value[name] = draw(value_for(name))
+                    if isinstance(needed, str) and needed not in value:
+                        value[needed] = draw(value_for(needed))
         room = (high if high is not None else len(value) + MAX_EXTRA_PROPERTIES) - len(value)
         wanted = max(low - len(value), 0)
         if room > 0 and depth <= MAX_DEPTH or wanted:
@@ -453,9 +470,8 @@ def _objects(schema: Mapping[str, Any], context: _Context, depth: int) -> st.Sea
                 if room <= 0 or not draw(st.booleans()):
                     continue
                 key = draw(_pattern_keys(pattern).filter(lambda key: key not in value))
-                value[key] = draw(_strategy({"allOf": [sub, *([properties[key]] if key in properties else [])]}, context, depth + 1))
+                value[key] = draw(patterned[pattern] if key not in properties else _strategy({"allOf": [sub, properties[key]]}, context, depth + 1))
                 room -= 1
-            extra_values = _strategy(extra if isinstance(extra, (Mapping, bool)) else True, context, depth + 1)
             if extra is not False and not extra_values.is_empty:
                 keys = _keys(names, context).filter(lambda key: key not in value and key not in properties and not any(_search(p, key) for p in patterns))
                 extras = draw(st.dictionaries(keys, extra_values,
@@ -464,6 +480,12 @@ def _objects(schema: Mapping[str, Any], context: _Context, depth: int) -> st.Sea
         return value
 
     return obj()
+
+
+def _lazy(schema: Any, context: _Context, depth: int) -> st.SearchStrategy[Any]:
+    """The strategy for a subschema, built on first use and then kept: built eagerly, a
+    recursive schema would never finish; built per draw, every draw would pay for it."""
+    return st.deferred(lambda: _strategy(schema, context, depth))
 
 
 def _keys(names: Any, context: _Context) -> st.SearchStrategy[str]:
@@ -494,7 +516,7 @@ def json_values(depth: int = 0) -> st.SearchStrategy[Any]:
         st.booleans(),
         st.integers(),
         st.floats(allow_nan=False, allow_infinity=False),
-        st.text(max_size=20),
+        st.text(_CHARACTERS, max_size=20),
     )
     if depth > MAX_DEPTH:
         return scalars
