@@ -25,27 +25,31 @@ Path = tuple[str | int, ...]
 
 
 class Mutation(Enum):
-    """What a mutation breaks; the value is the JSON Schema keyword the validator reports."""
+    """What a mutation breaks; the value is the JSON Schema keyword the validator reports.
 
-    WRONG_TYPE = "type"
-    MISSING_REQUIRED = "required"
-    ADDITIONAL_PROPERTY = "additionalProperties"
+    The order is the order of interest: the kinds servers most often fail to check come first
+    (bounds, lengths, patterns, enums), the ones every validator catches last (types, required
+    properties). Hypothesis's simplest draws pick the first kinds a schema offers."""
+
     ABOVE_MAXIMUM = "maximum"
     BELOW_MINIMUM = "minimum"
     AT_EXCLUSIVE_MAXIMUM = "exclusiveMaximum"
     AT_EXCLUSIVE_MINIMUM = "exclusiveMinimum"
-    NOT_IN_ENUM = "enum"
-    NOT_CONST = "const"
-    PATTERN_MISMATCH = "pattern"
     TOO_LONG = "maxLength"
     TOO_SHORT = "minLength"
+    PATTERN_MISMATCH = "pattern"
+    NOT_IN_ENUM = "enum"
+    NOT_CONST = "const"
     NOT_MULTIPLE = "multipleOf"
     TOO_MANY_ITEMS = "maxItems"
     TOO_FEW_ITEMS = "minItems"
     DUPLICATE_ITEMS = "uniqueItems"
+    ADDITIONAL_PROPERTY = "additionalProperties"
     UNEVALUATED_PROPERTY = "unevaluatedProperties"
     DEPENDENCY_MISSING = "dependentRequired"
     DRAFT_07_DEPENDENCY_MISSING = "dependencies"
+    MISSING_REQUIRED = "required"
+    WRONG_TYPE = "type"
 
 
 @dataclass(frozen=True, slots=True)

@@ -62,14 +62,17 @@ def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_p
     report = tmp_path / "report.json"
     started = time.monotonic()
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--max-time", "4", "--timeout", "60", "--tools", "crash,hang", "--seed", "1",
+        [sys.executable, "-m", "fuzz", "run", "--max-time", "10", "--timeout", "60", "--tools", "crash,hang", "--seed", "1",
          "--max-examples", "50", "--report", f"json:{report}", "--", *MISBEHAVING],
         capture_output=True, text=True, timeout=120,
     )
     elapsed = time.monotonic() - started
-    assert elapsed < 4 + 6, f"--max-time 4 took {elapsed:.1f} s"
     document = json.loads(report.read_text())
-    assert document["stoppedEarly"] == "--max-time 4 s reached", run.stdout
+    # The run itself stops within the grace of 3 s; the process also pays for Python's start
+    # and the target's teardown, which a loaded machine stretches.
+    assert document["seconds"] < 10 + 3, document["seconds"]
+    assert elapsed < 10 + 15, f"--max-time 10 took {elapsed:.1f} s in all"
+    assert document["stoppedEarly"] == "--max-time 10 s reached", run.stdout
     # `crash` (fuzzed first) was found and shrunk before the hang began; the run exits 1 for it.
     assert [(f["tool"], f["rule"]) for f in document["findings"]] == [("crash", "target-alive")]
     assert run.returncode == 1 and "Traceback" not in run.stderr

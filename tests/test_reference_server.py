@@ -143,6 +143,15 @@ def test_error_message_bug_is_caught_as_advisory_and_does_not_fail_the_run() -> 
     assert strict.exit_code == 1
 
 
+def test_stdout_not_protocol_bug_is_caught_as_advisory_on_the_call_that_printed() -> None:
+    result = fuzz(python_server("reference_server.py", "--bug", "stdout-not-protocol"), selection=REFERENCE)
+    assert rule_tool_pairs(result) == {("stdout-not-protocol", "echo")}, [f.message for f in result.findings]
+    (finding,) = result.findings
+    assert finding.case is CaseKind.VALID_ARGUMENTS and finding.request["params"]["arguments"] == {"text": ""}
+    assert "echo called with ''" in finding.why
+    assert result.exit_code == 0, "advisory: the harness skipped the line and went on"
+
+
 def test_tool_list_leak_bug_is_caught_on_unknown_names() -> None:
     result = fuzz(python_server("reference_server.py", "--bug", "tool-list-leak"), selection=REFERENCE)
     assert rule_tool_pairs(result) == {("tool-list-leak", tool) for tool in TOOLS}

@@ -23,6 +23,7 @@ argument where the rule concerns arguments, so that tests can check the shrunk r
 - error-message: tool execution errors for invalid input carry no content.
 - tool-list-leak: the error for an unknown tool lists every tool.
 - internal-details-leak: `divide` with b == 0 answers a tool execution error with a traceback.
+- stdout-not-protocol: `echo` prints a debug line on stdout (not JSON-RPC) before answering.
 
 `admin` is refused with a tool execution error ("Tool unavailable: admin. ..."); `mirror` is a
 mirror tool (it returns its `output` argument as structuredContent, after checking it against its
@@ -228,6 +229,10 @@ class Server:
                 return tool_error("divide: b must not be 0")
             return success(str(arguments["a"] // arguments["b"]))
         if name == "echo":
+            if bug == "stdout-not-protocol":
+                with self.lock:
+                    sys.stdout.write(f"echo called with {arguments['text']!r}\n")
+                    sys.stdout.flush()
             if bug == "response-well-formed":
                 return {"result": {"echo": arguments["text"]}}
             return success(arguments["text"])
