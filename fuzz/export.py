@@ -53,6 +53,7 @@ import pytest
 
 SERVER_COMMAND = {command}
 TIMEOUT = {timeout}
+STARTUP_TIMEOUT = 20  # seconds for the server to start and answer the handshake
 CASES = json.loads({cases})
 
 
@@ -71,10 +72,10 @@ def _exchange(handshake, request):
         process.stdin.write(json.dumps(message).encode() + b"\\n")
         process.stdin.flush()
 
-    def answer_to(request_id):
+    def answer_to(request_id, timeout=TIMEOUT):
         while True:
             try:
-                line = lines.get(timeout=TIMEOUT)
+                line = lines.get(timeout=timeout)
             except queue.Empty:
                 return None
             try:
@@ -88,7 +89,7 @@ def _exchange(handshake, request):
         for message in handshake:
             send(message)
             if "id" in message:
-                assert answer_to(message["id"]) is not None, f"no answer to {{message['method']}}"
+                assert answer_to(message["id"], STARTUP_TIMEOUT) is not None, f"no answer to {{message['method']}}"
         send(request)
         return answer_to(request["id"])
     finally:

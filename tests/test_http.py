@@ -45,7 +45,7 @@ def test_typescript_sdk_over_http_gets_the_findings_it_gets_over_stdio(typescrip
 def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on() -> None:
     tools = frozenset({"hang", "garbage", "wrong_id", "double", "status500"})
     with serving_http(*MISBEHAVING) as target:
-        result = fuzz(target, max_examples=10, timeout=0.3, selection=Selection(tools=tools), envelope=False)
+        result = fuzz(target, max_examples=10, timeout=1.0, selection=Selection(tools=tools), envelope=False)
         large = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge", "flood"})), envelope=False)
     assert not result.stopped_early and result.exit_code == 1
     found = {f.tool: f for f in result.findings}

@@ -38,7 +38,7 @@ def _processes_running(marker: str) -> list[str]:
 def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> None:
     marker = f"--label=misbehaving-{os.getpid()}-{time.monotonic_ns()}"
     tools = frozenset({"crash", "hang", "garbage", "wrong_id", "double"})
-    result = fuzz(StdioTarget((*MISBEHAVING, marker)), max_examples=10, timeout=0.3, selection=Selection(tools=tools), envelope=False)
+    result = fuzz(StdioTarget((*MISBEHAVING, marker)), max_examples=10, timeout=1.0, selection=Selection(tools=tools), envelope=False)
     assert not result.stopped_early and result.exit_code == 1
     expected = {"crash": "target-alive", "hang": "request-answered", "garbage": "stdout-not-protocol",
                 "wrong_id": "response-well-formed", "double": "response-well-formed"}
