@@ -124,23 +124,14 @@ def _names(root: Mapping[str, Any]) -> dict[str, Any]:
         return cached[1]
     names: dict[str, Any] = {}
     base = root.get("$id") if isinstance(root.get("$id"), str) else ""
-
-    def walk(node: Any) -> None:
-        if isinstance(node, Mapping):
-            if isinstance(node.get("$anchor"), str):
-                names[node["$anchor"]] = node
-            identifier = node.get("$id")
-            if isinstance(identifier, str) and node is not root:
-                names[identifier] = node
-                names[identifier.lstrip("#")] = node
-                names[urljoin(base, identifier)] = node
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(root)
+    for node in every_object(root):
+        if isinstance(node.get("$anchor"), str):
+            names[node["$anchor"]] = node
+        identifier = node.get("$id")
+        if isinstance(identifier, str) and node is not root:
+            names[identifier] = node
+            names[identifier.lstrip("#")] = node
+            names[urljoin(base, identifier)] = node
     if len(_NAMES) > 256:
         _NAMES.clear()
     _NAMES[id(root)] = (root, names)
@@ -148,6 +139,18 @@ def _names(root: Mapping[str, Any]) -> dict[str, Any]:
 
 
 _NAMES: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
+
+
+def every_object(document: Any) -> Iterator[Mapping[str, Any]]:
+    """Every JSON object in a schema document, the root first (subschemas and keyword values
+    alike: callers look for keywords)."""
+    if isinstance(document, Mapping):
+        yield document
+        for value in document.values():
+            yield from every_object(value)
+    elif isinstance(document, list):
+        for value in document:
+            yield from every_object(value)
 
 
 def json_equal(left: Any, right: Any) -> bool:

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from strategies.generation import from_schema
 from strategies.labelled import Labelled
 from strategies.mutations import Mutation, Site, format_path, mutate, sites
-from strategies.schemas import SchemaCheck
+from strategies.schemas import SchemaCheck, every_object
 
 
 def valid_values(check: SchemaCheck) -> st.SearchStrategy[Any]:
@@ -72,19 +72,8 @@ _CONSTRAINING = frozenset(
 def _kinds_in(schema: Any) -> list[Mutation]:
     """The mutation kinds whose keyword the schema uses somewhere, in a fixed order."""
     used: set[str] = set()
-
-    def walk(node: Any) -> None:
-        if isinstance(node, dict):
-            used.update(node)
-            if node.get("additionalProperties") is False:
-                used.add("additionalProperties")
-            for value in node.values():
-                walk(value)
-        elif isinstance(node, list):
-            for value in node:
-                walk(value)
-
-    walk(schema)
+    for node in every_object(schema):
+        used.update(node)
     return [kind for kind in Mutation if kind.value in used]
 
 

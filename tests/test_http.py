@@ -8,7 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fuzz.plan import DestructiveMode, Selection
+from fuzz.plan import Selection
 from fuzz.target import StdioTarget
 from strategies.cases import ENVELOPE
 from tests.conftest import SERVERS, fuzz, rule_tool_pairs, serving_http
