@@ -238,14 +238,19 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
             name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
             listener(ToolStarted(name))
             progress.current = ToolSummary(name, {}, (), tool_plan.skips)
+            unsatisfiable: set[CaseKind] = set()
             for kind in tool_plan.kinds:
                 if time.monotonic() >= deadline:
                     raise OutOfTime()
+                if kind in unsatisfiable:
+                    continue
                 exploration = _Exploration(options, target, tool_plan.tool, kind, known, criteria, deadline)
                 await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
                 progress.restarts = target.restarts
                 exploration.findings = [_keep(finding, options, target, tool_plan.tool) for finding in exploration.findings]
                 progress.current = _merge(progress.current, exploration)
+                if exploration.unsatisfiable:
+                    unsatisfiable |= _BUILT_ON_VALID_VALUES.get(kind, set())
                 for finding in exploration.findings:
                     listener(FindingMade(finding))
                 if exploration.lost is not None:
@@ -352,6 +357,8 @@ class _Exploration:
         self.lost: str | None = None
         self.deadline = deadline
         self.out_of_time = False
+        self.unsatisfiable = False
+        """No valid value could be drawn: the kinds built on valid values are not tried."""
         self._latest: dict[str, Finding] = {}
         self._canonical: dict[str, Finding] = {}
         self._silent_labels: set[str] = set()
@@ -393,7 +400,12 @@ class _Exploration:
             test = self._hypothesis_test(strategy)
             test()
         except Unsatisfiable:
-            self.skip = f"could not generate {self.kind.value} cases from this tool's schema"
+            self.unsatisfiable = True
+            schema = "outputSchema" if self.kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) else "inputSchema"
+            self.skip = (
+                f"its {schema} accepts no value mcp-toolfuzz could generate (is it satisfiable?): no "
+                f"{self.kind.value} cases, and none of the kinds built on valid values"
+            )
         except BaseException as error:  # noqa: B036 - Hypothesis raises groups of violations
             if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
                 raise
@@ -513,6 +525,14 @@ class _Exploration:
             await self.target.restart()
         except HarnessError as error:
             self.lost = f"the target could not be restarted after {case.label} to {case.tool!r}: {error}"
+
+
+_BUILT_ON_VALID_VALUES: dict[CaseKind, set[CaseKind]] = {
+    CaseKind.VALID_ARGUMENTS: {CaseKind.INVALID_ARGUMENTS},
+    CaseKind.VALID_OUTPUT: {CaseKind.INVALID_OUTPUT},
+}
+"""An invalid value is a valid one with one mutation: when no valid value exists, neither does
+it, and the search for it would only repeat the same skip."""
 
 
 def _derived_seed(run_seed: int, tool: str, kind: CaseKind) -> int:

@@ -101,6 +101,29 @@ def test_a_tool_schema_that_is_not_json_schema_is_one_line_and_exit_2(tmp_path: 
     assert "tool 'broken' inputSchema is not valid" in line
 
 
+def test_an_unsatisfiable_schema_is_reported_once_and_the_other_kinds_still_run(tmp_path: Path) -> None:
+    server = tmp_path / "impossible.py"
+    server.write_text(
+        "import json, sys\n"
+        "for line in sys.stdin:\n"
+        "    m = json.loads(line)\n"
+        "    if 'id' not in m: continue\n"
+        "    r = {'protocolVersion': '2025-06-18', 'capabilities': {}, 'serverInfo': {'name': 'x', 'version': '1'}}\n"
+        "    if m['method'] == 'tools/list': r = {'tools': [{'name': 'impossible', 'annotations': {'readOnlyHint': True},\n"
+        "        'inputSchema': {'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 5, 'maximum': 1}}, 'required': ['n']}}]}\n"
+        "    if m['method'] == 'tools/call': r = {'content': [{'type': 'text', 'text': 'no'}], 'isError': True}\n"
+        "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
+    )
+    report = tmp_path / "r.json"
+    run = mcp_toolfuzz("run", "--max-examples", "5", "--no-corpus", "--report", f"json:{report}", "--", sys.executable, str(server))
+    assert "Traceback" not in run.stderr
+    (tool,) = [t for t in json.loads(report.read_text())["tools"] if t["name"] == "impossible"]
+    assert [s["case"] for s in tool["skipped"]] == ["valid-arguments"]
+    assert "accepts no value" in tool["skipped"][0]["reason"]
+    assert tool["casesSent"]["unknown-tool"] > 0 and tool["casesSent"]["malformed-request"] > 0
+    assert run.stdout.count("accepts no value") == 1
+
+
 @pytest.mark.parametrize(
     "arguments",
     [["run", "--report", "xml:out.xml"], ["run", "--max-examples", "0"], ["run", "--timeout", "-1"], ["run", "--seed", "abc"]],
