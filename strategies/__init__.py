@@ -3,8 +3,10 @@
 Layout: `tools` (the Tool record made from a `tools/list` entry), `schemas` (dialects and the
 validators that judge every value), `names` (unknown tool names), `arguments` with `mutations`
 (valid and invalid arguments from `inputSchema`), `outputs` (valid and invalid
-structuredContent from `outputSchema`), `values` (the machinery both share), `envelopes` (well-formed and malformed request
-bodies), `cases` (one request of one kind for one tool). Every drawn value carries a label that
+structuredContent from `outputSchema`), `values` (the machinery both share: valid values from
+`generation`, a JSON Schema generator on Hypothesis's public API, each checked by the dialect's
+validator), `envelopes` (well-formed and malformed request bodies), `cases` (one request of one
+kind for one tool). Every drawn value carries a label that
 has been checked: what makes it valid or invalid, and where.
 
 Use them in your own Hypothesis tests::
