@@ -86,34 +86,31 @@ def test_a_target_that_cannot_be_fuzzed_is_one_line_and_exit_2(command: list[str
     assert expected in line
 
 
-def test_a_tool_schema_that_is_not_json_schema_is_one_line_and_exit_2(tmp_path: Path) -> None:
-    server = tmp_path / "bad_schema.py"
-    server.write_text(
+def _listing_server(path: Path, tools: list[dict[str, object]]) -> Path:
+    """A minimal stdio server that lists `tools` and refuses every call with a tool error."""
+    path.write_text(
         "import json, sys\n"
+        f"TOOLS = {json.dumps(tools)!r}\n"
         "for line in sys.stdin:\n"
         "    m = json.loads(line)\n"
         "    if 'id' not in m: continue\n"
         "    r = {'protocolVersion': '2025-06-18', 'capabilities': {}, 'serverInfo': {'name': 'x', 'version': '1'}}\n"
-        "    if m['method'] == 'tools/list': r = {'tools': [{'name': 'broken', 'inputSchema': {'type': 'objekt'}}]}\n"
+        "    if m['method'] == 'tools/list': r = {'tools': json.loads(TOOLS)}\n"
+        "    if m['method'] == 'tools/call': r = {'content': [{'type': 'text', 'text': 'no'}], 'isError': True}\n"
         "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
     )
+    return path
+
+
+def test_a_tool_schema_that_is_not_json_schema_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    server = _listing_server(tmp_path / "bad_schema.py", [{"name": "broken", "inputSchema": {"type": "objekt"}}])
     line = _one_line_exit_2(mcp_toolfuzz("run", "--", sys.executable, str(server)))
     assert "tool 'broken' inputSchema is not valid" in line
 
 
 def test_an_unsatisfiable_schema_is_reported_once_and_the_other_kinds_still_run(tmp_path: Path) -> None:
-    server = tmp_path / "impossible.py"
-    server.write_text(
-        "import json, sys\n"
-        "for line in sys.stdin:\n"
-        "    m = json.loads(line)\n"
-        "    if 'id' not in m: continue\n"
-        "    r = {'protocolVersion': '2025-06-18', 'capabilities': {}, 'serverInfo': {'name': 'x', 'version': '1'}}\n"
-        "    if m['method'] == 'tools/list': r = {'tools': [{'name': 'impossible', 'annotations': {'readOnlyHint': True},\n"
-        "        'inputSchema': {'type': 'object', 'properties': {'n': {'type': 'integer', 'minimum': 5, 'maximum': 1}}, 'required': ['n']}}]}\n"
-        "    if m['method'] == 'tools/call': r = {'content': [{'type': 'text', 'text': 'no'}], 'isError': True}\n"
-        "    print(json.dumps({'jsonrpc': '2.0', 'id': m['id'], 'result': r}), flush=True)\n"
-    )
+    impossible = {"type": "object", "properties": {"n": {"type": "integer", "minimum": 5, "maximum": 1}}, "required": ["n"]}
+    server = _listing_server(tmp_path / "impossible.py", [{"name": "impossible", "annotations": {"readOnlyHint": True}, "inputSchema": impossible}])
     report = tmp_path / "r.json"
     run = mcp_toolfuzz("run", "--max-examples", "5", "--no-corpus", "--report", f"json:{report}", "--", sys.executable, str(server))
     assert "Traceback" not in run.stderr
