@@ -193,8 +193,7 @@ class Terminated(Exception):
 
 
 async def _run(options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
-    """`deadline` is on time.monotonic's clock, which trio's is not."""
-    with trio.move_on_at(trio.current_time() + (deadline - time.monotonic()) + _GRACE) as scope:
+    with trio.move_on_at(_on_trio_clock(deadline) + _GRACE) as scope:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_raise_on_sigterm)
             await _fuzz(options, listener, progress, deadline)
@@ -462,7 +461,7 @@ class _Exploration:
 
     async def _before_deadline(self, send: Callable[[Any], Any], argument: Any) -> Any:
         """Run `send(argument)` in trio, cut short by --max-time even while the target hangs."""
-        with trio.move_on_at(trio.current_time() + (self.deadline - time.monotonic())) as scope:
+        with trio.move_on_at(_on_trio_clock(self.deadline)) as scope:
             return await send(argument)
         assert scope.cancelled_caught
         raise OutOfTime()
@@ -525,6 +524,11 @@ class _Exploration:
             await self.target.restart()
         except HarnessError as error:
             self.lost = f"the target could not be restarted after {case.label} to {case.tool!r}: {error}"
+
+
+def _on_trio_clock(deadline: float) -> float:
+    """A deadline on time.monotonic's clock (which the worker thread reads) on trio's clock."""
+    return trio.current_time() + (deadline - time.monotonic())
 
 
 _BUILT_ON_VALID_VALUES: dict[CaseKind, set[CaseKind]] = {

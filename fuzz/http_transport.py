@@ -28,11 +28,8 @@ import httpx
 import trio
 
 from fuzz.text import clip
-from fuzz.transport import Arrival, Carried, TransportClosed, Undelivered
-
-MAX_BODY_BYTES = 64 * 1024 * 1024
-"""A body (or one SSE event) larger than this is cut off: the cut text goes to the session as
-garbage, and the request is reported as not answered."""
+from fuzz.jsonrpc import id_key
+from fuzz.transport import MAX_MESSAGE_BYTES, Arrival, Carried, TransportClosed, Undelivered
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -45,6 +42,7 @@ class HttpTransport:
     """A Streamable HTTP endpoint. Run `background()` in a nursery, then `send`; always `aclose`."""
 
     kind = "Streamable HTTP"
+    exchange_per_request = True
 
     def __init__(self, url: str, headers: Mapping[str, str] = {}) -> None:
         self.url = url
@@ -102,7 +100,7 @@ class HttpTransport:
         return None
 
     def abandon(self, request_id: object) -> None:
-        scope = self._posts.pop(json.dumps(request_id, sort_keys=True), None)
+        scope = self._posts.pop(id_key(request_id), None)
         if scope is not None:
             scope.cancel()
 
@@ -135,7 +133,7 @@ class HttpTransport:
         method = message.get("method") if isinstance(message.get("method"), str) else None
         request_id = message.get("id") if method is not None and "id" in message else None
         is_request = method is not None and "id" in message
-        key = json.dumps(request_id, sort_keys=True)
+        key = id_key(request_id)
         with trio.CancelScope() as scope:
             if is_request:
                 self._posts[key] = scope
@@ -197,8 +195,8 @@ async def _read_capped(response: httpx.Response) -> bytes:
     body = bytearray()
     async for chunk in response.aiter_bytes():
         body += chunk
-        if len(body) > MAX_BODY_BYTES:
-            return bytes(body[:MAX_BODY_BYTES])
+        if len(body) > MAX_MESSAGE_BYTES:
+            return bytes(body[:MAX_MESSAGE_BYTES])
     return bytes(body)
 
 
@@ -216,7 +214,7 @@ async def _sse_messages(response: httpx.Response) -> AsyncIterator[bytes]:
             continue
         field, _, value = line.partition(b":")
         value = value[1:] if value.startswith(b" ") else value
-        if field == b"data" and size <= MAX_BODY_BYTES:
+        if field == b"data" and size <= MAX_MESSAGE_BYTES:
             data.append(value)
             size += len(value)
         elif field == b"event":

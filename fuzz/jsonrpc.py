@@ -24,6 +24,11 @@ def encode(message: Any) -> bytes:
     return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8") + b"\n"
 
 
+def id_key(request_id: Any) -> str:
+    """Ids match by JSON value and type: the answer to request 1 must carry 1, not "1"."""
+    return json.dumps(request_id, sort_keys=True)
+
+
 @dataclass(frozen=True, slots=True)
 class Response:
     """An object with an `id` and no `method`: an answer, well-formed or not."""

@@ -83,26 +83,25 @@ async def list_tools(session: Session, *, timeout: float) -> list[Tool]:
 
 def _result_of(exchange: Exchange, method: str, session: Session) -> dict[str, Any]:
     reply = exchange.reply
+    stdio = session.transport.kind == "stdio"
     stderr = session.transport.stderr_tail(5)
-    hint = f"; its stderr ended with: {' | '.join(stderr)}" if stderr else ("; it wrote nothing on stderr" if session.transport.kind == "stdio" else "")
+    hint = f"; its stderr ended with: {' | '.join(stderr)}" if stderr else ("; it wrote nothing on stderr" if stdio else "")
     if isinstance(reply, TargetExited):
         raise HandshakeError(f"the target exited (code {reply.returncode}) before answering {method}{hint}")
-    garbage = [a.text for a in exchange.anomalies][:2]
     if isinstance(reply, NotDelivered):
         raise HandshakeError(
             f"the target did not answer {method}: {reply.detail}. Is the URL the server's MCP endpoint "
             "(often ending in /mcp), is the server running, and does it need a --header for auth?"
         )
     if isinstance(reply, NoAnswer):
-        channel = "its stdout" if session.transport.kind == "stdio" else "its response"
-        seen = f"; {channel} carried: {' | '.join(garbage)}" if garbage else ""
-        if session.transport.kind == "stdio":
-            ask = "Does it speak MCP over stdio (newline-delimited JSON-RPC on stdout), and is --startup-timeout long enough for it to start?"
-            hint_text = hint
-        else:
-            ask = "Is this the server's MCP endpoint, and is --startup-timeout long enough?"
-            hint_text = ""
-        raise HandshakeError(f"the target did not answer {method} within {reply.timeout:g} s{seen}{hint_text}. {ask}")
+        garbage = [a.text for a in exchange.anomalies][:2]
+        seen = f"; {'its stdout' if stdio else 'its response'} carried: {' | '.join(garbage)}" if garbage else ""
+        ask = (
+            "Does it speak MCP over stdio (newline-delimited JSON-RPC on stdout), and is --startup-timeout long enough for it to start?"
+            if stdio
+            else "Is this the server's MCP endpoint, and is --startup-timeout long enough?"
+        )
+        raise HandshakeError(f"the target did not answer {method} within {reply.timeout:g} s{seen}{hint}. {ask}")
     assert isinstance(reply, Answered)
     message = reply.message
     if "error" in message:

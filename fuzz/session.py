@@ -9,7 +9,6 @@ exited are replies like any other, for the oracle to judge.
 
 from __future__ import annotations
 
-import json
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
@@ -26,6 +25,7 @@ from fuzz.jsonrpc import (
     Response,
     ServerRequest,
     encode,
+    id_key,
     parse_line,
 )
 from fuzz.text import show
@@ -134,7 +134,7 @@ class Session:
                     if isinstance(item, Undelivered):
                         self._undelivered(item)
                         continue
-                    origin = self._waiters.get(_id_key(item.request_id)) if isinstance(item, Carried) else None
+                    origin = self._waiters.get(id_key(item.request_id)) if isinstance(item, Carried) else None
                     for incoming in parse_line(item.data if isinstance(item, Carried) else item):
                         await self._dispatch(incoming, origin)
             finally:
@@ -161,7 +161,7 @@ class Session:
         """Send `build(id)` with `request_id` (a fresh id when None; take one from `next_id` to fix
         the order of concurrent requests) and wait up to `timeout` seconds for its answer."""
         request = build(self.next_id() if request_id is None else request_id)
-        key = _id_key(request["id"])
+        key = id_key(request["id"])
         waiter = _Waiter()
         self._waiters[key] = waiter
         anomaly_mark = len(self._anomalies)
@@ -176,7 +176,7 @@ class Session:
                 return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter)
             with trio.move_on_after(timeout):
                 await waiter.event.wait()
-            if waiter.message is not None and self.transport.kind != "stdio":
+            if waiter.message is not None and self.transport.exchange_per_request:
                 with trio.move_on_after(min(SETTLE_SECONDS, max(0.0, started + timeout - time.monotonic()))):
                     await waiter.ended.wait()
             if waiter.message is not None:
@@ -216,7 +216,7 @@ class Session:
         return TargetExited(self.transport.returncode)
 
     def _undelivered(self, item: Undelivered) -> None:
-        waiter = self._waiters.get(_id_key(item.request_id))
+        waiter = self._waiters.get(id_key(item.request_id))
         if waiter is not None:
             waiter.ended.set()
         if waiter is not None and waiter.message is None and waiter.undelivered is None:
@@ -229,7 +229,7 @@ class Session:
         anomaly is then recorded for that request alone."""
         anomalies = origin.anomalies if origin is not None else self._anomalies
         if isinstance(incoming, Response):
-            key = _id_key(incoming.id)
+            key = id_key(incoming.id)
             waiter = self._waiters.get(key)
             if waiter is not None and waiter.message is None:
                 waiter.message = incoming.message
@@ -270,7 +270,3 @@ class Session:
         if len(self._finished) > _FINISHED_IDS_KEPT:
             self._finished.popitem(last=False)
 
-
-def _id_key(request_id: Any) -> str:
-    """Ids match by JSON value and type: the answer to request 1 must carry 1, not "1"."""
-    return json.dumps(request_id, sort_keys=True)

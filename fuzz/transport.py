@@ -22,8 +22,9 @@ import trio
 
 from fuzz.errors import TargetStartError
 
-MAX_LINE_BYTES = 64 * 1024 * 1024
-"""A stdout line longer than this is cut off and handed on as garbage."""
+MAX_MESSAGE_BYTES = 64 * 1024 * 1024
+"""A message (a stdout line, an HTTP body, an SSE event) longer than this is cut off and handed
+on as garbage."""
 
 STDERR_LINES_KEPT = 2000
 
@@ -65,6 +66,10 @@ class Transport(Protocol):
     kind: str
     """How the target is reached, for messages: "stdio" or "Streamable HTTP"."""
 
+    exchange_per_request: bool
+    """Each request has an exchange of its own that ends (an HTTP POST), marked `Undelivered`
+    when it ends; stdio has one shared stream."""
+
     async def background(self) -> None:
         """Work that runs for the transport's whole life (reading stderr, HTTP exchanges)."""
 
@@ -99,6 +104,7 @@ class StdioTransport:
     `stderr_since()`, and always `aclose()`."""
 
     kind = "stdio"
+    exchange_per_request = False
 
     def __init__(self, argv: Sequence[str], process: trio.Process) -> None:
         self.argv = tuple(argv)
@@ -219,8 +225,8 @@ async def _split_lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[bytes]:
             yield bytes(buffer[start:end])
             start = end + 1
         del buffer[:start]
-        if len(buffer) > MAX_LINE_BYTES:
-            yield bytes(buffer[:MAX_LINE_BYTES])
+        if len(buffer) > MAX_MESSAGE_BYTES:
+            yield bytes(buffer[:MAX_MESSAGE_BYTES])
             buffer.clear()
 
 
