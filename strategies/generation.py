@@ -282,7 +282,11 @@ _EDGE_CHARACTERS = "\0\u0301\u05d0\u0627\u202e\u200d\ufeff\U0001f600\U00010348\u
 width joiner, a BOM, an emoji and a Gothic letter (astral planes), LINE SEPARATOR (raw in JSON
 text, a line break to some readers): what servers mishandle, mixed into any text."""
 
-_CHARACTERS = st.one_of(st.characters(), st.sampled_from(_EDGE_CHARACTERS))
+JSON_CHARACTERS = st.characters(codec="utf-8")
+"""Every character JSON text can carry: any code point but the lone surrogates, which RFC 8259
+leaves undefined, I-JSON forbids, and UTF-8 cannot encode. Every text strategy draws from it."""
+
+_CHARACTERS = st.one_of(JSON_CHARACTERS, st.sampled_from(_EDGE_CHARACTERS))
 
 _FORMATS: dict[str, st.SearchStrategy[str]] = {
     "date-time": st.datetimes().map(lambda moment: moment.isoformat() + "Z"),
@@ -316,7 +320,7 @@ def _strings(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
     known_format = _FORMATS.get(schema.get("format"))  # type: ignore[arg-type]
     if isinstance(pattern, str):
         try:
-            base: st.SearchStrategy[str] = st.from_regex(_python_regex(_sized(pattern, low, high)))
+            base: st.SearchStrategy[str] = st.from_regex(_python_regex(_sized(pattern, low, high)), alphabet=JSON_CHARACTERS)
         except (re.error, ValueError):
             base = st.text()
         if known_format is not None:
@@ -400,20 +404,21 @@ def _arrays(schema: Mapping[str, Any], context: _Context, depth: int) -> st.Sear
     contains = schema.get("contains")
     witnesses = _lazy(contains, context, depth + 1) if isinstance(contains, (Mapping, bool)) else None
 
+    head_counts = st.integers(min(low, len(prefix), cap), min(len(prefix), cap))
+    fewest = max(low - len(prefix), 0)
+    tails = st.lists(
+        element,
+        min_size=fewest,
+        max_size=max(min(cap - len(prefix), fewest + MAX_ITEMS), fewest),
+        unique_by=_canonical if unique else None,
+    )
+
     @st.composite
     def array(draw: st.DrawFn) -> list[Any]:
-        heads = draw(st.integers(min(low, len(prefix), cap), min(len(prefix), cap)))
+        heads = draw(head_counts)
         items = [draw(heads_strategies[index]) for index in range(heads)]
         if heads == len(prefix) and rest is not False and cap > heads and not element.is_empty:
-            fewest = max(low - heads, 0)
-            items += draw(
-                st.lists(
-                    element,
-                    min_size=fewest,
-                    max_size=min(cap - heads, fewest + MAX_ITEMS),
-                    unique_by=_canonical if unique else None,
-                )
-            )
+            items += draw(tails)
         if witnesses is not None and not any(context.is_valid(contains, item) for item in items):
             witness = draw(witnesses)
             items = [*items, witness] if len(items) < cap else [*items[:-1], witness]
@@ -440,13 +445,25 @@ def _objects(schema: Mapping[str, Any], context: _Context, depth: int) -> st.Sea
     declared = {name: _lazy(sub, context, depth + 1) for name, sub in properties.items()}
     patterned = {pattern: _lazy(sub, context, depth + 1) for pattern, sub in patterns.items()}
 
+    by_patterns: dict[tuple[str, ...], st.SearchStrategy[Any]] = {}
+
     def value_for(name: str) -> st.SearchStrategy[Any]:
+        """The strategy for a property's value; for a name that patterns match, built on the
+        first draw that needs it and kept (the same patterns match many names)."""
         if name in declared:
             return declared[name]
-        matching = [sub for pattern, sub in patterns.items() if _search(pattern, name)]
-        if matching:
-            return _strategy({"allOf": matching}, context, depth + 1)
-        return extra_values
+        matching = tuple(pattern for pattern in patterns if _search(pattern, name))
+        if not matching:
+            return extra_values
+        if matching not in by_patterns:
+            subschemas = [patterns[pattern] for pattern in matching]
+            if name in properties:
+                subschemas.append(properties[name])
+            by_patterns[matching] = _lazy({"allOf": subschemas}, context, depth + 1)
+        return by_patterns[matching]
+
+    pattern_keys = {pattern: _pattern_keys(pattern) for pattern in patterns}
+    extra_keys = _keys(names, context).filter(lambda key: key not in properties and not any(_search(p, key) for p in patterns))
 
     optional = [name for name in properties if name not in required]
     maybe = {name: st.one_of(st.just(_ABSENT), declared[name]) for name in optional}
@@ -469,20 +486,30 @@ def _objects(schema: Mapping[str, Any], context: _Context, depth: int) -> st.Sea
         room = (high if high is not None else len(value) + MAX_EXTRA_PROPERTIES) - len(value)
         wanted = max(low - len(value), 0)
         if room > 0 and depth <= MAX_DEPTH or wanted:
-            for pattern, sub in patterns.items():
-                if room <= 0 or not draw(st.booleans()):
+            for pattern in patterns:
+                if room <= 0 or not draw(_MORE):
                     continue
-                key = draw(_pattern_keys(pattern).filter(lambda key: key not in value))
-                value[key] = draw(patterned[pattern] if key not in properties else _strategy({"allOf": [sub, properties[key]]}, context, depth + 1))
-                room -= 1
+                key = draw(pattern_keys[pattern])
+                if key not in value:
+                    value[key] = draw(patterned[pattern] if key not in properties else value_for(key))
+                    room -= 1
             if extra is not False and not extra_values.is_empty:
-                keys = _keys(names, context).filter(lambda key: key not in value and key not in properties and not any(_search(p, key) for p in patterns))
-                extras = draw(st.dictionaries(keys, extra_values,
-                                              min_size=min(wanted, max(room, 0)), max_size=max(min(room, wanted + MAX_EXTRA_PROPERTIES), 0)))
-                value.update(extras)
+                fewest, most = min(wanted, max(room, 0)), max(min(room, wanted + MAX_EXTRA_PROPERTIES), 0)
+                added = 0
+                for _ in range(most + MAX_EXTRA_PROPERTIES):
+                    if added >= most or (added >= fewest and not draw(_MORE)):
+                        break
+                    key = draw(extra_keys)
+                    if key not in value:
+                        value[key] = draw(extra_values)
+                        added += 1
         return value
 
     return obj()
+
+
+_MORE = st.booleans()
+"""Whether one more optional item is drawn: shrinks to False, so to fewer items."""
 
 
 def _lazy(schema: Any, context: _Context, depth: int) -> st.SearchStrategy[Any]:
@@ -494,12 +521,15 @@ def _lazy(schema: Any, context: _Context, depth: int) -> st.SearchStrategy[Any]:
 def _keys(names: Any, context: _Context) -> st.SearchStrategy[str]:
     if isinstance(names, Mapping) and names:
         return _strategy({**names, "type": "string"}, context, MAX_DEPTH).filter(lambda key: isinstance(key, str))
-    return st.text(max_size=12)
+    return _PLAIN_KEYS
+
+
+_PLAIN_KEYS = st.text(max_size=12)
 
 
 def _pattern_keys(pattern: str) -> st.SearchStrategy[str]:
     try:
-        return st.from_regex(_python_regex(pattern))
+        return st.from_regex(_python_regex(pattern), alphabet=JSON_CHARACTERS)
     except (re.error, ValueError):
         return st.nothing()
 
@@ -514,6 +544,10 @@ def _search(pattern: str, text: str) -> bool:
 def json_values(depth: int = 0) -> st.SearchStrategy[Any]:
     """Any JSON value: every scalar kind, with JSON's edges (big integers, -0.0, integral floats,
     astral and combining characters, NUL), nested a little."""
+    return _JSON_VALUES[depth > MAX_DEPTH]
+
+
+def _json_values(shallow: bool) -> st.SearchStrategy[Any]:
     scalars = st.one_of(
         st.none(),
         st.booleans(),
@@ -521,13 +555,17 @@ def json_values(depth: int = 0) -> st.SearchStrategy[Any]:
         st.floats(allow_nan=False, allow_infinity=False),
         st.text(_CHARACTERS, max_size=20),
     )
-    if depth > MAX_DEPTH:
+    if shallow:
         return scalars
     return st.recursive(
         scalars,
         lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(st.text(max_size=8), children, max_size=3)),
         max_leaves=6,
     )
+
+
+_JSON_VALUES = {shallow: _json_values(shallow) for shallow in (False, True)}
+"""Built once: an unconstrained subschema is common, and `st.recursive` is costly to build."""
 
 
 def _canonical(value: Any) -> str:

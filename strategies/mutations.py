@@ -11,14 +11,18 @@ takes it to its simplest while the one mutation stays.
 
 from __future__ import annotations
 
+import json
 import math
 import re
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Callable, Iterator, Mapping
 
+from functools import lru_cache
+
 from hypothesis import strategies as st
 
+from strategies.generation import JSON_CHARACTERS
 from strategies.schemas import json_equal, resolve_local_ref
 
 Path = tuple[str | int, ...]
@@ -177,9 +181,9 @@ def _wrong_type(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutan
     candidates = [name for name in _JSON_TYPES if not _type_allowed(name, allowed)]
     if not candidates:
         return Mutant(value, "no other type")
-    name = draw(st.sampled_from(candidates))
+    name = pick(draw, candidates)
     if name == "string" and allowed & {"integer", "number"}:
-        replacement = draw(st.one_of(st.integers().map(str), _JSON_TYPES[name]))
+        replacement = draw(_NUMERIC_OR_ANY_STRING)
     else:
         replacement = draw(_JSON_TYPES[name])
     return Mutant(replacement, f"wrong type: expected {_or(sorted(allowed))}, got {name} {_show(replacement)}")
@@ -187,13 +191,13 @@ def _wrong_type(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutan
 
 def _missing_required(draw: st.DrawFn, schema: Mapping[str, Any], value: dict[str, Any]) -> Mutant:
     present = [name for name in _strings(schema.get("required")) if name in value]
-    name = draw(st.sampled_from(present))
+    name = pick(draw, present)
     return Mutant({key: item for key, item in value.items() if key != name}, f"required property {name!r} missing")
 
 
 def _additional_property(draw: st.DrawFn, schema: Mapping[str, Any], value: dict[str, Any]) -> Mutant:
     declared = schema.get("properties") if isinstance(schema.get("properties"), Mapping) else {}
-    key = draw(st.text(max_size=12).filter(lambda k: k not in declared and k not in value))
+    key = _fresh_key(draw(_KEYS), (declared, value))
     extra = draw(_SCALARS)
     return Mutant({**value, key: extra}, f"property {key!r} not allowed (additionalProperties: false)")
 
@@ -210,13 +214,13 @@ def _below_minimum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mu
 
 def _at_exclusive_maximum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     bound = schema["exclusiveMaximum"]
-    replacement = draw(st.one_of(st.just(bound), st.just(_past(draw, bound, +1, schema))))
+    replacement = _past(draw, bound, +1, schema) if draw(_PAST_THE_BOUND) else bound
     return Mutant(replacement, f"not below exclusiveMaximum {bound}")
 
 
 def _at_exclusive_minimum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     bound = schema["exclusiveMinimum"]
-    replacement = draw(st.one_of(st.just(bound), st.just(_past(draw, bound, -1, schema))))
+    replacement = _past(draw, bound, -1, schema) if draw(_PAST_THE_BOUND) else bound
     return Mutant(replacement, f"not above exclusiveMinimum {bound}")
 
 
@@ -224,35 +228,32 @@ def _past(draw: st.DrawFn, bound: float, direction: int, schema: Mapping[str, An
     """A number just past `bound`: by one step of 1 for integral bounds (shrinks to bound±1),
     otherwise by a small positive amount."""
     if float(bound).is_integer():
-        return int(bound) + direction * draw(st.integers(min_value=1, max_value=1_000_000))
-    step = draw(st.sampled_from([1, 0.5, 0.001]))
+        return int(bound) + direction * draw(_INTEGER_STEPS)
+    step = draw(_FRACTIONAL_STEPS)
     return bound + direction * step
 
 
 def _not_in_enum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     members = schema["enum"]
-    kind = _json_type_of(value)
-    replacement = draw(_JSON_TYPES.get(kind, _SCALARS).filter(lambda v: not _json_member(v, members)))
+    replacement = draw(_outside(_json_type_of(value), _frozen(members)))
     return Mutant(replacement, f"{_show(replacement)} not in enum {_show(members)}")
 
 
 def _not_const(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     constant = schema["const"]
-    kind = _json_type_of(constant)
-    replacement = draw(_JSON_TYPES.get(kind, _SCALARS).filter(lambda v: not _json_member(v, [constant])))
+    replacement = draw(_outside(_json_type_of(constant), _frozen([constant])))
     return Mutant(replacement, f"{_show(replacement)} is not const {_show(constant)}")
 
 
 def _pattern_mismatch(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     pattern = schema["pattern"]
-    compiled = re.compile(pattern)
-    replacement = draw(st.text(max_size=20).filter(lambda text: compiled.search(text) is None))
+    replacement = draw(_mismatching(pattern))
     return Mutant(replacement, f"pattern {pattern!r} violated by {_show(replacement)}")
 
 
 def _too_long(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     limit = schema["maxLength"]
-    replacement = draw(st.characters()) * (limit + 1 + draw(st.integers(0, 7)))
+    replacement = draw(JSON_CHARACTERS) * (limit + 1 + draw(_A_FEW_MORE))
     return Mutant(replacement, f"{len(replacement)} characters, above maxLength {limit}")
 
 
@@ -264,7 +265,7 @@ def _too_short(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant
 
 def _not_multiple(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     step = schema["multipleOf"]
-    fraction = draw(st.sampled_from([0.5, 0.25, 0.1, 0.001]))
+    fraction = draw(_FRACTIONS)
     replacement = value + step * fraction if _is_number(value) else step * (1 + fraction)
     return Mutant(replacement, f"{_show(replacement)} is not a multiple of {step}")
 
@@ -288,13 +289,13 @@ def _duplicate_items(draw: st.DrawFn, schema: Mapping[str, Any], value: list[Any
 
 
 def _unevaluated_property(draw: st.DrawFn, schema: Mapping[str, Any], value: dict[str, Any]) -> Mutant:
-    key = draw(st.text(max_size=12).filter(lambda k: k not in value))
+    key = _fresh_key(draw(_KEYS), (value,))
     return Mutant({**value, key: draw(_SCALARS)}, f"property {key!r} not allowed (unevaluatedProperties: false)")
 
 
 def _dependency_missing(keyword: str) -> Callable[[st.DrawFn, Mapping[str, Any], Any], Mutant]:
     def mutate(draw: st.DrawFn, schema: Mapping[str, Any], value: dict[str, Any]) -> Mutant:
-        trigger, needed = draw(st.sampled_from(_triggered_dependencies(schema[keyword], value)))
+        trigger, needed = pick(draw, _triggered_dependencies(schema[keyword], value))
         return Mutant({key: item for key, item in value.items() if key != needed}, f"{needed!r} missing, though {trigger!r} is present ({keyword})")
 
     return mutate
@@ -352,6 +353,52 @@ _JSON_TYPES: dict[str, st.SearchStrategy[Any]] = {
     "array": st.lists(_SCALARS, max_size=3),
     "object": st.dictionaries(st.text(max_size=8), _SCALARS, max_size=3),
 }
+
+
+_NUMERIC_OR_ANY_STRING = st.one_of(st.integers().map(str), _JSON_TYPES["string"])
+_KEYS = st.text(max_size=12)
+_PAST_THE_BOUND = st.booleans()
+_INTEGER_STEPS = st.integers(min_value=1, max_value=1_000_000)
+_FRACTIONAL_STEPS = st.sampled_from([1, 0.5, 0.001])
+_FRACTIONS = st.sampled_from([0.5, 0.25, 0.1, 0.001])
+_A_FEW_MORE = st.integers(0, 7)
+
+
+def pick(draw: st.DrawFn, items: list[Any]) -> Any:
+    """One of `items`, shrinking to the first, with a strategy built once per length (not one
+    `sampled_from` per draw)."""
+    return items[draw(_indices(len(items)))]
+
+
+
+
+@lru_cache(maxsize=64)
+def _indices(count: int) -> st.SearchStrategy[int]:
+    return st.integers(0, count - 1)
+
+
+def _fresh_key(key: str, taken: tuple[Any, ...]) -> str:
+    """`key`, made unlike every key in `taken` by appending underscores (no filter to retry)."""
+    while any(key in names for names in taken):
+        key += "_"
+    return key
+
+
+def _frozen(members: list[Any]) -> str:
+    return json.dumps(members, sort_keys=True)
+
+
+@lru_cache(maxsize=256)
+def _outside(kind: str, members: str) -> st.SearchStrategy[Any]:
+    """Values of JSON type `kind` that are none of `members` (JSON text), built once per enum."""
+    excluded = json.loads(members)
+    return _JSON_TYPES.get(kind, _SCALARS).filter(lambda v: not _json_member(v, excluded))
+
+
+@lru_cache(maxsize=256)
+def _mismatching(pattern: str) -> st.SearchStrategy[str]:
+    compiled = re.compile(pattern)
+    return st.text(max_size=20).filter(lambda text: compiled.search(text) is None)
 
 
 def _types(declared: Any) -> set[str]:
@@ -416,7 +463,5 @@ def _or(names: list[str]) -> str:
 
 
 def _show(value: Any) -> str:
-    import json
-
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + "..."

@@ -12,7 +12,9 @@ from typing import Callable, Collection
 
 from hypothesis import strategies as st
 
+from strategies.generation import JSON_CHARACTERS
 from strategies.labelled import Labelled
+from strategies.mutations import pick
 
 _WHITESPACE = " \t\n\r\u00a0\u2028\u3000\ufeff"
 
@@ -38,10 +40,13 @@ def unknown_tool_names(listed: Collection[str]) -> st.SearchStrategy[Labelled[st
 
 
 def _near_misses(names: list[str]) -> st.SearchStrategy[Labelled[str]]:
+    chosen_names = st.sampled_from(names)
+    edits = st.sampled_from(_EDITS)
+
     @st.composite
     def near_miss(draw: st.DrawFn) -> Labelled[str]:
-        name = draw(st.sampled_from(names))
-        edit = draw(st.sampled_from(_EDITS))
+        name = draw(chosen_names)
+        edit = draw(edits)
         return Labelled(edit.apply(draw, name), f"near-miss of {name!r}: {edit.description}")
 
     return near_miss()
@@ -58,11 +63,11 @@ def _position(draw: st.DrawFn, name: str, *, inclusive: bool) -> int:
 
 
 def _char(draw: st.DrawFn) -> str:
-    return draw(st.characters(codec="utf-8", exclude_categories=("Cs",)))
+    return draw(JSON_CHARACTERS)
 
 
 def _swap_case(draw: st.DrawFn, name: str) -> str:
-    return draw(st.sampled_from([name.upper(), name.lower(), name.swapcase(), name.title()]))
+    return pick(draw, [name.upper(), name.lower(), name.swapcase(), name.title()])
 
 
 def _delete(draw: st.DrawFn, name: str) -> str:
@@ -81,8 +86,12 @@ def _substitute(draw: st.DrawFn, name: str) -> str:
 
 
 def _affix(draw: st.DrawFn, name: str) -> str:
-    affix = draw(st.sampled_from([" ", "_", "-", ".", "/", "s", "_v2", "()", "\x00"]))
-    return draw(st.sampled_from([name + affix, affix + name]))
+    affix = draw(_AFFIXES)
+    return name + affix if draw(_AFTER) else affix + name
+
+
+_AFFIXES = st.sampled_from([" ", "_", "-", ".", "/", "s", "_v2", "()", "\x00"])
+_AFTER = st.booleans()
 
 
 def _truncate(draw: st.DrawFn, name: str) -> str:

@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 
 from strategies.generation import from_schema
 from strategies.labelled import Labelled
-from strategies.mutations import Mutation, Site, format_path, mutate, sites
+from strategies.mutations import Mutation, Site, format_path, mutate, pick, sites
 from strategies.schemas import SchemaCheck, every_object
 
 
@@ -34,13 +34,14 @@ def mutated_objects(check: SchemaCheck, *, label_prefix: str) -> st.SearchStrate
         return st.nothing()
     valid_bases = valid_objects(check)
     kinds = _kinds_in(check.schema)
+    wanted_kinds = st.sampled_from(kinds) if kinds else st.none()
 
     @st.composite
     def invalid(draw: st.DrawFn) -> Labelled[dict[str, Any]]:
         # The kind is drawn first, from the kinds the schema's keywords make possible, then the
         # valid base, then the place: a schema with forty typed properties and one pattern still
         # gets its pattern broken often, and a base shrinks without changing the kind.
-        wanted = draw(st.sampled_from(kinds)) if kinds else None
+        wanted = draw(wanted_kinds)
         base = draw(valid_bases)
         offers: dict[Mutation, list[Site]] = {}
         for site in sites(check.schema, base):
@@ -49,7 +50,7 @@ def mutated_objects(check: SchemaCheck, *, label_prefix: str) -> st.SearchStrate
         if not offers:
             draw(st.nothing())
         mutation = wanted if wanted in offers else min(offers, key=lambda kind: list(Mutation).index(kind))
-        site = draw(st.sampled_from(offers[mutation]))
+        site = pick(draw, offers[mutation])
         mutant = mutate(draw, mutation, site)
         value = _replace(base, site.path, mutant.value)
         via = _rejection(check, value, site.path, mutation) if isinstance(value, dict) else None

@@ -180,3 +180,59 @@ def test_invalid_arguments_shrink_to_the_required_properties_plus_the_one_mutati
         settings=_SHRINK,
     )
     assert (shrunk.label, shrunk.value) == (label, expected)
+
+
+# --------------------------------------------------------------------------------------------
+# Every value drawn can be sent: no lone surrogate anywhere, in any kind of case
+# --------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("file_name", FILES)
+def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: str) -> None:
+    """Both transports send `fuzz.jsonrpc.encode(message)` (a stdio line; an HTTP body): it must
+    not raise, and the bytes must be UTF-8 JSON text that reads back as the same message. A value
+    that cannot be encoded is a bug in `strategies/`, so this fails loudly instead of skipping."""
+    from fuzz.jsonrpc import encode
+    from strategies import CaseKind, cases
+    from strategies.cases import envelope_cases
+
+    def sendable(case: Any) -> None:
+        message = case.message(1)
+        data = encode(message)
+        assert json.loads(data.decode("utf-8", errors="strict")) == message, case
+
+    for entry in _entries(file_name):
+        if entry["id"] in UNHANDLED:
+            continue
+        listing = {"name": "t", "inputSchema": entry["schema"]}
+        if entry["schema"].get("type") == "object":
+            listing["outputSchema"] = entry["schema"]
+        tool = Tool.from_listing(listing)
+        kinds = [kind for kind in CaseKind if tool.output_check is not None or kind not in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT)]
+        for kind in kinds:
+            if kind in (CaseKind.INVALID_ARGUMENTS, CaseKind.INVALID_OUTPUT) and not can_reject_an_object(entry["schema"]):
+                continue
+            settings(_EXAMPLES, max_examples=3)(given(cases(tool, kind, ["t"]))(lambda case: sendable(case)))()
+    settings(_EXAMPLES, max_examples=50)(given(envelope_cases())(lambda case: sendable(case)))()
+
+
+@pytest.mark.parametrize(
+    "schema",
+    [{"type": "string"}, {"type": "string", "pattern": "^.{1,4}$"}, {"type": "string", "pattern": "^[^a]+$"},
+     {"type": "object", "patternProperties": {"^.+$": {"type": "integer"}}, "minProperties": 1},
+     {"type": "string", "maxLength": 2}, {}],
+)
+def test_no_lone_surrogate_is_ever_drawn(schema: dict[str, Any]) -> None:
+    """Where `st.characters()` or a regex's `.` would reach U+D800..U+DFFF, the strategies draw
+    from JSON_CHARACTERS instead; a search for a surrogate, valid or mutated, finds none."""
+
+    def has_surrogate(value: Any) -> bool:
+        return any(0xD800 <= ord(c) <= 0xDFFF for c in json.dumps(value, ensure_ascii=False) if len(c) == 1)
+
+    check = SchemaCheck.for_schema(schema)
+    search = settings(_FIND, max_examples=600, phases=[Phase.generate])
+    with pytest.raises(hypothesis.errors.NoSuchExample):
+        find(valid_values(check), has_surrogate, settings=search)
+    if schema.get("type") == "object":
+        with pytest.raises(hypothesis.errors.NoSuchExample):
+            find(mutated_objects(check, label_prefix="arguments"), lambda drawn: has_surrogate(drawn.value), settings=search)
