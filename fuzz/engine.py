@@ -23,7 +23,7 @@ from hypothesis.errors import Unsatisfiable
 from fuzz.corpus import CorruptReproduction, Reproduction, discover
 from fuzz.corpus import load as load_reproduction
 from fuzz.corpus import write as write_reproduction
-from fuzz.database import example_database
+from fuzz.database import example_database, use_user_cache
 from fuzz.errors import ConfigurationError, HarnessError, first_leaf
 from fuzz.events import (
     CorpusReplayed,
@@ -44,6 +44,7 @@ from fuzz.session import Answered, Exchange, NoAnswer, NotDelivered, TargetExite
 from fuzz.target import Target, TargetSpec, open_target
 from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import (
+    ABSENT,
     ENVELOPE,
     canonical_cases,
     canonical_envelope_cases,
@@ -121,6 +122,19 @@ class OutOfTime(BaseException):
     treating it as a failure to shrink."""
 
 
+class ShareSpent(BaseException):
+    """This exploration's share of --max-time is spent: it stops (keeping what it found) and the
+    run goes on with the next one."""
+
+
+SUSPECT_FLOOR = 0.25
+"""Seconds: the least a try waits while a `request-answered` finding is being shrunk."""
+
+SUSPECT_FACTOR = 20
+"""While a hang is being shrunk, a try counts as still hanging once it has waited this many
+times the slowest answer this exploration has had (never longer than --timeout)."""
+
+
 _GRACE = 3.0
 """Seconds past --max-time allowed for closing the target and writing what was found."""
 
@@ -140,6 +154,7 @@ class _Progress:
 def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
     """Fuzz the target and return the result. Raises HarnessError when the run could not be
     made. On Ctrl-C, returns what was found so far with `stopped_early` set."""
+    use_user_cache()
     progress = _Progress()
     started = time.monotonic()
     deadline = started + options.max_time if options.max_time is not None else float("inf")
@@ -233,32 +248,112 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
             listed_names=tuple(tool.name for tool in target.tools),
         )
         envelope = ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)) if options.envelope else None
-        for tool_plan in (envelope, *plans) if envelope else plans:
+        tool_plans = (envelope, *plans) if envelope else plans
+        cut: list[tuple[int, Tool | None, CaseKind]] = []
+        explorations_left = sum(len(tool_plan.kinds) for tool_plan in tool_plans)
+        for tool_plan in tool_plans:
             name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
             listener(ToolStarted(name))
             progress.current = ToolSummary(name, {}, (), tool_plan.skips)
             unsatisfiable: set[CaseKind] = set()
             for kind in tool_plan.kinds:
-                if time.monotonic() >= deadline:
+                now = time.monotonic()
+                if now >= deadline:
                     raise OutOfTime()
+                explorations_left -= 1
                 if kind in unsatisfiable:
                     continue
-                exploration = _Exploration(options, target, tool_plan.tool, kind, known, criteria, deadline)
-                await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
-                progress.restarts = target.restarts
-                exploration.findings = [_keep(finding, options, target, tool_plan.tool) for finding in exploration.findings]
-                progress.current = _merge(progress.current, exploration)
+                share = now + (deadline - now) / (explorations_left + 1)
+                exploration = _Exploration(options, target, tool_plan.tool, kind, known, criteria, deadline, share)
+                await _explore(exploration, progress.current, _store_current(progress), options, target, listener, progress)
                 if exploration.unsatisfiable:
                     unsatisfiable |= _BUILT_ON_VALID_VALUES.get(kind, set())
-                for finding in exploration.findings:
-                    listener(FindingMade(finding))
-                if exploration.lost is not None:
-                    raise TargetLost(exploration.lost)
-                if exploration.out_of_time:
-                    raise OutOfTime()
+                if exploration.share_spent:
+                    cut.append((len(progress.summaries), tool_plan.tool, kind))
             progress.summaries.append(progress.current)
             progress.current = None
             listener(ToolFinished(progress.summaries[-1]))
+        await _more_rounds(cut, options, target, known, criteria, deadline, listener, progress)
+
+
+async def _more_rounds(
+    cut: list[tuple[int, Tool | None, CaseKind]],
+    options: RunOptions,
+    target: Target,
+    known: tuple[str, ...],
+    criteria: Criteria,
+    deadline: float,
+    listener: Listener,
+    progress: _Progress,
+) -> None:
+    """With --max-time, the budget is spread in rounds. The first round gives every exploration
+    an even share of what is left when it starts (time an exploration does not use goes to the
+    ones after it). While time remains, each further round gives the explorations that their
+    share cut short an even share of what is left, each with a seed of its own round (so it
+    tries new examples, not the same ones again). What every round sent, found and spent adds up
+    in the tool's summary."""
+    round_number = 0
+    while cut and time.monotonic() < deadline - _LEAST_SHARE:
+        round_number += 1
+        still_cut: list[tuple[int, Tool | None, CaseKind]] = []
+        for position, (index, tool, kind) in enumerate(cut):
+            now = time.monotonic()
+            if now >= deadline:
+                raise OutOfTime()
+            share = now + (deadline - now) / (len(cut) - position)
+            exploration = _Exploration(options, target, tool, kind, known, criteria, deadline, share, round_number)
+            await _explore(exploration, progress.summaries[index], _store_at(progress, index), options, target, listener, progress)
+            if exploration.share_spent:
+                still_cut.append((index, tool, kind))
+        cut = still_cut
+
+
+def _store_current(progress: _Progress) -> Callable[[ToolSummary], None]:
+    def store(summary: ToolSummary) -> None:
+        progress.current = summary
+
+    return store
+
+
+def _store_at(progress: _Progress, index: int) -> Callable[[ToolSummary], None]:
+    def store(summary: ToolSummary) -> None:
+        progress.summaries[index] = summary
+
+    return store
+
+
+_LEAST_SHARE = 0.5
+"""Seconds: a round that would leave an exploration less than this is not started."""
+
+
+async def _explore(
+    exploration: _Exploration,
+    summary: ToolSummary,
+    store: Callable[[ToolSummary], None],
+    options: RunOptions,
+    target: Target,
+    listener: Listener,
+    progress: _Progress,
+) -> None:
+    """Run one exploration in a worker thread; keep its findings, `store` the tool's summary
+    with them (before anything is raised: no finding is lost), announce them; raise what ends
+    the run (the target lost, --max-time reached)."""
+    await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+    progress.restarts = target.restarts
+    known_rules = {(finding.case, finding.rule.id) for finding in summary.findings}
+    exploration.findings = [
+        _keep(finding, options, target, exploration.tool)
+        for finding in exploration.findings
+        if (finding.case, finding.rule.id) not in known_rules
+    ]
+    merged = _merge(summary, exploration)
+    store(merged)
+    for finding in exploration.findings:
+        listener(FindingMade(finding))
+    if exploration.lost is not None:
+        raise TargetLost(exploration.lost)
+    if exploration.out_of_time:
+        raise OutOfTime()
 
 
 async def _replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: _Progress) -> None:
@@ -324,9 +419,10 @@ def _merge(summary: ToolSummary, exploration: _Exploration) -> ToolSummary:
     skips = summary.skips + ((Skip(summary.tool, exploration.kind, exploration.skip),) if exploration.skip else ())
     return ToolSummary(
         tool=summary.tool,
-        cases_sent={**summary.cases_sent, exploration.kind: exploration.sent},
+        cases_sent={**summary.cases_sent, exploration.kind: summary.cases_sent.get(exploration.kind, 0) + exploration.sent},
         findings=summary.findings + tuple(exploration.findings),
-        skips=skips,
+        skips=skips if exploration.round == 0 else summary.skips,
+        seconds={**summary.seconds, exploration.kind: summary.seconds.get(exploration.kind, 0.0) + exploration.seconds},
     )
 
 
@@ -343,6 +439,8 @@ class _Exploration:
         listed: tuple[str, ...],
         criteria: Criteria,
         deadline: float = float("inf"),
+        share_deadline: float = float("inf"),
+        round: int = 0,
     ) -> None:
         self.options = options
         self.criteria = criteria
@@ -355,32 +453,56 @@ class _Exploration:
         self.skip: str | None = None
         self.lost: str | None = None
         self.deadline = deadline
+        self.share_deadline = min(share_deadline, deadline)
+        """When this exploration's share of --max-time ends (shrinking included)."""
+        self.seconds = 0.0
+        self.round = round
+        """0 for the first round of a --max-time run (and for every run without it)."""
+        self.share_spent = False
         self.out_of_time = False
         self.unsatisfiable = False
         """No valid value could be drawn: the kinds built on valid values are not tried."""
         self._latest: dict[str, Finding] = {}
         self._canonical: dict[str, Finding] = {}
         self._silent_labels: set[str] = set()
+        self._slowest_answer: float | None = None
+        """Seconds: the slowest answer any request of this exploration got."""
+        self._confirmed_hang: Finding | None = None
+        """The first `request-answered` finding, made at the full --timeout."""
 
     def run(self) -> None:
+        started = time.monotonic()
+        try:
+            self._run()
+        finally:
+            self.seconds = time.monotonic() - started
+
+    def _run(self) -> None:
         """Send the canonical cases (each shape's simplest form), then let Hypothesis search.
 
         A rule a canonical case violated keeps that finding: it is already minimal. A shape whose
         simplest form got no answer is left out of the search: every further try would cost a
         whole timeout and could only find the same rule again.
         """
-        canonical = canonical_envelope_cases() if self.tool is None else canonical_cases(self.tool, self.kind, self.listed)
+        if self.round > 0:
+            canonical: list[Case] = []
+        else:
+            canonical = canonical_envelope_cases() if self.tool is None else canonical_cases(self.tool, self.kind, self.listed)
         try:
             concurrent = trio.from_thread.run(self._before_deadline, self._send_together, canonical) if canonical else None
             for index, case in enumerate(canonical):
                 if self.lost is not None:
                     break
-                finding = self._judge(case, *concurrent[index]) if concurrent else self._try(case)
+                finding = self._judge(case, *concurrent[index]) if concurrent else self._try(case, timeout=self.options.timeout)
                 self._keep_canonical(case, finding)
         except OutOfTime:
             self.out_of_time = True
-        if self.lost is None and not self.out_of_time:
-            self._search()
+        except ShareSpent:
+            self.share_spent = True
+        else:
+            if self.lost is None:
+                self._search()
+        self._confirm_hang()
         self.findings = list(self._canonical.values()) + [
             finding for finding in self.findings if finding.rule.id not in self._canonical
         ]
@@ -409,10 +531,11 @@ class _Exploration:
             if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
                 raise
             self.out_of_time = _leaves_of_type(error, (OutOfTime,))
+            share_spent = self.share_spent = _leaves_of_type(error, (ShareSpent,))
             violations = _violations_in(error)
             if violations:
                 self.findings = [violation.finding for violation in violations]
-            elif self.lost is None and not self.out_of_time:
+            elif self.lost is None and not self.out_of_time and not share_spent:
                 self.skip = f"could not generate {self.kind.value} cases: {type(error).__name__}: {error}"
         if not self.findings and self._latest:
             self.findings = list(self._latest.values())
@@ -442,29 +565,76 @@ class _Exploration:
         ).encode()
         # What @seed does, minus the line that turns the database off: a run is repeatable from
         # its seed and still tries the examples that failed in earlier runs first.
-        test._hypothesis_internal_use_seed = _derived_seed(self.options.seed, name, self.kind)  # type: ignore[attr-defined]
+        test._hypothesis_internal_use_seed = _derived_seed(self.options.seed, name, self.kind, self.round)  # type: ignore[attr-defined]
         return config(given(strategy)(test))
 
     def _check(self, case: Case) -> None:
         """The Hypothesis test body: fails the example when the case violates a rule."""
         if self.lost is not None:
             raise TargetLost(self.lost)
-        if time.monotonic() >= self.deadline:
+        now = time.monotonic()
+        if now >= self.deadline:
             raise OutOfTime()
-        finding = self._try(case)
+        if now >= self.share_deadline:
+            raise ShareSpent()
+        finding = self._try(case, timeout=self._timeout_for_try())
         if finding is not None:
+            if finding.rule.id == _HANG_RULE and self._confirmed_hang is None and not self._suspecting:
+                self._confirmed_hang = finding
             self._latest[finding.rule.id] = finding
             raise _violation_type(finding.rule.id)(finding)
 
-    def _try(self, case: Case) -> Finding | None:
-        return self._judge(case, *trio.from_thread.run(self._before_deadline, self._send, case))
+    @property
+    def _suspecting(self) -> bool:
+        """Whether tries wait less than --timeout: a hang is being shrunk, and this exploration's
+        answers tell how long an answer takes."""
+        return self._confirmed_hang is not None and self._slowest_answer is not None
 
-    async def _before_deadline(self, send: Callable[[Any], Any], argument: Any) -> Any:
-        """Run `send(argument)` in trio, cut short by --max-time even while the target hangs."""
-        with trio.move_on_at(_on_trio_clock(self.deadline)) as scope:
-            return await send(argument)
+    def _timeout_for_try(self) -> float:
+        """The full --timeout, except while a hang is shrunk (see `_confirm_hang`)."""
+        if not self._suspecting:
+            return self.options.timeout
+        assert self._slowest_answer is not None
+        return min(self.options.timeout, max(SUSPECT_FLOOR, SUSPECT_FACTOR * self._slowest_answer))
+
+    def _confirm_hang(self) -> None:
+        """Hangs cost little to shrink, and only confirmed ones are reported.
+
+        The first unanswered request of an exploration waits the whole --timeout. From then on,
+        while Hypothesis shrinks it, a try that has waited SUSPECT_FACTOR times the slowest answer
+        of this exploration (at least SUSPECT_FLOOR, at most --timeout) counts as still hanging.
+        The minimal request is then sent once more with the whole --timeout: if it is answered,
+        the shrunk request is not reported and the first one (unanswered at the whole --timeout)
+        is. So no request answered within --timeout is reported as unanswered.
+        """
+        shrunk = self._latest.get(_HANG_RULE)
+        if self._confirmed_hang is None or shrunk is None or shrunk is self._confirmed_hang:
+            return
+        kept = self._confirmed_hang
+        if self.lost is None and not self.out_of_time:
+            case = Case(self.kind, shrunk.tool, shrunk.request.get("params", ABSENT), shrunk.label)
+            try:
+                confirmed = self._try(case, timeout=self.options.timeout)
+            except (OutOfTime, ShareSpent):
+                confirmed = None
+            if confirmed is not None and confirmed.rule.id == _HANG_RULE:
+                kept = confirmed
+        self._latest[_HANG_RULE] = kept
+        self.findings = [kept if finding.rule.id == _HANG_RULE else finding for finding in self.findings]
+
+    def _try(self, case: Case, *, timeout: float) -> Finding | None:
+        exchange, answers_ping = trio.from_thread.run(self._before_deadline, self._send, case, timeout)
+        if isinstance(exchange.reply, Answered):
+            self._slowest_answer = max(self._slowest_answer or 0.0, exchange.reply.seconds)
+        return self._judge(case, exchange, answers_ping)
+
+    async def _before_deadline(self, send: Callable[..., Any], *arguments: Any) -> Any:
+        """Run `send(*arguments)` in trio, cut short by --max-time (or this exploration's share
+        of it) even while the target hangs."""
+        with trio.move_on_at(_on_trio_clock(self.share_deadline)) as scope:
+            return await send(*arguments)
         assert scope.cancelled_caught
-        raise OutOfTime()
+        raise OutOfTime() if time.monotonic() >= self.deadline else ShareSpent()
 
     def _judge(self, case: Case, exchange: Exchange, answers_ping: bool) -> Finding | None:
         self.sent += 1
@@ -508,10 +678,10 @@ class _Exploration:
             return None
         return [(exchange, True) for exchange in done]
 
-    async def _send(self, case: Case) -> tuple[Exchange, bool]:
+    async def _send(self, case: Case, timeout: float) -> tuple[Exchange, bool]:
         """Send one case. After no answer, ask for a ping; after death or silence, restart the
         target so that the next case meets a live one."""
-        exchange = await self.target.session.send_request(case.message, timeout=self.options.timeout)
+        exchange = await self.target.session.send_request(case.message, timeout=timeout)
         answers_ping = True
         if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not self.target.session.closed:
             answers_ping = await self.target.ping(timeout=self.options.timeout)
@@ -531,6 +701,8 @@ def _on_trio_clock(deadline: float) -> float:
     return trio.current_time() + (deadline - time.monotonic())
 
 
+_HANG_RULE = "request-answered"
+
 _BUILT_ON_VALID_VALUES: dict[CaseKind, set[CaseKind]] = {
     CaseKind.VALID_ARGUMENTS: {CaseKind.INVALID_ARGUMENTS},
     CaseKind.VALID_OUTPUT: {CaseKind.INVALID_OUTPUT},
@@ -539,8 +711,9 @@ _BUILT_ON_VALID_VALUES: dict[CaseKind, set[CaseKind]] = {
 it, and the search for it would only repeat the same skip."""
 
 
-def _derived_seed(run_seed: int, tool: str, kind: CaseKind) -> int:
-    digest = hashlib.sha256(f"{run_seed}\0{tool}\0{kind.value}".encode()).digest()
+def _derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0) -> int:
+    suffix = f"\0{round}" if round else ""
+    digest = hashlib.sha256(f"{run_seed}\0{tool}\0{kind.value}{suffix}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
 

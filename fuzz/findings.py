@@ -3,7 +3,7 @@ tool was sent, and the run as a whole."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from fuzz.rules import Level, Rule
@@ -93,6 +93,8 @@ class ToolSummary:
     cases_sent: dict[CaseKind, int]
     findings: tuple[Finding, ...]
     skips: tuple[Skip, ...] = ()
+    seconds: dict[CaseKind, float] = field(default_factory=dict)
+    """Wall time spent on each case kind, shrinking included."""
 
     @property
     def total_sent(self) -> int:

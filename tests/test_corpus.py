@@ -138,6 +138,8 @@ def test_two_runs_with_one_seed_give_identical_reports_but_for_timings(tmp_path:
         assert run.returncode == 1
         document = json.loads(path.read_text())
         document.pop("seconds")
+        for tool in document["tools"]:
+            assert set(tool.pop("secondsSpent")) == set(tool["casesSent"]), tool
         reports.append(document)
     assert reports[0] == reports[1]
 

@@ -36,6 +36,9 @@ PYTHON_HIGH_LEVEL_TOOL_FINDINGS = (
     # violates the listed inputSchema ("type": "integer"/"number") and is accepted as a
     # success. `greet(name: str)` and `explode(reason: str)` refuse non-strings, as they must.
     | _pairs("arguments-not-validated", "add", "divide")
+    # divide(2, 1.1e-308) overflows to inf, which the SDK serialises as structuredContent
+    # {"result": null}: not the "number" its outputSchema declares, yet answered as a success.
+    | _pairs("output-schema", "divide")
 )
 """The findings on tools (the envelope's aside), the same over stdio and Streamable HTTP."""
 

@@ -34,6 +34,7 @@ def as_json(result: RunResult) -> dict[str, Any]:
             {
                 "name": summary.tool or None,
                 "casesSent": {kind.value: count for kind, count in summary.cases_sent.items()},
+                "secondsSpent": {kind.value: round(seconds, 3) for kind, seconds in summary.seconds.items()},
                 "skipped": [{"case": skip.case.value, "reason": skip.reason} for skip in summary.skips],
             }
             for summary in result.tools
