@@ -17,6 +17,7 @@ from fuzz.corpus import CorruptReproduction, discover
 from fuzz.corpus import load as load_reproduction
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.export import export_pytest
+from fuzz.options import DEFAULT_WORKERS
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.profiles import PROFILES, SEP_2145
 from fuzz.replay import ReplayOutcome, ReplayStatus, replay_files
@@ -110,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long to wait for the answers to initialize and tools/list (default 20)")
     run.add_argument("--max-time", type=_seconds, default=None, metavar="SECONDS",
                      help="stop the run after this long, keeping what was found (default: no limit)")
+    run.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
+                     help=f"explorations (tool x case kind) fuzzed at once on the one connection; what is found "
+                          f"does not depend on it (default {DEFAULT_WORKERS})")
     run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
                      help="also write the result to PATH; FORMAT is json (repeatable)")
     _add_target_options(run)
@@ -251,6 +255,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         corpus=None if options.no_corpus else options.corpus,
         baseline=baseline.load(options.baseline) if options.baseline and not options.baseline_update else frozenset(),
         max_time=options.max_time,
+        workers=options.workers,
     )
     if options.baseline_update and options.baseline is None:
         raise ConfigurationError("--baseline-update needs --baseline FILE: the file to write")

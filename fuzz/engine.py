@@ -1,29 +1,30 @@
-"""The engine: Hypothesis over (tool x case kind), each case sent to the target and judged.
+"""The engine: every (tool x case kind) explored by Hypothesis, several at once, each case sent
+to the target and judged.
 
 The target lives in trio's thread (its session reads stdout while requests are in flight);
-Hypothesis runs in a worker thread and sends each case through `trio.from_thread.run`. A
-violated rule raises an exception whose type is unique to the rule, so Hypothesis treats each
-rule as a distinct bug and shrinks each to its own minimal request (`report_multiple_bugs`).
-The engine emits events and knows no reporter.
+each exploration (`fuzz.exploration`) runs Hypothesis in a worker thread and sends its batches
+of cases through the run's one `Dispatcher`. `--workers` explorations run at once, taken in
+plan order; an exploration built on valid values (invalid arguments, invalid output) starts
+after the one that draws them, so that a schema no value satisfies is skipped once. Each
+exploration is seeded on its own and judged by its own answers, so what a run finds does not
+depend on which exploration ran beside which; summaries are kept in plan order. The engine
+emits events and knows no reporter.
 """
 
 from __future__ import annotations
 
-import hashlib
 import signal
 import time
 from dataclasses import dataclass, field, replace
-from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import trio
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
-from hypothesis.errors import Unsatisfiable
 
 from fuzz.corpus import CorruptReproduction, Reproduction, discover
 from fuzz.corpus import load as load_reproduction
 from fuzz.corpus import write as write_reproduction
-from fuzz.database import example_database, use_user_cache
+from fuzz.database import use_user_cache
+from fuzz.dispatch import Dispatcher
 from fuzz.errors import ConfigurationError, HarnessError, first_leaf
 from fuzz.events import (
     CorpusReplayed,
@@ -34,117 +35,32 @@ from fuzz.events import (
     ToolFinished,
     ToolStarted,
 )
+from fuzz.exploration import Exploration, OutOfTime, TargetLost, on_trio_clock
 from fuzz.findings import Finding, FindingKey, Replayed, RunResult, Skip, ToolSummary
-from fuzz.oracle import Criteria, describe_violation, judge
-from fuzz.plan import Selection, ToolPlan, excluded, plan
-from fuzz.profiles import PROFILES, SEP_2145
+from fuzz.options import RunOptions
+from fuzz.oracle import Criteria
+from fuzz.plan import ToolPlan, excluded, plan
+from fuzz.profiles import PROFILES
 from fuzz.replay import ReplayStatus, replay_on
-from fuzz.rules import Level
-from fuzz.session import Answered, Exchange, NoAnswer, NotDelivered, TargetExited
-from fuzz.target import Target, TargetSpec, open_target
-from strategies import Case, CaseKind, Tool, cases
-from strategies.cases import (
-    ABSENT,
-    ENVELOPE,
-    canonical_cases,
-    canonical_envelope_cases,
-    envelope_cases,
-)
+from fuzz.target import Target, open_target
+from strategies import CaseKind, Tool
+from strategies.cases import ENVELOPE
 
-
-@dataclass(frozen=True, slots=True)
-class RunOptions:
-    target: TargetSpec
-    seed: int
-    max_examples: int = 100
-    timeout: float = 5.0
-    """Seconds to wait for the answer to one request."""
-    startup_timeout: float = 20.0
-    """Seconds to wait for the answers to `initialize` and `tools/list`."""
-    selection: Selection = Selection()
-    profile: str = SEP_2145.id
-    rules: frozenset[str] | None = None
-    """The rule ids to judge by (--rules minus --exclude-rules); None for all."""
-    fail_on: Level = Level.SHOULD
-    envelope: bool = True
-    """Send the malformed requests that name no tool (once per run)."""
-    corpus: Path | None = None
-    """Where reproductions are replayed from and written to, and Hypothesis's database kept;
-    None for neither."""
-    baseline: frozenset[FindingKey] = frozenset()
-    max_time: float | None = None
-    """Seconds the whole run may take; the run stops within a few seconds of it, keeping what
-    it found. None for no limit."""
-
-    def as_json(self) -> dict[str, Any]:
-        selection = self.selection
-        return {
-            "maxExamples": self.max_examples,
-            "timeout": self.timeout,
-            "profile": self.profile,
-            "rules": sorted(self.rules) if self.rules is not None else None,
-            "failOn": self.fail_on.value,
-            "tools": sorted(selection.tools) if selection.tools is not None else None,
-            "excludeTools": sorted(selection.exclude_tools),
-            "unavailable": sorted(selection.unavailable),
-            "mirrorTool": selection.mirror_tool,
-            "destructive": selection.destructive.value,
-            "corpus": str(self.corpus) if self.corpus is not None else None,
-            "maxTime": self.max_time,
-        }
-
-
-class RuleViolated(Exception):
-    """Raised inside a Hypothesis example to fail it; carries the finding."""
-
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.message)
-        self.finding = finding
-
-
-_violation_types: dict[str, type[RuleViolated]] = {}
-
-
-def _violation_type(rule_id: str) -> type[RuleViolated]:
-    """One exception class per rule, so that Hypothesis tells the rules apart while shrinking."""
-    if rule_id not in _violation_types:
-        name = "RuleViolated_" + rule_id.replace("-", "_")
-        _violation_types[rule_id] = type(name, (RuleViolated,), {})
-    return _violation_types[rule_id]
-
-
-class TargetLost(Exception):
-    """The target died and could not be restarted."""
-
-
-class OutOfTime(BaseException):
-    """--max-time is reached. A BaseException, so that Hypothesis stops at once instead of
-    treating it as a failure to shrink."""
-
-
-class ShareSpent(BaseException):
-    """This exploration's share of --max-time is spent: it stops (keeping what it found) and the
-    run goes on with the next one."""
-
-
-SUSPECT_FLOOR = 0.25
-"""Seconds: the least a try waits while a `request-answered` finding is being shrunk."""
-
-SUSPECT_FACTOR = 20
-"""While a hang is being shrunk, a try counts as still hanging once it has waited this many
-times the slowest answer this exploration has had (never longer than --timeout)."""
-
+__all__ = ["RunOptions", "run"]
 
 _GRACE = 3.0
 """Seconds past --max-time allowed for closing the target and writing what was found."""
+
+_LEAST_SHARE = 0.5
+"""Seconds: a round that would leave an exploration less than this is not started."""
 
 
 @dataclass
 class _Progress:
     """What the run has found so far; read back when it is interrupted."""
 
-    summaries: list[ToolSummary] = field(default_factory=list)
-    current: ToolSummary | None = None
+    summaries: dict[int, ToolSummary] = field(default_factory=dict)
+    """Per tool, by its place in the plan (the envelope first), once its first exploration ran."""
     description: Any = None
     restarts: int = 0
     excluded: tuple[str, ...] = ()
@@ -177,9 +93,6 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
             stopped_early = "terminated (SIGTERM)"
         else:
             raise
-    summaries = list(progress.summaries)
-    if progress.current is not None:
-        summaries.append(progress.current)
     description = progress.description
     result = RunResult(
         seed=options.seed,
@@ -188,7 +101,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
         protocol_version=description.protocol_version if description else None,
         server_info=description.server_info if description else {},
         options=options.as_json(),
-        tools=tuple(summaries),
+        tools=tuple(progress.summaries[index] for index in sorted(progress.summaries)),
         seconds=time.monotonic() - started,
         target_restarts=progress.restarts,
         stopped_early=stopped_early,
@@ -208,7 +121,7 @@ class Terminated(Exception):
 
 
 async def _run(options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
-    with trio.move_on_at(_on_trio_clock(deadline) + _GRACE) as scope:
+    with trio.move_on_at(on_trio_clock(deadline) + _GRACE) as scope:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(_raise_on_sigterm)
             await _fuzz(options, listener, progress, deadline)
@@ -240,7 +153,6 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
         )
         if options.corpus is not None:
             await _replay_corpus(options, target, listener, progress)
-        known = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
         criteria = Criteria(
             profile=PROFILES[options.profile],
             enabled=options.rules,
@@ -249,111 +161,171 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
         )
         envelope = ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)) if options.envelope else None
         tool_plans = (envelope, *plans) if envelope else plans
-        cut: list[tuple[int, Tool | None, CaseKind]] = []
-        explorations_left = sum(len(tool_plan.kinds) for tool_plan in tool_plans)
-        for tool_plan in tool_plans:
-            name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
-            listener(ToolStarted(name))
-            progress.current = ToolSummary(name, {}, (), tool_plan.skips)
-            unsatisfiable: set[CaseKind] = set()
+        runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline)
+        cut = await runner.run_round(runner.first_round())
+        while cut and time.monotonic() < deadline - _LEAST_SHARE:
+            cut = await runner.run_round([_Job(job.index, job.tool, job.kind, job.round + 1) for job in cut])
+
+
+@dataclass(eq=False)
+class _Job:
+    """One exploration to run: the tool at `index` in the plan, one case kind, one round."""
+
+    index: int
+    tool: Tool | None
+    kind: CaseKind
+    round: int = 0
+    built_on: _Job | None = None
+    """The exploration that draws the valid values this one mutates (first round only)."""
+    done: trio.Event = field(default_factory=trio.Event)
+    exploration: Exploration | None = None
+
+
+class _Runner:
+    """Runs jobs `--workers` at a time, merges what each found into its tool's summary (before
+    anything is raised: no finding is lost) and announces it.
+
+    With --max-time, the budget is spread in rounds. In the first round every exploration gets,
+    when it starts, an even share of what is left (time one does not use goes to those after
+    it). While time remains, each further round gives the explorations that their share cut
+    short an even share of what is left, each with a seed of its own round (so it tries new
+    examples, not the same ones again). What every round sent, found and spent adds up in the
+    tool's summary.
+    """
+
+    def __init__(
+        self,
+        options: RunOptions,
+        target: Target,
+        criteria: Criteria,
+        tool_plans: tuple[ToolPlan, ...],
+        listener: Listener,
+        progress: _Progress,
+        deadline: float,
+    ) -> None:
+        self.options = options
+        self.target = target
+        self.dispatcher = Dispatcher(target, ping_timeout=options.timeout)
+        self.criteria = criteria
+        self.tool_plans = tool_plans
+        self.listener = listener
+        self.progress = progress
+        self.deadline = deadline
+        self.known = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
+        self._unfinished_kinds = {index: len(tool_plan.kinds) for index, tool_plan in enumerate(tool_plans)}
+        self._announced = 0
+        """Tools announced finished: always a prefix of the plan, so they are announced in order."""
+
+    def first_round(self) -> list[_Job]:
+        jobs: list[_Job] = []
+        for index, tool_plan in enumerate(self.tool_plans):
+            drawing: dict[CaseKind, _Job] = {}
             for kind in tool_plan.kinds:
-                now = time.monotonic()
-                if now >= deadline:
-                    raise OutOfTime()
-                explorations_left -= 1
-                if kind in unsatisfiable:
-                    continue
-                share = now + (deadline - now) / (explorations_left + 1)
-                exploration = _Exploration(options, target, tool_plan.tool, kind, known, criteria, deadline, share)
-                await _explore(exploration, progress.current, _store_current(progress), options, target, listener, progress)
-                if exploration.unsatisfiable:
-                    unsatisfiable |= _BUILT_ON_VALID_VALUES.get(kind, set())
-                if exploration.share_spent:
-                    cut.append((len(progress.summaries), tool_plan.tool, kind))
-            progress.summaries.append(progress.current)
-            progress.current = None
-            listener(ToolFinished(progress.summaries[-1]))
-        await _more_rounds(cut, options, target, known, criteria, deadline, listener, progress)
+                job = _Job(index, tool_plan.tool, kind, built_on=drawing.get(_VALUES_FOR.get(kind, kind)))
+                drawing[kind] = job
+                jobs.append(job)
+        return jobs
+
+    async def run_round(self, jobs: list[_Job]) -> list[_Job]:
+        """Run `jobs`; return those their share of --max-time cut short."""
+        pending = list(jobs)
+        cut: list[_Job] = []
+        stop: list[BaseException] = []
+        changed = trio.Condition()
+
+        def take() -> _Job | None:
+            for job in pending:
+                if job.built_on is None or job.built_on.done.is_set():
+                    pending.remove(job)
+                    return job
+            return None
+
+        async def worker() -> None:
+            while True:
+                async with changed:
+                    job = None
+                    while not stop and pending and (job := take()) is None:
+                        await changed.wait()
+                    if stop or job is None:
+                        return
+                try:
+                    if await self._run_job(job, len(pending) + 1):
+                        cut.append(job)
+                except (TargetLost, OutOfTime) as error:
+                    stop.append(error)
+                finally:
+                    job.done.set()
+                    async with changed:
+                        changed.notify_all()
+
+        self._announce()
+        async with trio.open_nursery() as nursery:
+            for _ in range(max(1, self.options.workers)):
+                nursery.start_soon(worker)
+        if stop:
+            raise stop[0]
+        return sorted(cut, key=jobs.index)
+
+    async def _run_job(self, job: _Job, left: int) -> bool:
+        """Run one exploration with its share of --max-time; True when the share cut it short."""
+        now = time.monotonic()
+        if now >= self.deadline:
+            raise OutOfTime()
+        self._summary_for(job.index)
+        if job.built_on is not None and job.built_on.exploration is not None and job.built_on.exploration.unsatisfiable:
+            self._finished(job)
+            return False
+        share = now + (self.deadline - now) * min(self.options.workers, left) / left
+        exploration = job.exploration = Exploration(
+            self.options, self.dispatcher, job.tool, job.kind, self.known, self.criteria, self.deadline, share, job.round
+        )
+        await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+        self.progress.restarts = self.target.restarts
+        summary = self.progress.summaries[job.index]
+        known_rules = {(finding.case, finding.rule.id) for finding in summary.findings}
+        exploration.findings = [
+            _keep(finding, self.options, self.target, exploration.tool)
+            for finding in exploration.findings
+            if (finding.case, finding.rule.id) not in known_rules
+        ]
+        self.progress.summaries[job.index] = _merge(summary, exploration, self.tool_plans[job.index].kinds)
+        for finding in exploration.findings:
+            self.listener(FindingMade(finding))
+        if job.round == 0:
+            self._finished(job)
+        if exploration.lost is not None:
+            raise TargetLost(exploration.lost)
+        if exploration.out_of_time:
+            raise OutOfTime()
+        return exploration.share_spent
+
+    def _finished(self, job: _Job) -> None:
+        self._unfinished_kinds[job.index] -= 1
+        self._announce()
+
+    def _announce(self) -> None:
+        """Announce, in plan order, the tools all of whose first-round explorations are done
+        (a tool with none to run, say a destructive one, as soon as those before it are)."""
+        while self._announced < len(self.tool_plans) and self._unfinished_kinds[self._announced] == 0:
+            self.listener(ToolFinished(self._summary_for(self._announced)))
+            self._announced += 1
+
+    def _summary_for(self, index: int) -> ToolSummary:
+        """The tool's summary; made (and the tool announced started) on first use."""
+        if index not in self.progress.summaries:
+            tool_plan = self.tool_plans[index]
+            name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
+            self.progress.summaries[index] = ToolSummary(name, {}, (), tool_plan.skips)
+            self.listener(ToolStarted(name))
+        return self.progress.summaries[index]
 
 
-async def _more_rounds(
-    cut: list[tuple[int, Tool | None, CaseKind]],
-    options: RunOptions,
-    target: Target,
-    known: tuple[str, ...],
-    criteria: Criteria,
-    deadline: float,
-    listener: Listener,
-    progress: _Progress,
-) -> None:
-    """With --max-time, the budget is spread in rounds. The first round gives every exploration
-    an even share of what is left when it starts (time an exploration does not use goes to the
-    ones after it). While time remains, each further round gives the explorations that their
-    share cut short an even share of what is left, each with a seed of its own round (so it
-    tries new examples, not the same ones again). What every round sent, found and spent adds up
-    in the tool's summary."""
-    round_number = 0
-    while cut and time.monotonic() < deadline - _LEAST_SHARE:
-        round_number += 1
-        still_cut: list[tuple[int, Tool | None, CaseKind]] = []
-        for position, (index, tool, kind) in enumerate(cut):
-            now = time.monotonic()
-            if now >= deadline:
-                raise OutOfTime()
-            share = now + (deadline - now) / (len(cut) - position)
-            exploration = _Exploration(options, target, tool, kind, known, criteria, deadline, share, round_number)
-            await _explore(exploration, progress.summaries[index], _store_at(progress, index), options, target, listener, progress)
-            if exploration.share_spent:
-                still_cut.append((index, tool, kind))
-        cut = still_cut
-
-
-def _store_current(progress: _Progress) -> Callable[[ToolSummary], None]:
-    def store(summary: ToolSummary) -> None:
-        progress.current = summary
-
-    return store
-
-
-def _store_at(progress: _Progress, index: int) -> Callable[[ToolSummary], None]:
-    def store(summary: ToolSummary) -> None:
-        progress.summaries[index] = summary
-
-    return store
-
-
-_LEAST_SHARE = 0.5
-"""Seconds: a round that would leave an exploration less than this is not started."""
-
-
-async def _explore(
-    exploration: _Exploration,
-    summary: ToolSummary,
-    store: Callable[[ToolSummary], None],
-    options: RunOptions,
-    target: Target,
-    listener: Listener,
-    progress: _Progress,
-) -> None:
-    """Run one exploration in a worker thread; keep its findings, `store` the tool's summary
-    with them (before anything is raised: no finding is lost), announce them; raise what ends
-    the run (the target lost, --max-time reached)."""
-    await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
-    progress.restarts = target.restarts
-    known_rules = {(finding.case, finding.rule.id) for finding in summary.findings}
-    exploration.findings = [
-        _keep(finding, options, target, exploration.tool)
-        for finding in exploration.findings
-        if (finding.case, finding.rule.id) not in known_rules
-    ]
-    merged = _merge(summary, exploration)
-    store(merged)
-    for finding in exploration.findings:
-        listener(FindingMade(finding))
-    if exploration.lost is not None:
-        raise TargetLost(exploration.lost)
-    if exploration.out_of_time:
-        raise OutOfTime()
+_VALUES_FOR: dict[CaseKind, CaseKind] = {
+    CaseKind.INVALID_ARGUMENTS: CaseKind.VALID_ARGUMENTS,
+    CaseKind.INVALID_OUTPUT: CaseKind.VALID_OUTPUT,
+}
+"""An invalid value is a valid one with one mutation: when no valid value exists, neither does
+it, and the search for it would only repeat the same skip."""
 
 
 async def _replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: _Progress) -> None:
@@ -415,319 +387,20 @@ def _keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | No
     return replace(finding, reproduction=str(path), first_seen=not existed)
 
 
-def _merge(summary: ToolSummary, exploration: _Exploration) -> ToolSummary:
-    skips = summary.skips + ((Skip(summary.tool, exploration.kind, exploration.skip),) if exploration.skip else ())
+def _merge(summary: ToolSummary, exploration: Exploration, kinds: tuple[CaseKind, ...]) -> ToolSummary:
+    """`summary` with what `exploration` sent, found, skipped and spent; kinds kept in plan
+    order, whichever exploration finished first."""
+    kind = exploration.kind
+    skips = summary.skips + ((Skip(summary.tool, kind, exploration.skip),) if exploration.skip and exploration.round == 0 else ())
+    order = {kind: position for position, kind in enumerate(kinds)}
+
+    def by_kind(items: dict[CaseKind, Any]) -> dict[CaseKind, Any]:
+        return dict(sorted(items.items(), key=lambda item: order.get(item[0], len(order))))
+
     return ToolSummary(
         tool=summary.tool,
-        cases_sent={**summary.cases_sent, exploration.kind: summary.cases_sent.get(exploration.kind, 0) + exploration.sent},
-        findings=summary.findings + tuple(exploration.findings),
-        skips=skips if exploration.round == 0 else summary.skips,
-        seconds={**summary.seconds, exploration.kind: summary.seconds.get(exploration.kind, 0.0) + exploration.seconds},
+        cases_sent=by_kind({**summary.cases_sent, kind: summary.cases_sent.get(kind, 0) + exploration.sent}),
+        findings=tuple(sorted(summary.findings + tuple(exploration.findings), key=lambda finding: order.get(finding.case, len(order)))),
+        skips=tuple(sorted(skips, key=lambda skip: order.get(skip.case, len(order)))),
+        seconds=by_kind({**summary.seconds, kind: summary.seconds.get(kind, 0.0) + exploration.seconds}),
     )
-
-
-class _Exploration:
-    """One Hypothesis run: `kind` cases for `tool` (None: malformed envelopes that name no tool),
-    in a worker thread."""
-
-    def __init__(
-        self,
-        options: RunOptions,
-        target: Target,
-        tool: Tool | None,
-        kind: CaseKind,
-        listed: tuple[str, ...],
-        criteria: Criteria,
-        deadline: float = float("inf"),
-        share_deadline: float = float("inf"),
-        round: int = 0,
-    ) -> None:
-        self.options = options
-        self.criteria = criteria
-        self.target = target
-        self.tool = tool
-        self.kind = kind
-        self.listed = listed
-        self.sent = 0
-        self.findings: list[Finding] = []
-        self.skip: str | None = None
-        self.lost: str | None = None
-        self.deadline = deadline
-        self.share_deadline = min(share_deadline, deadline)
-        """When this exploration's share of --max-time ends (shrinking included)."""
-        self.seconds = 0.0
-        self.round = round
-        """0 for the first round of a --max-time run (and for every run without it)."""
-        self.share_spent = False
-        self.out_of_time = False
-        self.unsatisfiable = False
-        """No valid value could be drawn: the kinds built on valid values are not tried."""
-        self._latest: dict[str, Finding] = {}
-        self._canonical: dict[str, Finding] = {}
-        self._silent_labels: set[str] = set()
-        self._slowest_answer: float | None = None
-        """Seconds: the slowest answer any request of this exploration got."""
-        self._confirmed_hang: Finding | None = None
-        """The first `request-answered` finding, made at the full --timeout."""
-
-    def run(self) -> None:
-        started = time.monotonic()
-        try:
-            self._run()
-        finally:
-            self.seconds = time.monotonic() - started
-
-    def _run(self) -> None:
-        """Send the canonical cases (each shape's simplest form), then let Hypothesis search.
-
-        A rule a canonical case violated keeps that finding: it is already minimal. A shape whose
-        simplest form got no answer is left out of the search: every further try would cost a
-        whole timeout and could only find the same rule again.
-        """
-        if self.round > 0:
-            canonical: list[Case] = []
-        else:
-            canonical = canonical_envelope_cases() if self.tool is None else canonical_cases(self.tool, self.kind, self.listed)
-        try:
-            concurrent = trio.from_thread.run(self._before_deadline, self._send_together, canonical) if canonical else None
-            for index, case in enumerate(canonical):
-                if self.lost is not None:
-                    break
-                finding = self._judge(case, *concurrent[index]) if concurrent else self._try(case, timeout=self.options.timeout)
-                self._keep_canonical(case, finding)
-        except OutOfTime:
-            self.out_of_time = True
-        except ShareSpent:
-            self.share_spent = True
-        else:
-            if self.lost is None:
-                self._search()
-        self._confirm_hang()
-        self.findings = list(self._canonical.values()) + [
-            finding for finding in self.findings if finding.rule.id not in self._canonical
-        ]
-
-    def _keep_canonical(self, case: Case, finding: Finding | None) -> None:
-        if finding is not None and finding.response is None:
-            self._silent_labels.add(case.label)
-        if finding is not None and finding.rule.id not in self._canonical:
-            self._canonical[finding.rule.id] = finding
-
-    def _search(self) -> None:
-        try:
-            strategy = envelope_cases() if self.tool is None else cases(self.tool, self.kind, self.listed)
-            if self._silent_labels:
-                strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
-            test = self._hypothesis_test(strategy)
-            test()
-        except Unsatisfiable:
-            self.unsatisfiable = True
-            schema = "outputSchema" if self.kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) else "inputSchema"
-            self.skip = (
-                f"its {schema} accepts no value mcp-toolfuzz could generate (is it satisfiable?): no "
-                f"{self.kind.value} cases, and none of the kinds built on valid values"
-            )
-        except BaseException as error:  # noqa: B036 - Hypothesis raises groups of violations
-            if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
-                raise
-            self.out_of_time = _leaves_of_type(error, (OutOfTime,))
-            share_spent = self.share_spent = _leaves_of_type(error, (ShareSpent,))
-            violations = _violations_in(error)
-            if violations:
-                self.findings = [violation.finding for violation in violations]
-            elif self.lost is None and not self.out_of_time and not share_spent:
-                self.skip = f"could not generate {self.kind.value} cases: {type(error).__name__}: {error}"
-        if not self.findings and self._latest:
-            self.findings = list(self._latest.values())
-
-    def _hypothesis_test(self, strategy: Any) -> Callable[[], None]:
-        config = settings(
-            parent=settings.get_profile("default"),
-            max_examples=self.options.max_examples,
-            deadline=None,
-            database=example_database(self.options.corpus),
-            derandomize=False,
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
-            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
-            report_multiple_bugs=True,
-            print_blob=False,
-        )
-
-        def test(case: Case) -> None:
-            self._check(case)
-
-        # Hypothesis keys its database by the test's source, the same for every exploration:
-        # the target, tool and case kind tell them apart.
-        name = self.tool.name if self.tool else ENVELOPE
-        test._hypothesis_internal_add_digest = "\0".join(  # type: ignore[attr-defined]
-            (self.options.target.describe(), name, self.kind.value)
-        ).encode()
-        # What @seed does, minus the line that turns the database off: a run is repeatable from
-        # its seed and still tries the examples that failed in earlier runs first.
-        test._hypothesis_internal_use_seed = _derived_seed(self.options.seed, name, self.kind, self.round)  # type: ignore[attr-defined]
-        return config(given(strategy)(test))
-
-    def _check(self, case: Case) -> None:
-        """The Hypothesis test body: fails the example when the case violates a rule."""
-        if self.lost is not None:
-            raise TargetLost(self.lost)
-        now = time.monotonic()
-        if now >= self.deadline:
-            raise OutOfTime()
-        if now >= self.share_deadline:
-            raise ShareSpent()
-        finding = self._try(case, timeout=self._timeout_for_try())
-        if finding is not None:
-            if finding.rule.id == _HANG_RULE and self._confirmed_hang is None and not self._suspecting:
-                self._confirmed_hang = finding
-            self._latest[finding.rule.id] = finding
-            raise _violation_type(finding.rule.id)(finding)
-
-    @property
-    def _suspecting(self) -> bool:
-        """Whether tries wait less than --timeout: a hang is being shrunk, and this exploration's
-        answers tell how long an answer takes."""
-        return self._confirmed_hang is not None and self._slowest_answer is not None
-
-    def _timeout_for_try(self) -> float:
-        """The full --timeout, except while a hang is shrunk (see `_confirm_hang`)."""
-        if not self._suspecting:
-            return self.options.timeout
-        assert self._slowest_answer is not None
-        return min(self.options.timeout, max(SUSPECT_FLOOR, SUSPECT_FACTOR * self._slowest_answer))
-
-    def _confirm_hang(self) -> None:
-        """Hangs cost little to shrink, and only confirmed ones are reported.
-
-        The first unanswered request of an exploration waits the whole --timeout. From then on,
-        while Hypothesis shrinks it, a try that has waited SUSPECT_FACTOR times the slowest answer
-        of this exploration (at least SUSPECT_FLOOR, at most --timeout) counts as still hanging.
-        The minimal request is then sent once more with the whole --timeout: if it is answered,
-        the shrunk request is not reported and the first one (unanswered at the whole --timeout)
-        is. So no request answered within --timeout is reported as unanswered.
-        """
-        shrunk = self._latest.get(_HANG_RULE)
-        if self._confirmed_hang is None or shrunk is None or shrunk is self._confirmed_hang:
-            return
-        kept = self._confirmed_hang
-        if self.lost is None and not self.out_of_time:
-            case = Case(self.kind, shrunk.tool, shrunk.request.get("params", ABSENT), shrunk.label)
-            try:
-                confirmed = self._try(case, timeout=self.options.timeout)
-            except (OutOfTime, ShareSpent):
-                confirmed = None
-            if confirmed is not None and confirmed.rule.id == _HANG_RULE:
-                kept = confirmed
-        self._latest[_HANG_RULE] = kept
-        self.findings = [kept if finding.rule.id == _HANG_RULE else finding for finding in self.findings]
-
-    def _try(self, case: Case, *, timeout: float) -> Finding | None:
-        exchange, answers_ping = trio.from_thread.run(self._before_deadline, self._send, case, timeout)
-        if isinstance(exchange.reply, Answered):
-            self._slowest_answer = max(self._slowest_answer or 0.0, exchange.reply.seconds)
-        return self._judge(case, exchange, answers_ping)
-
-    async def _before_deadline(self, send: Callable[..., Any], *arguments: Any) -> Any:
-        """Run `send(*arguments)` in trio, cut short by --max-time (or this exploration's share
-        of it) even while the target hangs."""
-        with trio.move_on_at(_on_trio_clock(self.share_deadline)) as scope:
-            return await send(*arguments)
-        assert scope.cancelled_caught
-        raise OutOfTime() if time.monotonic() >= self.deadline else ShareSpent()
-
-    def _judge(self, case: Case, exchange: Exchange, answers_ping: bool) -> Finding | None:
-        self.sent += 1
-        violation = judge(case, exchange, self.tool, self.criteria, answers_ping=answers_ping)
-        if violation is None:
-            return None
-        return Finding(
-            rule=violation.rule,
-            tool=case.tool,
-            case=self.kind,
-            label=case.label,
-            request=exchange.request,
-            response=exchange.reply.message if isinstance(exchange.reply, Answered) else None,
-            message=describe_violation(violation, case, exchange),
-            why=violation.why,
-            expected=violation.expected,
-            stderr=exchange.stderr,
-        )
-
-    async def _send_together(self, batch: list[Case]) -> list[tuple[Exchange, bool]] | None:
-        """Send `batch` with every request in flight at once, so that shapes a server drops cost
-        one timeout between them, not one each. Returns None (send them one by one instead) when
-        the target died or went silent meanwhile: then which case did it cannot be told."""
-        exchanges: list[Exchange | None] = [None] * len(batch)
-        ids = [self.target.session.next_id() for _ in batch]
-
-        async def send(index: int, case: Case) -> None:
-            exchanges[index] = await self.target.session.send_request(
-                case.message, timeout=self.options.timeout, request_id=ids[index]
-            )
-
-        async with trio.open_nursery() as nursery:
-            for index, case in enumerate(batch):
-                nursery.start_soon(send, index, case)
-        done = [exchange for exchange in exchanges if exchange is not None]
-        unanswered = any(isinstance(exchange.reply, (NoAnswer, NotDelivered)) for exchange in done)
-        if any(isinstance(exchange.reply, TargetExited) for exchange in done) or self.target.session.closed or (
-            unanswered and not await self.target.ping(timeout=self.options.timeout)
-        ):
-            await self._restart_after(batch[0])
-            return None
-        return [(exchange, True) for exchange in done]
-
-    async def _send(self, case: Case, timeout: float) -> tuple[Exchange, bool]:
-        """Send one case. After no answer, ask for a ping; after death or silence, restart the
-        target so that the next case meets a live one."""
-        exchange = await self.target.session.send_request(case.message, timeout=timeout)
-        answers_ping = True
-        if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not self.target.session.closed:
-            answers_ping = await self.target.ping(timeout=self.options.timeout)
-        if isinstance(exchange.reply, TargetExited) or self.target.session.closed or not answers_ping:
-            await self._restart_after(case)
-        return exchange, answers_ping
-
-    async def _restart_after(self, case: Case) -> None:
-        try:
-            await self.target.restart()
-        except HarnessError as error:
-            self.lost = f"the target could not be restarted after {case.label} to {case.tool!r}: {error}"
-
-
-def _on_trio_clock(deadline: float) -> float:
-    """A deadline on time.monotonic's clock (which the worker thread reads) on trio's clock."""
-    return trio.current_time() + (deadline - time.monotonic())
-
-
-_HANG_RULE = "request-answered"
-
-_BUILT_ON_VALID_VALUES: dict[CaseKind, set[CaseKind]] = {
-    CaseKind.VALID_ARGUMENTS: {CaseKind.INVALID_ARGUMENTS},
-    CaseKind.VALID_OUTPUT: {CaseKind.INVALID_OUTPUT},
-}
-"""An invalid value is a valid one with one mutation: when no valid value exists, neither does
-it, and the search for it would only repeat the same skip."""
-
-
-def _derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0) -> int:
-    suffix = f"\0{round}" if round else ""
-    digest = hashlib.sha256(f"{run_seed}\0{tool}\0{kind.value}{suffix}".encode()).digest()
-    return int.from_bytes(digest[:8], "big")
-
-
-def _violations_in(error: BaseException) -> list[RuleViolated]:
-    if isinstance(error, RuleViolated):
-        return [error]
-    if isinstance(error, BaseExceptionGroup):
-        return [found for inner in error.exceptions for found in _violations_in(inner)]
-    return []
-
-
-def _leaves_of_type(error: BaseException, types: tuple[type[BaseException], ...]) -> bool:
-    if isinstance(error, BaseExceptionGroup):
-        return any(_leaves_of_type(inner, types) for inner in error.exceptions)
-    return isinstance(error, types)
-
-

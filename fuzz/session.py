@@ -41,6 +41,9 @@ class Answered:
 @dataclass(frozen=True, slots=True)
 class NoAnswer:
     timeout: float
+    overtaken: bool = False
+    """A request written after this one was answered before this one's timeout: the target did
+    not leave it unanswered merely by answering in order, behind the others in flight."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +99,8 @@ class _Waiter:
     message: dict[str, Any] | None = None
     undelivered: str | None = None
     answered_at: float = 0.0
+    written: int = -1
+    """Its place in the order the requests were written (-1 until it is)."""
     anomalies: list[Anomaly] = field(default_factory=list)
     """What was odd about the messages this request's own HTTP exchange carried."""
     ended: trio.Event = field(default_factory=trio.Event)
@@ -121,6 +126,8 @@ class Session:
         self._anomalies: list[Anomaly] = []
         self._closed = trio.Event()
         self.notifications_seen = 0
+        self._written = 0
+        self._latest_written_answered = -1
 
     @property
     def closed(self) -> bool:
@@ -174,6 +181,8 @@ class Session:
                 await self.transport.send(encode(request))
             except TransportClosed:
                 return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter)
+            waiter.written = self._written
+            self._written += 1
             with trio.move_on_after(timeout):
                 await waiter.event.wait()
             if waiter.message is not None and self.transport.exchange_per_request:
@@ -186,7 +195,7 @@ class Session:
             elif self.closed:
                 reply = await self._exited()
             else:
-                reply = NoAnswer(timeout)
+                reply = NoAnswer(timeout, overtaken=self._latest_written_answered > waiter.written)
                 self.transport.abandon(request["id"])
             return self._exchange(request, reply, anomaly_mark, stderr_mark, waiter)
         finally:
@@ -235,6 +244,7 @@ class Session:
                 waiter.message = incoming.message
                 waiter.answered_at = time.monotonic()
                 waiter.event.set()
+                self._latest_written_answered = max(self._latest_written_answered, waiter.written)
             elif waiter is not None or self._finished.get(key):
                 anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, show(incoming.message, 2000), own=origin is not None))
                 self._finished[key] = True

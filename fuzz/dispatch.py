@@ -1,0 +1,168 @@
+"""Every request of a run goes through one `Dispatcher`: cases in flight together, requests
+re-sent alone when what happened to them may be another request's doing, one restart at a time.
+
+Several explorations (each in its own worker thread) send batches of cases at once on the one
+connection; answers are matched by id. Concurrency must never change a verdict, so:
+
+- when the target dies or stops answering ping while several requests were in flight, it is
+  restarted once (by whichever sender saw it first) and each request that was in flight is
+  sent again *alone*, with nothing else in flight, before it is blamed (`Sent.doubtful`: the
+  sender re-sends, in order, until its first finding);
+- a request left unanswered while others were in flight may only have waited behind them (a
+  server that answers one request at a time), unless a request written after it was answered
+  in time; and what is odd on the shared stream (garbage on stdout, an answer to no request)
+  may be any in-flight request's doing: `alone` sends such a request again with the
+  connection to itself, and only that verdict counts.
+
+"Alone" is a gate: while a request is sent alone, no new request starts and it waits for those
+in flight to end.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import trio
+
+from fuzz.errors import HarnessError
+from fuzz.session import Exchange, NoAnswer, NotDelivered, TargetExited
+from fuzz.target import Target
+from strategies import Case
+
+
+@dataclass(frozen=True, slots=True)
+class Sent:
+    """What came of one case: the exchange, whether the target answered ping after it (when it
+    was left unanswered), whether other requests were in flight meanwhile, and whether the
+    target died or went silent while it was."""
+
+    exchange: Exchange
+    answers_ping: bool = True
+    crowded: bool = False
+    target_failed: bool = False
+
+    @property
+    def doubtful_silence(self) -> bool:
+        """Left unanswered while others were in flight, and no request written after it was
+        answered meanwhile: it may only have waited behind them."""
+        reply = self.exchange.reply
+        return self.crowded and isinstance(reply, NoAnswer) and not reply.overtaken
+
+    @property
+    def doubtful(self) -> bool:
+        """Whether what came of it may be another in-flight request's doing, other than by
+        silence: the target died or went silent, or something odd came on the shared stream
+        (garbage, an answer to no request). Send it `alone` to know."""
+        return self.crowded and (self.target_failed or any(not anomaly.own for anomaly in self.exchange.anomalies))
+
+
+class Dispatcher:
+    def __init__(self, target: Target, *, ping_timeout: float) -> None:
+        self.target = target
+        self._ping_timeout = ping_timeout
+        self._in_flight = 0
+        self._sends_started = 0
+        self._alone = False
+        self._alone_lock = trio.Lock()
+        self._changed = trio.Condition()
+        self._restart_lock = trio.Lock()
+        self.lost: str | None = None
+        """Why the run cannot go on: the target could not be restarted."""
+
+    async def send(self, batch: Sequence[Case], *, timeout: float) -> list[Sent]:
+        """Send `batch` with every request in flight at once (and with other senders' requests)."""
+        await self._revive(batch[0])
+        generation = self.target.restarts
+        started_mark, others_in_flight = await self._enter(len(batch))
+        try:
+            exchanges = await self._send_each(batch, timeout)
+        finally:
+            crowded = len(batch) > 1 or others_in_flight > 0 or self._sends_started != started_mark
+            await self._leave(len(batch))
+        if not crowded:
+            return [await self._after(batch[0], exchanges[0], generation)]
+        dead = any(isinstance(exchange.reply, TargetExited) for exchange in exchanges) or self.target.session.closed
+        if not dead and any(isinstance(exchange.reply, (NoAnswer, NotDelivered)) for exchange in exchanges):
+            dead = not await self.target.ping(timeout=self._ping_timeout)
+        if dead:
+            await self._restart(generation, batch[0])
+        return [Sent(exchange, not dead, crowded=True, target_failed=dead) for exchange in exchanges]
+
+    async def alone(self, case: Case, *, timeout: float) -> Sent:
+        """Send `case` with nothing else in flight; restart the target if it died or went silent."""
+        async with self._alone_lock:
+            async with self._changed:
+                self._alone = True
+                while self._in_flight:
+                    await self._changed.wait()
+            try:
+                await self._revive(case)
+                generation = self.target.restarts
+                (exchange,) = await self._send_each((case,), timeout)
+                return await self._after(case, exchange, generation)
+            finally:
+                async with self._changed:
+                    self._alone = False
+                    self._changed.notify_all()
+
+    async def _after(self, case: Case, exchange: Exchange, generation: int) -> Sent:
+        """A request sent with nothing else in flight: after no answer, ask for a ping; after
+        death or silence, restart the target so that the next case meets a live one."""
+        answers_ping = True
+        if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not self.target.session.closed:
+            answers_ping = await self.target.ping(timeout=self._ping_timeout)
+        if isinstance(exchange.reply, TargetExited) or self.target.session.closed or not answers_ping:
+            await self._restart(generation, case)
+        return Sent(exchange, answers_ping)
+
+    async def _send_each(self, batch: Sequence[Case], timeout: float) -> list[Exchange]:
+        session = self.target.session
+        ids = [session.next_id() for _ in batch]
+        exchanges: list[Exchange | None] = [None] * len(batch)
+
+        async def send(index: int) -> None:
+            exchanges[index] = await session.send_request(batch[index].message, timeout=timeout, request_id=ids[index])
+
+        if len(batch) == 1:
+            await send(0)
+        else:
+            async with trio.open_nursery() as nursery:
+                for index in range(len(batch)):
+                    nursery.start_soon(send, index)
+        return [exchange for exchange in exchanges if exchange is not None]
+
+    async def _enter(self, count: int) -> tuple[int, int]:
+        """Count `count` requests in flight (once no request is being sent alone); returns the
+        count of sends started so far and how many other requests were in flight."""
+        async with self._changed:
+            while self._alone:
+                await self._changed.wait()
+            others = self._in_flight
+            self._in_flight += count
+            self._sends_started += count
+            return self._sends_started, others
+
+    async def _leave(self, count: int) -> None:
+        async with self._changed:
+            self._in_flight -= count
+            self._changed.notify_all()
+
+    async def _revive(self, case: Case) -> None:
+        """Before a send: wait for a restart in progress; restart a target that died since the
+        last one, so that no case is sent to (and blamed for) a target already dead."""
+        async with self._restart_lock:
+            if self.target.session.closed and self.lost is None:
+                await self._restart_now(case)
+
+    async def _restart(self, generation: int, case: Case) -> None:
+        """Restart the target, unless another sender already has since `generation`."""
+        async with self._restart_lock:
+            if self.target.restarts == generation and self.lost is None:
+                await self._restart_now(case)
+
+    async def _restart_now(self, case: Case) -> None:
+        try:
+            await self.target.restart()
+        except HarnessError as error:
+            self.lost = f"the target could not be restarted after {case.label} to {case.tool!r}: {error}"

@@ -1,0 +1,366 @@
+"""One exploration: Hypothesis searching one case kind of one tool, in a worker thread.
+
+Each Hypothesis example is a batch of `CASES_PER_EXAMPLE` cases, sent with every request in
+flight at once (through the run's `Dispatcher`, beside the batches of the other explorations).
+A batch costs Hypothesis's per-example bookkeeping and one hand-off to trio's thread once for
+all its cases, and a request the server drops costs one timeout for the batch, not one each.
+The batch is failed by the first of its cases, in order, that violates a rule; Hypothesis then
+shrinks the whole batch: the cases that do not matter become their simplest form, the one that
+does becomes its minimal request, which is the one reported. The batch size is fixed (it does
+not depend on --workers or on the machine), so a run is repeatable from its seed.
+
+A violated rule raises an exception whose type is unique to the rule, so Hypothesis treats each
+rule as a distinct bug and shrinks each to its own minimal request (`report_multiple_bugs`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any, Callable, Sequence
+
+import trio
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+
+from fuzz.database import example_database
+from fuzz.dispatch import Dispatcher, Sent
+from fuzz.findings import Finding
+from fuzz.options import RunOptions
+from fuzz.oracle import Criteria, describe_violation, judge
+from fuzz.session import Answered
+from strategies import Case, CaseKind, Tool, cases
+from strategies.cases import ABSENT, ENVELOPE, canonical_cases, canonical_envelope_cases, envelope_cases
+
+CASES_PER_EXAMPLE = 8
+"""Cases in one Hypothesis example; an eighth of --max-examples when that is fewer, so that a
+short run still has several examples (Hypothesis's first is always each case's simplest form)."""
+
+SUSPECT_FLOOR = 0.25
+"""Seconds: the least a try waits while a `request-answered` finding is being shrunk."""
+
+SUSPECT_FACTOR = 20
+"""While a hang is being shrunk, a try counts as still hanging once it has waited this many
+times the slowest answer this exploration has had (never longer than --timeout)."""
+
+HANG_RULE = "request-answered"
+
+
+class RuleViolated(Exception):
+    """Raised inside a Hypothesis example to fail it; carries the finding."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
+
+
+_violation_types: dict[str, type[RuleViolated]] = {}
+
+
+def _violation_type(rule_id: str) -> type[RuleViolated]:
+    """One exception class per rule, so that Hypothesis tells the rules apart while shrinking."""
+    if rule_id not in _violation_types:
+        name = "RuleViolated_" + rule_id.replace("-", "_")
+        _violation_types[rule_id] = type(name, (RuleViolated,), {})
+    return _violation_types[rule_id]
+
+
+class TargetLost(Exception):
+    """The target died and could not be restarted."""
+
+
+class OutOfTime(BaseException):
+    """--max-time is reached. A BaseException, so that Hypothesis stops at once instead of
+    treating it as a failure to shrink."""
+
+
+class ShareSpent(BaseException):
+    """This exploration's share of --max-time is spent: it stops (keeping what it found) and the
+    run goes on with the next one."""
+
+
+class Exploration:
+    """`kind` cases for `tool` (None: malformed envelopes that name no tool); `run` it in a
+    worker thread of a trio run that serves `dispatcher`."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        dispatcher: Dispatcher,
+        tool: Tool | None,
+        kind: CaseKind,
+        listed: tuple[str, ...],
+        criteria: Criteria,
+        deadline: float = float("inf"),
+        share_deadline: float = float("inf"),
+        round: int = 0,
+    ) -> None:
+        self.options = options
+        self.criteria = criteria
+        self.dispatcher = dispatcher
+        self.tool = tool
+        self.kind = kind
+        self.listed = listed
+        self.sent = 0
+        self.findings: list[Finding] = []
+        self.skip: str | None = None
+        self.deadline = deadline
+        self.share_deadline = min(share_deadline, deadline)
+        """When this exploration's share of --max-time ends (shrinking included)."""
+        self.seconds = 0.0
+        self.round = round
+        """0 for the first round of a --max-time run (and for every run without it)."""
+        self.share_spent = False
+        self.out_of_time = False
+        self.unsatisfiable = False
+        """No valid value could be drawn: the kinds built on valid values are not tried."""
+        self._latest: dict[str, Finding] = {}
+        self._canonical: dict[str, Finding] = {}
+        self._silent_labels: set[str] = set()
+        self._slowest_answer: float | None = None
+        """Seconds: the slowest answer any request of this exploration got."""
+        self._confirmed_hang: Finding | None = None
+        """The first `request-answered` finding, made at the full --timeout with nothing else
+        in flight."""
+
+    @property
+    def name(self) -> str:
+        return self.tool.name if self.tool else ENVELOPE
+
+    @property
+    def lost(self) -> str | None:
+        return self.dispatcher.lost
+
+    def run(self) -> None:
+        started = time.monotonic()
+        try:
+            self._run()
+        finally:
+            self.seconds = time.monotonic() - started
+
+    def _run(self) -> None:
+        """Send the canonical cases (each shape's simplest form), then let Hypothesis search.
+
+        A rule a canonical case violated keeps that finding: it is already minimal. A shape whose
+        simplest form got no answer is left out of the search: every further try would cost a
+        whole timeout and could only find the same rule again.
+        """
+        if self.round > 0:
+            canonical: list[Case] = []
+        else:
+            canonical = canonical_envelope_cases() if self.tool is None else canonical_cases(self.tool, self.kind, self.listed)
+        try:
+            if canonical:
+                for case, finding in zip(canonical, self._judge_batch(canonical, timeout=self.options.timeout, first_only=False)):
+                    self._keep_canonical(case, finding)
+        except OutOfTime:
+            self.out_of_time = True
+        except ShareSpent:
+            self.share_spent = True
+        else:
+            if self.lost is None:
+                self._search()
+        self._confirm_hang()
+        self.findings = list(self._canonical.values()) + [
+            finding for finding in self.findings if finding.rule.id not in self._canonical
+        ]
+
+    def _keep_canonical(self, case: Case, finding: Finding | None) -> None:
+        if finding is not None and finding.response is None:
+            self._silent_labels.add(case.label)
+        if finding is not None and finding.rule.id not in self._canonical:
+            self._canonical[finding.rule.id] = finding
+
+    def _search(self) -> None:
+        try:
+            strategy = envelope_cases() if self.tool is None else cases(self.tool, self.kind, self.listed)
+            if self._silent_labels:
+                strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
+            test = self._hypothesis_test(strategy)
+            test()
+        except Unsatisfiable:
+            self.unsatisfiable = True
+            schema = "outputSchema" if self.kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) else "inputSchema"
+            self.skip = (
+                f"its {schema} accepts no value mcp-toolfuzz could generate (is it satisfiable?): no "
+                f"{self.kind.value} cases, and none of the kinds built on valid values"
+            )
+        except BaseException as error:  # noqa: B036 - Hypothesis raises groups of violations
+            if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
+                raise
+            self.out_of_time = _leaves_of_type(error, (OutOfTime,))
+            share_spent = self.share_spent = _leaves_of_type(error, (ShareSpent,))
+            violations = _violations_in(error)
+            if violations:
+                self.findings = [violation.finding for violation in violations]
+            elif self.lost is None and not self.out_of_time and not share_spent:
+                self.skip = f"could not generate {self.kind.value} cases: {type(error).__name__}: {error}"
+        if not self.findings and self._latest:
+            self.findings = list(self._latest.values())
+
+    @property
+    def batch_size(self) -> int:
+        return max(1, min(CASES_PER_EXAMPLE, self.options.max_examples // 8))
+
+    def _hypothesis_test(self, strategy: Any) -> Callable[[], None]:
+        size = self.batch_size
+        config = settings(
+            parent=settings.get_profile("default"),
+            max_examples=-(-self.options.max_examples // size),
+            deadline=None,
+            database=example_database(self.options.corpus),
+            derandomize=False,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
+            report_multiple_bugs=True,
+            print_blob=False,
+        )
+
+        def test(batch: list[Case]) -> None:
+            self._check(batch)
+
+        # Hypothesis keys its database by the test's source, the same for every exploration:
+        # the target, tool, case kind and batch size tell them apart.
+        test._hypothesis_internal_add_digest = "\0".join(  # type: ignore[attr-defined]
+            (self.options.target.describe(), self.name, self.kind.value, f"batch {size}")
+        ).encode()
+        # What @seed does, minus the line that turns the database off: a run is repeatable from
+        # its seed and still tries the examples that failed in earlier runs first.
+        test._hypothesis_internal_use_seed = derived_seed(self.options.seed, self.name, self.kind, self.round)  # type: ignore[attr-defined]
+        return config(given(st.lists(strategy, min_size=size, max_size=size))(test))
+
+    def _check(self, batch: list[Case]) -> None:
+        """The Hypothesis test body: fails the example when one of its cases violates a rule."""
+        if self.lost is not None:
+            raise TargetLost(self.lost)
+        now = time.monotonic()
+        if now >= self.deadline:
+            raise OutOfTime()
+        if now >= self.share_deadline:
+            raise ShareSpent()
+        suspecting = self._suspecting
+        finding = next(
+            (found for found in self._judge_batch(batch, timeout=self._timeout_for_try(), first_only=True) if found), None
+        )
+        if finding is not None:
+            if finding.rule.id == HANG_RULE and self._confirmed_hang is None and not suspecting:
+                self._confirmed_hang = finding
+            self._latest[finding.rule.id] = finding
+            raise _violation_type(finding.rule.id)(finding)
+
+    def _judge_batch(self, batch: Sequence[Case], *, timeout: float, first_only: bool) -> list[Finding | None]:
+        """Send `batch` and judge each case. A case whose silence may be the other requests' doing
+        (`Sent.doubtful_silence`) is sent again alone at the full --timeout (except while a hang
+        is shrunk) before it is judged, and so is one whose fate may be another's doing in any
+        other way (`Sent.doubtful`); with `first_only`, only until the first finding (the one
+        reported)."""
+        recheck = not self._suspecting
+        sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, batch, timeout)
+        self.sent += len(batch)
+        findings: list[Finding | None] = []
+        for case, outcome in zip(batch, sent):
+            if first_only and any(findings):
+                findings.append(None)
+                continue
+            hang_found = any(finding is not None and finding.rule.id == HANG_RULE for finding in findings)
+            if outcome.doubtful or (outcome.doubtful_silence and recheck and not hang_found):
+                outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+            findings.append(self._judge(case, outcome))
+        return findings
+
+    @property
+    def _suspecting(self) -> bool:
+        """Whether tries wait less than --timeout: a hang is being shrunk, and this exploration's
+        answers tell how long an answer takes."""
+        return self._confirmed_hang is not None and self._slowest_answer is not None
+
+    def _timeout_for_try(self) -> float:
+        """The full --timeout, except while a hang is shrunk (see `_confirm_hang`)."""
+        if not self._suspecting:
+            return self.options.timeout
+        assert self._slowest_answer is not None
+        return min(self.options.timeout, max(SUSPECT_FLOOR, SUSPECT_FACTOR * self._slowest_answer))
+
+    def _confirm_hang(self) -> None:
+        """Hangs cost little to shrink, and only confirmed ones are reported.
+
+        The first unanswered request of an exploration waits the whole --timeout (alone, if
+        other requests were in flight). From then on, while Hypothesis shrinks it, a try that has
+        waited SUSPECT_FACTOR times the slowest answer of this exploration (at least
+        SUSPECT_FLOOR, at most --timeout) counts as still hanging. The minimal request is then
+        sent once more, alone, with the whole --timeout: if it is answered, the shrunk request is
+        not reported and the first one (unanswered at the whole --timeout) is. So no request
+        answered within --timeout is reported as unanswered.
+        """
+        shrunk = self._latest.get(HANG_RULE)
+        if self._confirmed_hang is None or shrunk is None or shrunk is self._confirmed_hang:
+            return
+        kept = self._confirmed_hang
+        if self.lost is None and not self.out_of_time:
+            case = Case(self.kind, shrunk.tool, shrunk.request.get("params", ABSENT), shrunk.label)
+            try:
+                outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+            except (OutOfTime, ShareSpent):
+                outcome = None
+            self.sent += outcome is not None
+            confirmed = self._judge(case, outcome) if outcome is not None else None
+            if confirmed is not None and confirmed.rule.id == HANG_RULE:
+                kept = confirmed
+        self._latest[HANG_RULE] = kept
+        self.findings = [kept if finding.rule.id == HANG_RULE else finding for finding in self.findings]
+
+    async def _before_deadline(self, send: Callable[..., Any], *arguments: Any) -> Any:
+        """Run `send(*arguments, timeout=...)` in trio, cut short by --max-time (or this
+        exploration's share of it) even while the target hangs."""
+        *cases, timeout = arguments
+        with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
+            return await send(*cases, timeout=timeout)
+        assert scope.cancelled_caught
+        raise OutOfTime() if time.monotonic() >= self.deadline else ShareSpent()
+
+    def _judge(self, case: Case, outcome: Sent) -> Finding | None:
+        exchange = outcome.exchange
+        if isinstance(exchange.reply, Answered):
+            self._slowest_answer = max(self._slowest_answer or 0.0, exchange.reply.seconds)
+        violation = judge(case, exchange, self.tool, self.criteria, answers_ping=outcome.answers_ping)
+        if violation is None:
+            return None
+        return Finding(
+            rule=violation.rule,
+            tool=case.tool,
+            case=self.kind,
+            label=case.label,
+            request=exchange.request,
+            response=exchange.reply.message if isinstance(exchange.reply, Answered) else None,
+            message=describe_violation(violation, case, exchange),
+            why=violation.why,
+            expected=violation.expected,
+            stderr=exchange.stderr,
+        )
+
+
+def on_trio_clock(deadline: float) -> float:
+    """A deadline on time.monotonic's clock (which the worker thread reads) on trio's clock."""
+    return trio.current_time() + (deadline - time.monotonic())
+
+
+def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0) -> int:
+    suffix = f"\0{round}" if round else ""
+    digest = hashlib.sha256(f"{run_seed}\0{tool}\0{kind.value}{suffix}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _violations_in(error: BaseException) -> list[RuleViolated]:
+    if isinstance(error, RuleViolated):
+        return [error]
+    if isinstance(error, BaseExceptionGroup):
+        return [found for inner in error.exceptions for found in _violations_in(inner)]
+    return []
+
+
+def _leaves_of_type(error: BaseException, types: tuple[type[BaseException], ...]) -> bool:
+    if isinstance(error, BaseExceptionGroup):
+        return any(_leaves_of_type(inner, types) for inner in error.exceptions)
+    return isinstance(error, types)

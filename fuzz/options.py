@@ -1,0 +1,63 @@
+"""What a run is asked to do: the options the CLI (or a test) gives the engine."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fuzz.findings import FindingKey
+from fuzz.plan import Selection
+from fuzz.profiles import SEP_2145
+from fuzz.rules import Level
+from fuzz.target import TargetSpec
+
+
+DEFAULT_WORKERS = 4
+"""Explorations at once: what measured best on a 2-core machine (benchmarks/throughput.py)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    target: TargetSpec
+    seed: int
+    max_examples: int = 100
+    timeout: float = 5.0
+    """Seconds to wait for the answer to one request."""
+    startup_timeout: float = 20.0
+    """Seconds to wait for the answers to `initialize` and `tools/list`."""
+    selection: Selection = Selection()
+    profile: str = SEP_2145.id
+    rules: frozenset[str] | None = None
+    """The rule ids to judge by (--rules minus --exclude-rules); None for all."""
+    fail_on: Level = Level.SHOULD
+    envelope: bool = True
+    """Send the malformed requests that name no tool (once per run)."""
+    corpus: Path | None = None
+    """Where reproductions are replayed from and written to, and Hypothesis's database kept;
+    None for neither."""
+    baseline: frozenset[FindingKey] = frozenset()
+    max_time: float | None = None
+    """Seconds the whole run may take; the run stops within a few seconds of it, keeping what
+    it found. None for no limit."""
+    workers: int = DEFAULT_WORKERS
+    """Explorations (tool x case kind) fuzzed at once, each in its own thread, on the one
+    connection. Their findings do not depend on it: each exploration is seeded on its own."""
+
+    def as_json(self) -> dict[str, Any]:
+        selection = self.selection
+        return {
+            "maxExamples": self.max_examples,
+            "timeout": self.timeout,
+            "profile": self.profile,
+            "rules": sorted(self.rules) if self.rules is not None else None,
+            "failOn": self.fail_on.value,
+            "tools": sorted(selection.tools) if selection.tools is not None else None,
+            "excludeTools": sorted(selection.exclude_tools),
+            "unavailable": sorted(selection.unavailable),
+            "mirrorTool": selection.mirror_tool,
+            "destructive": selection.destructive.value,
+            "corpus": str(self.corpus) if self.corpus is not None else None,
+            "maxTime": self.max_time,
+            "workers": self.workers,
+        }
