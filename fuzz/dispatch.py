@@ -41,6 +41,9 @@ class Sent:
     answers_ping: bool = True
     crowded: bool = False
     target_failed: bool = False
+    unverifiable: bool = False
+    """The target failed with others in flight and could not be restarted to re-check this one
+    alone (a server the harness did not start): it may not be the cause."""
 
     @property
     def doubtful_silence(self) -> bool:
@@ -54,7 +57,9 @@ class Sent:
         """Whether what came of it may be another in-flight request's doing, other than by
         silence: the target died or went silent, or something odd came on the shared stream
         (garbage, an answer to no request). Send it `alone` to know."""
-        return self.crowded and (self.target_failed or any(not anomaly.own for anomaly in self.exchange.anomalies))
+        return self.crowded and not self.unverifiable and (
+            self.target_failed or any(not anomaly.own for anomaly in self.exchange.anomalies)
+        )
 
 
 class Dispatcher:
@@ -85,9 +90,8 @@ class Dispatcher:
         dead = any(isinstance(exchange.reply, TargetExited) for exchange in exchanges) or self.target.session.closed
         if not dead and any(isinstance(exchange.reply, (NoAnswer, NotDelivered)) for exchange in exchanges):
             dead = not await self.target.ping(timeout=self._ping_timeout)
-        if dead:
-            await self._restart(generation, batch[0])
-        return [Sent(exchange, not dead, crowded=True, target_failed=dead) for exchange in exchanges]
+        unverifiable = dead and await self._restart(generation, batch[0])
+        return [Sent(exchange, not dead, crowded=True, target_failed=dead, unverifiable=unverifiable) for exchange in exchanges]
 
     async def alone(self, case: Case, *, timeout: float) -> Sent:
         """Send `case` with nothing else in flight; restart the target if it died or went silent."""
@@ -155,14 +159,18 @@ class Dispatcher:
             if self.target.session.closed and self.lost is None:
                 await self._restart_now(case)
 
-    async def _restart(self, generation: int, case: Case) -> None:
-        """Restart the target, unless another sender already has since `generation`."""
+    async def _restart(self, generation: int, case: Case) -> bool:
+        """Restart the target, unless another sender already has since `generation`; True when
+        this call found that it cannot be."""
         async with self._restart_lock:
             if self.target.restarts == generation and self.lost is None:
-                await self._restart_now(case)
+                return await self._restart_now(case)
+            return False
 
-    async def _restart_now(self, case: Case) -> None:
+    async def _restart_now(self, case: Case) -> bool:
         try:
             await self.target.restart()
         except HarnessError as error:
             self.lost = f"the target could not be restarted after {case.label} to {case.tool!r}: {error}"
+            return True
+        return False

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import time
+from dataclasses import replace
 from typing import Any, Callable, Sequence
 
 import trio
@@ -45,6 +46,12 @@ SUSPECT_FACTOR = 20
 times the slowest answer this exploration has had (never longer than --timeout)."""
 
 HANG_RULE = "request-answered"
+
+_UNVERIFIABLE = (
+    " The target stopped while other requests were in flight ({others} of this batch, maybe more of other"
+    " explorations) and could not be restarted to re-check each alone: this request may not be the cause;"
+    " --workers 1 and --max-examples below 16 send one request at a time."
+)
 
 
 class RuleViolated(Exception):
@@ -120,6 +127,9 @@ class Exploration:
         self._silent_labels: set[str] = set()
         self._slowest_answer: float | None = None
         """Seconds: the slowest answer any request of this exploration got."""
+        self._case_of: dict[int, tuple[Finding, Case]] = {}
+        """Each finding this exploration made, with its case, by the finding's id() (holding the
+        finding, so that no id is reused while the exploration runs)."""
         self._confirmed_hang: Finding | None = None
         """The first `request-answered` finding, made at the full --timeout with nothing else
         in flight."""
@@ -162,9 +172,29 @@ class Exploration:
             if self.lost is None:
                 self._search()
         self._confirm_hang()
-        self.findings = list(self._canonical.values()) + [
-            finding for finding in self.findings if finding.rule.id not in self._canonical
+        self.findings = [
+            self._alone_again(finding)
+            for finding in list(self._canonical.values())
+            + [finding for finding in self.findings if finding.rule.id not in self._canonical]
         ]
+        self._case_of.clear()
+
+    def _alone_again(self, finding: Finding) -> Finding:
+        """The finding as its request, sent once more with nothing else in flight, makes it: so
+        that the stderr lines it carries are its own, not those of requests beside it. Kept as
+        it was if it does not (a target whose answers vary), or for a hang (`_confirm_hang`
+        already sent it alone)."""
+        finding_and_case = self._case_of.get(id(finding))
+        if finding_and_case is None or finding.rule.id == HANG_RULE or self.lost is not None or self.out_of_time:
+            return finding
+        case = finding_and_case[1]
+        try:
+            outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+        except (OutOfTime, ShareSpent):
+            return finding
+        self.sent += 1
+        again = self._judge(case, outcome)
+        return again if again is not None and again.rule.id == finding.rule.id else finding
 
     def _keep_canonical(self, case: Case, finding: Finding | None) -> None:
         if finding is not None and finding.response is None:
@@ -265,9 +295,15 @@ class Exploration:
                 findings.append(None)
                 continue
             hang_found = any(finding is not None and finding.rule.id == HANG_RULE for finding in findings)
+            if outcome.doubtful and self.lost is not None:
+                findings.append(None)
+                continue
             if outcome.doubtful or (outcome.doubtful_silence and recheck and not hang_found):
                 outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
-            findings.append(self._judge(case, outcome))
+            finding = self._judge(case, outcome)
+            if finding is not None and outcome.unverifiable:
+                finding = replace(finding, message=finding.message + _UNVERIFIABLE.format(others=len(batch) - 1))
+            findings.append(finding)
         return findings
 
     @property
@@ -327,7 +363,7 @@ class Exploration:
         violation = judge(case, exchange, self.tool, self.criteria, answers_ping=outcome.answers_ping)
         if violation is None:
             return None
-        return Finding(
+        finding = Finding(
             rule=violation.rule,
             tool=case.tool,
             case=self.kind,
@@ -339,6 +375,8 @@ class Exploration:
             expected=violation.expected,
             stderr=exchange.stderr,
         )
+        self._case_of[id(finding)] = (finding, case)
+        return finding
 
 
 def on_trio_clock(deadline: float) -> float:

@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import json
+import re
+
 import os
 import shutil
 import signal
@@ -43,6 +46,15 @@ def fuzz(
     return engine.run(
         engine.RunOptions(target=target, seed=seed, max_examples=max_examples, timeout=timeout, selection=selection, **options)  # type: ignore[arg-type]
     )
+
+
+_JSONRPC_ID = re.compile(r'(\\?"id\\?": )\d+')
+
+
+def without_jsonrpc_ids(document: object) -> str:
+    """`document` as JSON text with every JSON-RPC id (also those quoted inside messages) made
+    the same: with several requests in flight, which id a request gets depends on the others."""
+    return _JSONRPC_ID.sub(r"\1N", json.dumps(document, sort_keys=True))
 
 
 def rule_tool_pairs(result: RunResult) -> set[tuple[str, str]]:

@@ -156,7 +156,7 @@ def test_ctrl_c_stops_at_once_keeps_findings_and_leaves_no_process(tmp_path: Pat
     document = json.loads(report.read_text())
     assert document["stoppedEarly"] == "interrupted (Ctrl-C)"
     assert ("unknown-tool", "book") in {(f["rule"], f["tool"]) for f in document["findings"]}
-    assert len(document["tools"]) < 4
+    assert sum(sum(tool["casesSent"].values()) for tool in document["tools"]) < 200 * 4 * 4, "the run went on to the end"
     assert process.returncode == 1
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1, "the target was left running"
 

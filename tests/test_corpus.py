@@ -9,13 +9,14 @@ import signal
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from fuzz import corpus
 from fuzz.database import example_database
 from fuzz.plan import DestructiveMode, Selection
-from tests.conftest import SERVERS, fuzz, python_server
+from tests.conftest import SERVERS, fuzz, python_server, without_jsonrpc_ids
 
 REPO_CORPUS = Path(__file__).parent.parent / "corpus"
 BOOK_ONLY = Selection(destructive=DestructiveMode.ALLOW, tools=frozenset({"book"}))
@@ -130,18 +131,27 @@ def test_export_writes_a_pytest_file_that_fails_on_the_bug_and_passes_on_the_fix
     assert fixed.returncode == 0 and "1 passed" in fixed.stdout, fixed.stdout[-2000:]
 
 
-def test_two_runs_with_one_seed_give_identical_reports_but_for_timings(tmp_path: Path) -> None:
-    reports = []
-    for name in ("first", "second"):
-        path = tmp_path / f"{name}.json"
-        run = mcp_toolfuzz("run", "--seed", "99", "--max-examples", "15", "--no-corpus", "--report", f"json:{path}")
-        assert run.returncode == 1
-        document = json.loads(path.read_text())
-        document.pop("seconds")
-        for tool in document["tools"]:
-            assert set(tool.pop("secondsSpent")) == set(tool["casesSent"]), tool
-        reports.append(document)
-    assert reports[0] == reports[1]
+def _report_of_run(path: Path, *options: str) -> dict[str, Any]:
+    run = mcp_toolfuzz("run", "--seed", "99", "--max-examples", "15", "--no-corpus", "--report", f"json:{path}", *options)
+    assert run.returncode == 1
+    document = json.loads(path.read_text())
+    document.pop("seconds")
+    for tool in document["tools"]:
+        assert set(tool.pop("secondsSpent")) == set(tool["casesSent"]), tool
+    return document
+
+
+def test_two_runs_with_one_seed_give_identical_reports_but_for_timings_and_ids(tmp_path: Path) -> None:
+    """With several explorations at once, the JSON-RPC ids a request gets depend on what else
+    was in flight; everything else is the same. With one worker the ids are the same too."""
+    first, second = (_report_of_run(tmp_path / f"{name}.json", "--workers", "4") for name in ("first", "second"))
+    assert first["findings"], "the demo has findings at this budget"
+    assert without_jsonrpc_ids(first) == without_jsonrpc_ids(second)
+    alone = [_report_of_run(tmp_path / f"{name}.json", "--workers", "1") for name in ("alone-1", "alone-2")]
+    assert alone[0] == alone[1]
+    for report in (first, *alone):
+        report["options"].pop("workers")
+    assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(first)
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])

@@ -61,14 +61,28 @@ def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on
 
 
 def test_an_http_server_that_dies_ends_the_run_with_its_finding(tmp_path: Path) -> None:
-    """The harness cannot restart a server it did not start: the run ends, keeping the finding."""
+    """The harness cannot restart a server it did not start: the run ends, keeping the finding.
+    One request at a time, the request that killed it is the one blamed."""
     with serving_http(*MISBEHAVING) as target:
-        result = fuzz(target, max_examples=20, selection=Selection(tools=frozenset({"crash"})), envelope=False, corpus=tmp_path)
+        result = fuzz(target, max_examples=15, workers=1, selection=Selection(tools=frozenset({"crash"})), envelope=False, corpus=tmp_path)
     assert result.stopped_early and "could not be restarted" in result.stopped_early
     (finding,) = result.findings
     assert finding.rule.id == "target-alive" and finding.request["params"]["name"] == "crash"
     assert finding.request["params"]["arguments"]["n"] >= 100
+    assert "may not be the cause" not in finding.message
     assert result.exit_code == 1 and finding.reproduction is not None and Path(finding.reproduction).exists()
+
+
+def test_an_http_server_that_dies_with_requests_in_flight_is_one_finding_that_says_so() -> None:
+    """With several requests in flight, which one killed a server that cannot be restarted cannot
+    be told: one finding, saying so, not one per request in flight."""
+    with serving_http(*MISBEHAVING) as target:
+        result = fuzz(target, max_examples=64, workers=4, selection=Selection(tools=frozenset({"crash"})), envelope=False)
+    assert result.stopped_early and "could not be restarted" in result.stopped_early
+    (finding,) = result.findings
+    assert finding.rule.id == "target-alive" and finding.request["params"]["name"] == "crash"
+    if finding.request["params"].get("arguments", {}).get("n", 0) < 100:
+        assert "could not be restarted to re-check each alone: this request may not be the cause" in finding.message
 
 
 def test_no_header_value_reaches_any_output_or_file(tmp_path: Path) -> None:
