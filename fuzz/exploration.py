@@ -4,8 +4,8 @@ Each Hypothesis example is a batch of `CASES_PER_EXAMPLE` cases, sent with every
 flight at once (through the run's `Dispatcher`, beside the batches of the other explorations).
 A batch costs Hypothesis's per-example bookkeeping and one hand-off to trio's thread once for
 all its cases, and a request the server drops costs one timeout for the batch, not one each.
-The batch is failed by the first of its cases, in order, that violates a rule; Hypothesis then
-shrinks the whole batch: the cases that do not matter become their simplest form, the one that
+The batch is failed by the first of its cases, in order, that violates a rule this exploration
+has not found yet (else by its first violation); Hypothesis then shrinks the whole batch: the cases that do not matter become their simplest form, the one that
 does becomes its minimal request, which is the one reported. The batch size is fixed (it does
 not depend on --workers or on the machine), so a run is repeatable from its seed.
 
@@ -162,7 +162,7 @@ class Exploration:
             canonical = canonical_envelope_cases() if self.tool is None else canonical_cases(self.tool, self.kind, self.listed)
         try:
             if canonical:
-                for case, finding in zip(canonical, self._judge_batch(canonical, timeout=self.options.timeout, first_only=False)):
+                for case, finding in zip(canonical, self._judge_batch(canonical, timeout=self.options.timeout)):
                     self._keep_canonical(case, finding)
         except OutOfTime:
             self.out_of_time = True
@@ -271,33 +271,40 @@ class Exploration:
         if now >= self.share_deadline:
             raise ShareSpent()
         suspecting = self._suspecting
-        finding = next(
-            (found for found in self._judge_batch(batch, timeout=self._timeout_for_try(), first_only=True) if found), None
-        )
+        known = self._latest.keys() | self._canonical.keys()
+
+        def is_new(finding: Finding | None) -> bool:
+            return finding is not None and finding.rule.id not in known
+
+        findings = [found for found in self._judge_batch(batch, timeout=self._timeout_for_try(), enough=is_new) if found]
+        finding = next((found for found in findings if is_new(found)), findings[0] if findings else None)
         if finding is not None:
             if finding.rule.id == HANG_RULE and self._confirmed_hang is None and not suspecting:
                 self._confirmed_hang = finding
             self._latest[finding.rule.id] = finding
             raise _violation_type(finding.rule.id)(finding)
 
-    def _judge_batch(self, batch: Sequence[Case], *, timeout: float, first_only: bool) -> list[Finding | None]:
-        """Send `batch` and judge each case. A case whose silence may be the other requests' doing
+    def _judge_batch(
+        self, batch: Sequence[Case], *, timeout: float, enough: Callable[[Finding | None], bool] = lambda finding: False
+    ) -> list[Finding | None]:
+        """Send `batch` and judge each case, in order, until one whose finding is `enough`.
+
+        The batch fails by a rule this exploration has not found yet when one of its cases
+        violates one, else by the first violation; so that a frequent violation does not hide a
+        rarer one in the same batch. A case whose silence may be the other requests' doing
         (`Sent.doubtful_silence`) is sent again alone at the full --timeout (except while a hang
         is shrunk) before it is judged, and so is one whose fate may be another's doing in any
-        other way (`Sent.doubtful`); with `first_only`, only until the first finding (the one
-        reported)."""
+        other way (`Sent.doubtful`).
+        """
         recheck = not self._suspecting
         sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, batch, timeout)
         self.sent += len(batch)
         findings: list[Finding | None] = []
         for case, outcome in zip(batch, sent):
-            if first_only and any(findings):
+            if any(enough(finding) for finding in findings) or (outcome.doubtful and self.lost is not None):
                 findings.append(None)
                 continue
             hang_found = any(finding is not None and finding.rule.id == HANG_RULE for finding in findings)
-            if outcome.doubtful and self.lost is not None:
-                findings.append(None)
-                continue
             if outcome.doubtful or (outcome.doubtful_silence and recheck and not hang_found):
                 outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
             finding = self._judge(case, outcome)

@@ -23,7 +23,7 @@ def _envelope(rule: str) -> set[tuple[str, str]]:
     return {(rule, ENVELOPE)}
 
 
-def _sdk_run(target: StdioTarget, max_examples: int = 30, **options: object) -> RunResult:
+def _sdk_run(target: StdioTarget, max_examples: int = 48, **options: object) -> RunResult:
     """A generous timeout: a Python server's first call to a tool can take most of a second."""
     return fuzz(target, seed=5, max_examples=max_examples, timeout=2.0, **options)  # type: ignore[arg-type]
 
