@@ -13,7 +13,7 @@ Contenders, each on each target:
 - raw 1, raw 4: `raw_client.py`, the handshake, then one valid tools/call again and again for
   `--seconds`, with 1 and 4 requests in flight: the ceiling the server allows;
 - toolfuzz: `mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000`
-  (and with `--workers 4` when `mcp-toolfuzz run --help` offers it; "–" otherwise);
+  (at its defaults, and with `--workers 1` when `mcp-toolfuzz run --help` offers it; "–" otherwise);
 - mcp-fuzzer, toolproof: they take a count budget (mcp-fuzzer has no time limit; toolproof's
   `--max-time` only stops its calls, not its Hypothesis loop), so each is first calibrated per
   target to a budget that runs about `--seconds`, untimed, and then measured with that budget.
@@ -528,16 +528,20 @@ def versions() -> dict[str, str]:
 
 
 def workers_option() -> int | None:
-    """`--workers IN_FLIGHT` when this mcp-toolfuzz has the option, else None (a "–" column)."""
+    """`--workers 1` (one exploration at a time) when this mcp-toolfuzz has the option, else None
+    (a "–" column)."""
     helped = subprocess.run([str(TOOLFUZZ), "run", "--help"], capture_output=True, text=True)
-    return IN_FLIGHT if "--workers" in helped.stdout else None
+    return 1 if "--workers" in helped.stdout else None
 
 
 # ---------------------------------------------------------------- report
 
-COLUMNS = ("raw 1", "raw 4", "toolfuzz", "toolfuzz --workers N", "mcp-fuzzer", "toolproof")
-RATIOS = (("toolfuzz/raw1", "toolfuzz", "raw 1"), ("toolfuzz-workers/raw4", "toolfuzz --workers N", "raw 4"),
+COLUMNS = ("raw 1", "raw 4", "toolfuzz --workers N", "toolfuzz", "mcp-fuzzer", "toolproof")
+RATIOS = (("toolfuzz/raw1", "toolfuzz", "raw 1"), ("toolfuzz/raw4", "toolfuzz", "raw 4"),
+          ("workers-N/raw1", "toolfuzz --workers N", "raw 1"),
           ("toolfuzz/mcp-fuzzer", "toolfuzz", "mcp-fuzzer"), ("toolfuzz/toolproof", "toolfuzz", "toolproof"))
+"""`toolfuzz` is the harness at its defaults (with the --workers option: 4 explorations at once);
+`toolfuzz --workers N` is it with one exploration at a time (its batches still in flight)."""
 
 
 def _column(contender: str) -> str:
@@ -578,7 +582,8 @@ def _mb(kb: int | None) -> str:
 
 
 def table(rows: Sequence[Row], workers: int | None) -> str:
-    headers = ["target", *(c.replace("N", str(workers)) if workers else c for c in COLUMNS), *(r for r, _, _ in RATIOS)]
+    headers = ["target", *(c.replace("N", str(workers)) if workers else c for c in COLUMNS),
+               *(r.replace("N", str(workers)) if workers else r for r, _, _ in RATIOS)]
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         cells = [str(row["target"]), *(_rate(row[c]) for c in COLUMNS), *(_ratio(row[r]) for r, _, _ in RATIOS)]  # type: ignore[arg-type]

@@ -9,8 +9,12 @@
   `target` owns a started, initialized server and restarts it when it dies.
 - `rules` names what is checked (stable ids, levels, the spec sentence); `oracle` classifies an
   answer and judges it against a case.
-- `engine` runs Hypothesis over (tool x case kind) and turns violations into shrunk `findings`;
-  it emits events and knows no reporter.
+- `dispatch` sends every case of a run: batches in flight together, a request re-sent alone
+  when concurrency could explain what came of it, one restart at a time.
+- `exploration` is one Hypothesis run over one tool x case kind, its examples batches of cases,
+  its violations shrunk into `findings`; `engine` runs `--workers` explorations at once
+  (`options` holds what it is asked), spreads `--max-time`, writes reproductions, emits events
+  and knows no reporter.
 - `reports` render a run (terminal, JSON); `cli` parses arguments and calls the engine.
 
 `strategies` (the package beside this one) knows nothing of any of it.

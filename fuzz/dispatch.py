@@ -70,7 +70,10 @@ class Dispatcher:
         self._sends_started = 0
         self._alone = False
         self._alone_lock = trio.Lock()
-        self._changed = trio.Condition()
+        self._changed = trio.lowlevel.ParkingLot()
+        """Where senders wait for the gate to open (and `alone` for the requests in flight to
+        end). Counts change without a checkpoint, so a send cancelled by --max-time (or by its
+        exploration's share) never leaves the gate shut."""
         self._restart_lock = trio.Lock()
         self.lost: str | None = None
         """Why the run cannot go on: the target could not be restarted."""
@@ -84,7 +87,7 @@ class Dispatcher:
             exchanges = await self._send_each(batch, timeout)
         finally:
             crowded = len(batch) > 1 or others_in_flight > 0 or self._sends_started != started_mark
-            await self._leave(len(batch))
+            self._leave(len(batch))
         if not crowded:
             return [await self._after(batch[0], exchanges[0], generation)]
         dead = any(isinstance(exchange.reply, TargetExited) for exchange in exchanges) or self.target.session.closed
@@ -96,19 +99,17 @@ class Dispatcher:
     async def alone(self, case: Case, *, timeout: float) -> Sent:
         """Send `case` with nothing else in flight; restart the target if it died or went silent."""
         async with self._alone_lock:
-            async with self._changed:
-                self._alone = True
-                while self._in_flight:
-                    await self._changed.wait()
+            self._alone = True
             try:
+                while self._in_flight:
+                    await self._changed.park()
                 await self._revive(case)
                 generation = self.target.restarts
                 (exchange,) = await self._send_each((case,), timeout)
                 return await self._after(case, exchange, generation)
             finally:
-                async with self._changed:
-                    self._alone = False
-                    self._changed.notify_all()
+                self._alone = False
+                self._changed.unpark_all()
 
     async def _after(self, case: Case, exchange: Exchange, generation: int) -> Sent:
         """A request sent with nothing else in flight: after no answer, ask for a ping; after
@@ -139,18 +140,16 @@ class Dispatcher:
     async def _enter(self, count: int) -> tuple[int, int]:
         """Count `count` requests in flight (once no request is being sent alone); returns the
         count of sends started so far and how many other requests were in flight."""
-        async with self._changed:
-            while self._alone:
-                await self._changed.wait()
-            others = self._in_flight
-            self._in_flight += count
-            self._sends_started += count
-            return self._sends_started, others
+        while self._alone:
+            await self._changed.park()
+        others = self._in_flight
+        self._in_flight += count
+        self._sends_started += count
+        return self._sends_started, others
 
-    async def _leave(self, count: int) -> None:
-        async with self._changed:
-            self._in_flight -= count
-            self._changed.notify_all()
+    def _leave(self, count: int) -> None:
+        self._in_flight -= count
+        self._changed.unpark_all()
 
     async def _revive(self, case: Case) -> None:
         """Before a send: wait for a restart in progress; restart a target that died since the
