@@ -35,7 +35,7 @@ from fuzz.events import (
     ToolFinished,
     ToolStarted,
 )
-from fuzz.exploration import Exploration, OutOfTime, TargetLost, on_trio_clock
+from fuzz.exploration import Canonical, Exploration, OutOfTime, TargetLost, canonical_for, on_trio_clock, send_canonical
 from fuzz.findings import Finding, FindingKey, Replayed, RunResult, Skip, ToolSummary
 from fuzz.options import RunOptions
 from fuzz.oracle import Criteria
@@ -50,6 +50,9 @@ __all__ = ["RunOptions", "run"]
 
 _GRACE = 3.0
 """Seconds past --max-time allowed for closing the target and writing what was found."""
+
+_CANONICAL_AHEAD = 2
+"""Explorations per worker whose canonical cases may be in flight before a worker takes them."""
 
 _LEAST_SHARE = 0.5
 """Seconds: a round that would leave an exploration less than this is not started."""
@@ -179,6 +182,10 @@ class _Job:
     """The exploration that draws the valid values this one mutates (first round only)."""
     done: trio.Event = field(default_factory=trio.Event)
     exploration: Exploration | None = None
+    canonical: Canonical | None = None
+    canonical_sent: trio.Event = field(default_factory=trio.Event)
+    """Set once its canonical cases have been sent and answered (or timed out); at once for a
+    later round, which has none."""
 
 
 class _Runner:
@@ -231,23 +238,35 @@ class _Runner:
         pending = list(jobs)
         cut: list[_Job] = []
         stop: list[BaseException] = []
-        changed = trio.Condition()
+        changed = trio.lowlevel.ParkingLot()
 
         def take() -> _Job | None:
             for job in pending:
-                if job.built_on is None or job.built_on.done.is_set():
+                if (job.built_on is None or job.built_on.done.is_set()) and job.canonical_sent.is_set():
                     pending.remove(job)
                     return job
             return None
 
+        canonical_slots = trio.CapacityLimiter(_CANONICAL_AHEAD * max(1, self.options.workers))
+
+        async def send_canonical_of(job: _Job) -> None:
+            try:
+                cases = canonical_for(job.tool, job.kind, self.known) if job.round == 0 else []
+                if cases:
+                    async with canonical_slots:
+                        with trio.move_on_at(on_trio_clock(self.deadline)):
+                            job.canonical = await send_canonical(self.dispatcher, cases, timeout=self.options.timeout)
+            finally:
+                job.canonical_sent.set()
+                changed.unpark_all()
+
         async def worker() -> None:
             while True:
-                async with changed:
-                    job = None
-                    while not stop and pending and (job := take()) is None:
-                        await changed.wait()
-                    if stop or job is None:
-                        return
+                job = None
+                while not stop and pending and (job := take()) is None:
+                    await changed.park()
+                if stop or job is None:
+                    return
                 try:
                     if await self._run_job(job, len(pending) + 1):
                         cut.append(job)
@@ -255,13 +274,16 @@ class _Runner:
                     stop.append(error)
                 finally:
                     job.done.set()
-                    async with changed:
-                        changed.notify_all()
+                    changed.unpark_all()
 
         self._announce()
         async with trio.open_nursery() as nursery:
-            for _ in range(max(1, self.options.workers)):
-                nursery.start_soon(worker)
+            for job in jobs:
+                nursery.start_soon(send_canonical_of, job)
+            async with trio.open_nursery() as workers:
+                for _ in range(max(1, self.options.workers)):
+                    workers.start_soon(worker)
+            nursery.cancel_scope.cancel()
         if stop:
             raise stop[0]
         return sorted(cut, key=jobs.index)
@@ -277,7 +299,8 @@ class _Runner:
             return False
         share = now + (self.deadline - now) * min(self.options.workers, left) / left
         exploration = job.exploration = Exploration(
-            self.options, self.dispatcher, job.tool, job.kind, self.known, self.criteria, self.deadline, share, job.round
+            self.options, self.dispatcher, job.tool, job.kind, self.known, self.criteria, self.deadline, share, job.round,
+            job.canonical,
         )
         await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
         self.progress.restarts = self.target.restarts

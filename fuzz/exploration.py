@@ -50,7 +50,7 @@ HANG_RULE = "request-answered"
 _UNVERIFIABLE = (
     " The target stopped while other requests were in flight ({others} of this batch, maybe more of other"
     " explorations) and could not be restarted to re-check each alone: this request may not be the cause;"
-    " --workers 1 and --max-examples below 16 send one request at a time."
+    " replay its reproduction to know."
 )
 
 
@@ -87,6 +87,23 @@ class ShareSpent(BaseException):
     run goes on with the next one."""
 
 
+Canonical = tuple[list[Case], list[Sent]]
+"""An exploration's canonical cases and what came of them."""
+
+
+def canonical_for(tool: Tool | None, kind: CaseKind, listed: tuple[str, ...]) -> list[Case]:
+    """The canonical cases of one exploration (of its first round)."""
+    return canonical_envelope_cases() if tool is None else canonical_cases(tool, kind, listed)
+
+
+async def send_canonical(dispatcher: Dispatcher, cases: list[Case], *, timeout: float) -> Canonical:
+    """Send an exploration's canonical cases all at once, in trio, before the exploration takes a
+    worker: a shape the server drops costs its timeout in the background, while the workers
+    search. What the search leaves out (shapes never answered) is known before it starts, so it
+    does not depend on timing."""
+    return cases, await dispatcher.send(cases, timeout=timeout)
+
+
 class Exploration:
     """`kind` cases for `tool` (None: malformed envelopes that name no tool); `run` it in a
     worker thread of a trio run that serves `dispatcher`."""
@@ -102,6 +119,7 @@ class Exploration:
         deadline: float = float("inf"),
         share_deadline: float = float("inf"),
         round: int = 0,
+        canonical: Canonical | None = None,
     ) -> None:
         self.options = options
         self.criteria = criteria
@@ -118,6 +136,8 @@ class Exploration:
         self.seconds = 0.0
         self.round = round
         """0 for the first round of a --max-time run (and for every run without it)."""
+        self.canonical = canonical
+        """The canonical cases, already sent (`send_canonical`), with what came of them."""
         self.share_spent = False
         self.out_of_time = False
         self.unsatisfiable = False
@@ -150,19 +170,18 @@ class Exploration:
             self.seconds = time.monotonic() - started
 
     def _run(self) -> None:
-        """Send the canonical cases (each shape's simplest form), then let Hypothesis search.
+        """Judge the canonical cases (each shape's simplest form, sent before this exploration
+        took a worker: see `send_canonical`), then let Hypothesis search.
 
         A rule a canonical case violated keeps that finding: it is already minimal. A shape whose
         simplest form got no answer is left out of the search: every further try would cost a
         whole timeout and could only find the same rule again.
         """
-        if self.round > 0:
-            canonical: list[Case] = []
-        else:
-            canonical = canonical_envelope_cases() if self.tool is None else canonical_cases(self.tool, self.kind, self.listed)
         try:
-            if canonical:
-                for case, finding in zip(canonical, self._judge_batch(canonical, timeout=self.options.timeout)):
+            if self.canonical is not None and self.lost is None:
+                cases, sent = self.canonical
+                self.sent += len(cases)
+                for case, finding in zip(cases, self._judge_sent(cases, sent)):
                     self._keep_canonical(case, finding)
         except OutOfTime:
             self.out_of_time = True
@@ -296,9 +315,14 @@ class Exploration:
         is shrunk) before it is judged, and so is one whose fate may be another's doing in any
         other way (`Sent.doubtful`).
         """
-        recheck = not self._suspecting
-        sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, batch, timeout)
         self.sent += len(batch)
+        sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, batch, timeout)
+        return self._judge_sent(batch, sent, enough)
+
+    def _judge_sent(
+        self, batch: Sequence[Case], sent: Sequence[Sent], enough: Callable[[Finding | None], bool] = lambda finding: False
+    ) -> list[Finding | None]:
+        recheck = not self._suspecting
         findings: list[Finding | None] = []
         for case, outcome in zip(batch, sent):
             if any(enough(finding) for finding in findings) or (outcome.doubtful and self.lost is not None):

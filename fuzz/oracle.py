@@ -175,14 +175,21 @@ _ADVISORY_CHECKS: tuple[Callable[[Case, Criteria, Observation], Iterator[tuple[s
 )
 
 
+_SHOWN = 400
+"""Characters of the request and of the answer a finding's message shows."""
+
+
 def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> str:
     """The finding's message: the rule, what was sent and why, what came back, what was
     expected, and the spec sentence."""
     rule = violation.rule
     answer = json.dumps(exchange.reply.message, ensure_ascii=False) if isinstance(exchange.reply, Answered) else "none"
+    # The JSON-RPC id is not counted against the limit: the same request, sent beside others
+    # (whose ids then differ), reads the same.
+    limit = _SHOWN + len(json.dumps(exchange.request.get("id")))
     return (
         f"{rule.id} ({rule.level.label}): {violation.why}. "
-        f"Sent {case.label} to {case.tool!r}: {show(exchange.request, 400)}. "
-        f"Answer: {clip(answer, 400)}. "
+        f"Sent {case.label} to {case.tool!r}: {show(exchange.request, limit)}. "
+        f"Answer: {clip(answer, limit)}. "
         f"Expected {violation.expected}. {rule.source}"
     )
