@@ -88,13 +88,14 @@ class Target:
         self._nursery = nursery
         self._startup_timeout = startup_timeout
         self._scope: trio.CancelScope | None = None
+        self._transport: Transport | None = None
         self.session: Session
         self.description: ServerDescription
         self.tools: list[Tool] = []
         self.restarts = 0
 
     async def start(self) -> None:
-        transport = await self.spec.connect()
+        transport = self._transport = await self.spec.connect()
         session = Session(transport)
         self._scope = await self._nursery.start(_serve, session)
         self.session = session
@@ -118,8 +119,12 @@ class Target:
         return isinstance(exchange.reply, Answered) and "result" in exchange.reply.message
 
     async def aclose(self) -> None:
+        """Close the transport (its process killed), even one started by a `start` that was
+        cancelled (Ctrl-C during a restart) before its session was served."""
+        if self._transport is not None:
+            await self._transport.aclose()
+            self._transport = None
         if self._scope is not None:
-            await self.session.transport.aclose()
             self._scope.cancel()
             self._scope = None
 
