@@ -89,6 +89,9 @@ class Target:
         self._startup_timeout = startup_timeout
         self._scope: trio.CancelScope | None = None
         self._transport: Transport | None = None
+        self._closing = False
+        """Set when the run ends: no restart after that (a worker thread still sending, say after
+        Ctrl-C, must not start a process nobody will stop)."""
         self.session: Session
         self.description: ServerDescription
         self.tools: list[Tool] = []
@@ -108,6 +111,8 @@ class Target:
 
     async def restart(self) -> None:
         """The fuzzing goes on with the tools first listed, whatever the new process lists."""
+        if self._closing:
+            raise TargetStartError(f"{self.spec.describe()}: not restarted: the run is ending")
         tools = self.tools
         await self.aclose()
         await self.start()
@@ -143,4 +148,5 @@ async def open_target(spec: TargetSpec, *, startup_timeout: float) -> AsyncItera
             await target.start()
             yield target
         finally:
+            target._closing = True
             await target.aclose()

@@ -101,7 +101,7 @@ def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
     assert "interrupted (Ctrl-C)" in stdout and "Traceback" not in stderr
-    assert _processes_running(marker) == []
+    assert _processes_running(marker) == [], stdout[-3000:] + stderr[-3000:]
 
 
 def test_a_server_from_an_mcp_servers_config_with_env(tmp_path: Path) -> None:
