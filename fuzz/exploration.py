@@ -47,6 +47,12 @@ times the slowest answer this exploration has had (never longer than --timeout).
 
 HANG_RULE = "request-answered"
 
+EXAMPLES_PER_RUN = 500
+"""Batches in one Hypothesis run at most; a longer exploration is several runs, each with a seed
+of its own part, until one finds something. Hypothesis keeps what it tried for the length of a
+run (a cache of 10,000 examples and the tree of choices made), which grows with the batches; in
+parts, memory stays flat over a night."""
+
 _UNVERIFIABLE = (
     " The target stopped while other requests were in flight ({others} of this batch, maybe more of other"
     " explorations) and could not be restarted to re-check each alone: this request may not be the cause;"
@@ -147,6 +153,7 @@ class Exploration:
         self._silent_labels: set[str] = set()
         self._slowest_answer: float | None = None
         """Seconds: the slowest answer any request of this exploration got."""
+        self._batches_checked = 0
         self._case_of: dict[int, tuple[Finding, Case]] = {}
         """Each finding this exploration made, with its case, by the finding's id() (holding the
         finding, so that no id is reused while the exploration runs)."""
@@ -226,8 +233,17 @@ class Exploration:
             strategy = envelope_cases() if self.tool is None else cases(self.tool, self.kind, self.listed)
             if self._silent_labels:
                 strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
-            test = self._hypothesis_test(strategy)
-            test()
+            batches = st.lists(strategy, min_size=self.batch_size, max_size=self.batch_size)
+            left = -(-self.options.max_examples // self.batch_size)
+            part = 0
+            while left > 0:
+                examples = min(left, EXAMPLES_PER_RUN)
+                checked = self._batches_checked
+                self._hypothesis_test(batches, examples, part)()
+                left -= examples
+                part += 1
+                if self._batches_checked - checked < examples:
+                    break
         except Unsatisfiable:
             self.unsatisfiable = True
             schema = "outputSchema" if self.kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) else "inputSchema"
@@ -252,11 +268,13 @@ class Exploration:
     def batch_size(self) -> int:
         return max(1, min(CASES_PER_EXAMPLE, self.options.max_examples // 8))
 
-    def _hypothesis_test(self, strategy: Any) -> Callable[[], None]:
+    def _hypothesis_test(self, batches: st.SearchStrategy[list[Case]], examples: int, part: int) -> Callable[[], None]:
+        """One Hypothesis run of `examples` batches, the `part`-th of this exploration (see
+        `EXAMPLES_PER_RUN`)."""
         size = self.batch_size
         config = settings(
             parent=settings.get_profile("default"),
-            max_examples=-(-self.options.max_examples // size),
+            max_examples=examples,
             deadline=None,
             database=example_database(self.options.corpus),
             derandomize=False,
@@ -277,11 +295,13 @@ class Exploration:
         ).encode()
         # What @seed does, minus the line that turns the database off: a run is repeatable from
         # its seed and still tries the examples that failed in earlier runs first.
-        test._hypothesis_internal_use_seed = derived_seed(self.options.seed, self.name, self.kind, self.round)  # type: ignore[attr-defined]
-        return config(given(st.lists(strategy, min_size=size, max_size=size))(test))
+        seed = derived_seed(self.options.seed, self.name, self.kind, self.round, part)
+        test._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
+        return config(given(batches)(test))
 
     def _check(self, batch: list[Case]) -> None:
         """The Hypothesis test body: fails the example when one of its cases violates a rule."""
+        self._batches_checked += 1
         if self.lost is not None:
             raise TargetLost(self.lost)
         now = time.monotonic()
@@ -415,8 +435,8 @@ def on_trio_clock(deadline: float) -> float:
     return trio.current_time() + (deadline - time.monotonic())
 
 
-def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0) -> int:
-    suffix = f"\0{round}" if round else ""
+def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0, part: int = 0) -> int:
+    suffix = (f"\0{round}" if round else "") + (f"\0part {part}" if part else "")
     digest = hashlib.sha256(f"{run_seed}\0{tool}\0{kind.value}{suffix}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
 
