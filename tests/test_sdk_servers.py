@@ -121,7 +121,7 @@ def test_fastmcp_server_with_a_disabled_tool_and_a_mirror() -> None:
         # non-conforming output comes back as a success.
         | _pairs("output-schema", "mirror")
     )
-    assert rule_tool_pairs(result) == expected, [f.message for f in result.findings]
+    assert rule_tool_pairs(result) == expected, (rule_tool_pairs(result) ^ expected, [f.message for f in result.findings])
     # Compliant, so absent: `secret`, disabled with mcp.disable(names={"secret"}), is dropped
     # from tools/list and refused with a tool execution error ("Unknown tool: 'secret'"), which
     # is what SEP-2145 asks of a tool that is not callable; `weather`'s structuredContent
@@ -132,7 +132,7 @@ def test_fastmcp_server_with_a_disabled_tool_and_a_mirror() -> None:
 
 def test_python_sdk_high_level_mirror_validates_output_laxly() -> None:
     selection = Selection(destructive=DestructiveMode.ALLOW, mirror_tool="mirror", tools=frozenset({"mirror"}))
-    result = fuzz(python_server("python_sdk_mirror.py"), seed=5, max_examples=100, timeout=2.0, selection=selection)
+    result = fuzz(python_server("python_sdk_mirror.py"), seed=5, max_examples=100, timeout=5.0, selection=selection)
     expected = (
         _pairs("malformed-request", "mirror")
         | _envelope("request-answered")
@@ -140,7 +140,7 @@ def test_python_sdk_high_level_mirror_validates_output_laxly() -> None:
         # where the outputSchema says number passes and reaches the client as a success.
         | _pairs("output-schema", "mirror")
     )
-    assert rule_tool_pairs(result) == expected, [f.message for f in result.findings]
+    assert rule_tool_pairs(result) == expected, (rule_tool_pairs(result) ^ expected, [f.message for f in result.findings])
     (output,) = [f for f in result.findings if f.rule.id == "output-schema"]
     assert output.case is CaseKind.INVALID_OUTPUT
     assert output.label.startswith("mirror asked for structuredContent.celsius: wrong type")
