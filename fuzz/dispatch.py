@@ -20,6 +20,7 @@ in flight to end.
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import Sequence
 
@@ -77,9 +78,25 @@ class Dispatcher:
         self._restart_lock = trio.Lock()
         self.lost: str | None = None
         """Why the run cannot go on: the target could not be restarted."""
+        self._waiting_since: dict[object, float] = {}
 
-    async def send(self, batch: Sequence[Case], *, timeout: float) -> list[Sent]:
-        """Send `batch` with every request in flight at once (and with other senders' requests)."""
+    def waiting_long(self, *, longer_than: float) -> int:
+        """How many explorations have been waiting on the target for `longer_than` seconds."""
+        now = time.monotonic()
+        return sum(1 for since in self._waiting_since.values() if now - since > longer_than)
+
+    async def send(self, batch: Sequence[Case], *, timeout: float, watched: bool = True) -> list[Sent]:
+        """Send `batch` with every request in flight at once (and with other senders' requests).
+        A `watched` send counts in `waiting_long` while it lasts (an exploration waits on it)."""
+        token = object()
+        if watched:
+            self._waiting_since[token] = time.monotonic()
+        try:
+            return await self._send(batch, timeout)
+        finally:
+            self._waiting_since.pop(token, None)
+
+    async def _send(self, batch: Sequence[Case], timeout: float) -> list[Sent]:
         await self._revive(batch[0])
         generation = self.target.restarts
         started_mark, others_in_flight = await self._enter(len(batch))
@@ -98,6 +115,14 @@ class Dispatcher:
 
     async def alone(self, case: Case, *, timeout: float) -> Sent:
         """Send `case` with nothing else in flight; restart the target if it died or went silent."""
+        token = object()
+        self._waiting_since[token] = time.monotonic()
+        try:
+            return await self._send_alone(case, timeout)
+        finally:
+            self._waiting_since.pop(token, None)
+
+    async def _send_alone(self, case: Case, timeout: float) -> Sent:
         async with self._alone_lock:
             self._alone = True
             try:

@@ -51,6 +51,21 @@ __all__ = ["RunOptions", "run"]
 _GRACE = 3.0
 """Seconds past --max-time allowed for closing the target and writing what was found."""
 
+EXTRA_WORKERS = 3
+"""Workers beyond --workers that start, one per exploration waiting on the target for more than
+WAITING_LONG seconds (a slow tool, a dropped request, a hang being confirmed): threads that all
+compute take turns at a cost, but while some only wait, others can compute."""
+
+WAITING_LONG = 1.0
+
+
+async def _tick(changed: trio.lowlevel.ParkingLot) -> None:
+    """Wake the idle workers now and then, to look again at who is waiting on the target."""
+    while True:
+        await trio.sleep(WAITING_LONG / 4)
+        changed.unpark_all()
+
+
 _CANONICAL_AHEAD = 2
 """Explorations per worker whose canonical cases may be in flight before a worker takes them."""
 
@@ -240,7 +255,12 @@ class _Runner:
         stop: list[BaseException] = []
         changed = trio.lowlevel.ParkingLot()
 
-        def take() -> _Job | None:
+        def take(worker_number: int) -> _Job | None:
+            """The next job worker `worker_number` may run: one beyond --workers only while as
+            many explorations have been waiting on the target for over WAITING_LONG seconds."""
+            beyond = worker_number - self.options.workers + 1
+            if beyond > 0 and self.dispatcher.waiting_long(longer_than=WAITING_LONG) < beyond:
+                return None
             for job in pending:
                 if (job.built_on is None or job.built_on.done.is_set()) and job.canonical_sent.is_set():
                     pending.remove(job)
@@ -260,10 +280,10 @@ class _Runner:
                 job.canonical_sent.set()
                 changed.unpark_all()
 
-        async def worker() -> None:
+        async def worker(worker_number: int) -> None:
             while True:
                 job = None
-                while not stop and pending and (job := take()) is None:
+                while not stop and pending and (job := take(worker_number)) is None:
                     await changed.park()
                 if stop or job is None:
                     return
@@ -280,9 +300,10 @@ class _Runner:
         async with trio.open_nursery() as nursery:
             for job in jobs:
                 nursery.start_soon(send_canonical_of, job)
+            nursery.start_soon(_tick, changed)
             async with trio.open_nursery() as workers:
-                for _ in range(max(1, self.options.workers)):
-                    workers.start_soon(worker)
+                for worker_number in range(max(1, self.options.workers) + EXTRA_WORKERS):
+                    workers.start_soon(worker, worker_number)
             nursery.cancel_scope.cancel()
         if stop:
             raise stop[0]

@@ -107,7 +107,7 @@ async def send_canonical(dispatcher: Dispatcher, cases: list[Case], *, timeout: 
     worker: a shape the server drops costs its timeout in the background, while the workers
     search. What the search leaves out (shapes never answered) is known before it starts, so it
     does not depend on timing."""
-    return cases, await dispatcher.send(cases, timeout=timeout)
+    return cases, await dispatcher.send(cases, timeout=timeout, watched=False)
 
 
 class Exploration:

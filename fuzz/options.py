@@ -16,9 +16,9 @@ from fuzz.target import TargetSpec
 DEFAULT_WORKERS = 1
 """Explorations at once by default: what measured best on a 2-core machine against targets that
 answer in microseconds (the demo, an `mcp` SDK server), where the harness computes more than it
-waits and Python threads that all compute only take turns, at a cost. Against a target that
-answers slowly, drops requests or hangs, more workers compute while others wait: the emoji-hang
-test server's run takes 47 s with --workers 4 against 74 s with 1 (README, *Cases in flight*)."""
+waits and Python threads that all compute only take turns, at a cost. While explorations wait on
+the target, extra workers start (`engine.EXTRA_WORKERS`); against a target that answers slowly,
+drops requests or hangs, --workers 4 from the start is faster still (README, *Cases in flight*)."""
 
 
 @dataclass(frozen=True, slots=True)

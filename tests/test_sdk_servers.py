@@ -132,7 +132,7 @@ def test_fastmcp_server_with_a_disabled_tool_and_a_mirror() -> None:
 
 def test_python_sdk_high_level_mirror_validates_output_laxly() -> None:
     selection = Selection(destructive=DestructiveMode.ALLOW, mirror_tool="mirror", tools=frozenset({"mirror"}))
-    result = fuzz(python_server("python_sdk_mirror.py"), seed=5, max_examples=100, timeout=5.0, selection=selection)
+    result = fuzz(python_server("python_sdk_mirror.py"), seed=5, max_examples=300, timeout=5.0, selection=selection)
     expected = (
         _pairs("malformed-request", "mirror")
         | _envelope("request-answered")
