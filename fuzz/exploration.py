@@ -373,11 +373,12 @@ class Exploration:
     def _confirm_hang(self) -> None:
         """Hangs cost little to shrink, and only confirmed ones are reported.
 
-        The first unanswered request of an exploration waits the whole --timeout (alone, if
-        other requests were in flight). From then on, while Hypothesis shrinks it, a try that has
+        The first unanswered request of an exploration waits the whole --timeout (and again
+        alone, if it may only have waited behind the others in flight). From then on, while Hypothesis shrinks it, a try that has
         waited SUSPECT_FACTOR times the slowest answer of this exploration (at least
         SUSPECT_FLOOR, at most --timeout) counts as still hanging. The minimal request is then
-        sent once more, alone, with the whole --timeout: if it is answered, the shrunk request is
+        sent once more with the whole --timeout (again alone if what came of it may be the other
+        requests' doing, `Sent.doubtful_silence`): if it is answered, the shrunk request is
         not reported and the first one (unanswered at the whole --timeout) is. So no request
         answered within --timeout is reported as unanswered.
         """
@@ -388,7 +389,9 @@ class Exploration:
         if self.lost is None and not self.out_of_time:
             case = Case(self.kind, shrunk.tool, shrunk.request.get("params", ABSENT), shrunk.label)
             try:
-                outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+                (outcome,) = trio.from_thread.run(self._before_deadline, self.dispatcher.send, [case], self.options.timeout)
+                if outcome.doubtful or outcome.doubtful_silence:
+                    outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
             except (OutOfTime, ShareSpent):
                 outcome = None
             self.sent += outcome is not None
