@@ -21,8 +21,9 @@ in flight to end.
 from __future__ import annotations
 
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import Sequence
+from typing import Iterator, Sequence
 
 import trio
 
@@ -85,16 +86,22 @@ class Dispatcher:
         now = time.monotonic()
         return sum(1 for since in self._waiting_since.values() if now - since > longer_than)
 
-    async def send(self, batch: Sequence[Case], *, timeout: float, watched: bool = True) -> list[Sent]:
-        """Send `batch` with every request in flight at once (and with other senders' requests).
-        A `watched` send counts in `waiting_long` while it lasts (an exploration waits on it)."""
+    @contextmanager
+    def _waited_on(self, watched: bool = True) -> Iterator[None]:
+        """Count the send inside in `waiting_long` while it lasts (an exploration waits on it)."""
         token = object()
         if watched:
             self._waiting_since[token] = time.monotonic()
         try:
-            return await self._send(batch, timeout)
+            yield
         finally:
             self._waiting_since.pop(token, None)
+
+    async def send(self, batch: Sequence[Case], *, timeout: float, watched: bool = True) -> list[Sent]:
+        """Send `batch` with every request in flight at once (and with other senders' requests);
+        `watched`: an exploration waits on it (see `waiting_long`)."""
+        with self._waited_on(watched):
+            return await self._send(batch, timeout)
 
     async def _send(self, batch: Sequence[Case], timeout: float) -> list[Sent]:
         await self._revive(batch[0])
@@ -115,12 +122,8 @@ class Dispatcher:
 
     async def alone(self, case: Case, *, timeout: float) -> Sent:
         """Send `case` with nothing else in flight; restart the target if it died or went silent."""
-        token = object()
-        self._waiting_since[token] = time.monotonic()
-        try:
+        with self._waited_on():
             return await self._send_alone(case, timeout)
-        finally:
-            self._waiting_since.pop(token, None)
 
     async def _send_alone(self, case: Case, timeout: float) -> Sent:
         async with self._alone_lock:

@@ -215,7 +215,7 @@ class Exploration:
             return finding
         case = finding_and_case[1]
         try:
-            outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+            outcome = self._alone(case)
         except (OutOfTime, ShareSpent):
             return finding
         self.sent += 1
@@ -324,7 +324,7 @@ class Exploration:
             raise _violation_type(finding.rule.id)(finding)
 
     def _judge_batch(
-        self, batch: Sequence[Case], *, timeout: float, enough: Callable[[Finding | None], bool] = lambda finding: False
+        self, batch: Sequence[Case], *, timeout: float, enough: Callable[[Finding | None], bool]
     ) -> list[Finding | None]:
         """Send `batch` and judge each case, in order, until one whose finding is `enough`.
 
@@ -340,7 +340,7 @@ class Exploration:
         return self._judge_sent(batch, sent, enough)
 
     def _judge_sent(
-        self, batch: Sequence[Case], sent: Sequence[Sent], enough: Callable[[Finding | None], bool] = lambda finding: False
+        self, batch: Sequence[Case], sent: Sequence[Sent], enough: Callable[[Finding | None], bool] = lambda _: False
     ) -> list[Finding | None]:
         recheck = not self._suspecting
         findings: list[Finding | None] = []
@@ -350,7 +350,7 @@ class Exploration:
                 continue
             hang_found = any(finding is not None and finding.rule.id == HANG_RULE for finding in findings)
             if outcome.doubtful or (outcome.doubtful_silence and recheck and not hang_found):
-                outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+                outcome = self._alone(case)
             finding = self._judge(case, outcome)
             if finding is not None and outcome.unverifiable:
                 finding = replace(finding, message=finding.message + _UNVERIFIABLE.format(others=len(batch) - 1))
@@ -391,7 +391,7 @@ class Exploration:
             try:
                 (outcome,) = trio.from_thread.run(self._before_deadline, self.dispatcher.send, [case], self.options.timeout)
                 if outcome.doubtful or outcome.doubtful_silence:
-                    outcome = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+                    outcome = self._alone(case)
             except (OutOfTime, ShareSpent):
                 outcome = None
             self.sent += outcome is not None
@@ -400,6 +400,10 @@ class Exploration:
                 kept = confirmed
         self._latest[HANG_RULE] = kept
         self.findings = [kept if finding.rule.id == HANG_RULE else finding for finding in self.findings]
+
+    def _alone(self, case: Case) -> Sent:
+        """`case` sent with nothing else in flight, at the whole --timeout (from the worker thread)."""
+        return trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
 
     async def _before_deadline(self, send: Callable[..., Any], *arguments: Any) -> Any:
         """Run `send(*arguments, timeout=...)` in trio, cut short by --max-time (or this
