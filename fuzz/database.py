@@ -23,9 +23,10 @@ DIRECTORY = ".hypothesis"
 
 
 def use_user_cache() -> Path:
-    """Point Hypothesis's own storage (its unicode charmap cache, built once in ~2 s and ~200 MiB
-    of peak memory) at a per-user cache directory, never the user's working directory: a run in a
-    fresh CI checkout reuses what an earlier run on the machine built. `$MCP_TOOLFUZZ_CACHE`, else
+    """Point Hypothesis's own storage (its unicode charmap, its constants cache) at a per-user
+    cache directory, never the user's working directory: a run in a fresh CI checkout reuses what
+    an earlier run on the machine built. (The costly table, a codec's ~200 MiB encoding of every
+    code point, is never built: see `strategies.generation.JSON_CHARACTERS`.) `$MCP_TOOLFUZZ_CACHE`, else
     `$XDG_CACHE_HOME/mcp-toolfuzz/hypothesis`, else `~/.cache/mcp-toolfuzz/hypothesis`. The
     example database is apart from it (beside the corpus, see `example_database`)."""
     chosen = os.environ.get("MCP_TOOLFUZZ_CACHE")

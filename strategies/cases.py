@@ -18,6 +18,7 @@ from strategies.envelopes import (
     malformed_arguments,
     malformed_envelopes,
 )
+from strategies.generation import json_text
 from strategies.labelled import Labelled
 from strategies.names import unknown_tool_names
 from strategies.outputs import non_object_outputs, outputs
@@ -109,7 +110,7 @@ def canonical_envelope_cases() -> list[Case]:
 
 
 _any_arguments: st.SearchStrategy[Mapping[str, Any]] = st.dictionaries(
-    st.text(max_size=8), st.none() | st.booleans() | st.integers() | st.text(max_size=8), max_size=3
+    json_text(max_size=8), st.none() | st.booleans() | st.integers() | json_text(max_size=8), max_size=3
 )
 
 

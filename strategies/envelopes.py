@@ -13,6 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from strategies.generation import json_text
 from strategies.labelled import Labelled
 
 
@@ -41,20 +42,20 @@ def call_message(params: Any) -> dict[str, Any]:
 
 
 _small_json: st.SearchStrategy[Any] = st.recursive(
-    st.none() | st.booleans() | st.integers() | st.text(max_size=10),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=6), children, max_size=3),
+    st.none() | st.booleans() | st.integers() | json_text(max_size=10),
+    lambda children: st.lists(children, max_size=3) | st.dictionaries(json_text(max_size=6), children, max_size=3),
     max_leaves=6,
 )
 _non_string = st.one_of(
     st.none().map(lambda v: Labelled(v, "null")),
     st.integers().map(lambda v: Labelled(v, "a number")),
     st.booleans().map(lambda v: Labelled(v, "a boolean")),
-    st.dictionaries(st.text(max_size=6), _small_json, max_size=2).map(lambda v: Labelled(v, "an object")),
+    st.dictionaries(json_text(max_size=6), _small_json, max_size=2).map(lambda v: Labelled(v, "an object")),
     st.lists(_small_json, max_size=2).map(lambda v: Labelled(v, "an array")),
 )
 _non_object = st.one_of(
     st.lists(_small_json, max_size=3).map(lambda v: Labelled(v, "an array")),
-    st.text(max_size=10).map(lambda v: Labelled(v, "a string")),
+    json_text(max_size=10).map(lambda v: Labelled(v, "a string")),
     st.integers().map(lambda v: Labelled(v, "a number")),
     st.none().map(lambda v: Labelled(v, "null")),
     st.booleans().map(lambda v: Labelled(v, "a boolean")),
@@ -97,7 +98,7 @@ def malformed_envelopes() -> st.SearchStrategy[Labelled[Any]]:
         st.just(Labelled(ABSENT, "params missing")),
         st.lists(_small_json, max_size=3).map(lambda params: Labelled(params, "params is an array")),
         st.sampled_from(_SCALAR_PARAMS).map(lambda params: Labelled(params, f"params is {params!r}")),
-        st.dictionaries(st.text(max_size=6), _small_json, max_size=2)
+        st.dictionaries(json_text(max_size=6), _small_json, max_size=2)
         .map(lambda extra: {**{k: v for k, v in extra.items() if k != "name"}, "arguments": {}})
         .map(lambda params: Labelled(params, "name missing")),
         _non_string.map(lambda name: Labelled(call_params(name.value, {}), f"name is {name.label}")),

@@ -282,9 +282,18 @@ _EDGE_CHARACTERS = "\0\u0301\u05d0\u0627\u202e\u200d\ufeff\U0001f600\U00010348\u
 width joiner, a BOM, an emoji and a Gothic letter (astral planes), LINE SEPARATOR (raw in JSON
 text, a line break to some readers): what servers mishandle, mixed into any text."""
 
-JSON_CHARACTERS = st.characters(codec="utf-8")
+JSON_CHARACTERS = st.characters(exclude_categories=("Cs",))
 """Every character JSON text can carry: any code point but the lone surrogates, which RFC 8259
-leaves undefined, I-JSON forbids, and UTF-8 cannot encode. Every text strategy draws from it."""
+leaves undefined, I-JSON forbids, and UTF-8 cannot encode. Every text strategy draws from it
+(through `json_text`). Spelled by category, not as `characters(codec="utf-8")` (the same set, and
+Hypothesis's default alphabet for `text()` and `from_regex`): the codec spelling makes Hypothesis
+encode each of the 1.1 million code points once per machine, ~200 MiB of peak memory on a first
+run."""
+
+
+def json_text(min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[str]:
+    """`st.text` over `JSON_CHARACTERS`: the one way strategies here draw free text."""
+    return st.text(JSON_CHARACTERS, min_size=min_size, max_size=max_size)
 
 _EDGY_CHARACTERS = st.sampled_from(_EDGE_CHARACTERS + "a0 ")
 """The edge characters, with a few plain ones between them."""
@@ -295,7 +304,7 @@ def _texts(low: int, high: int) -> st.SearchStrategy[str]:
     the edge characters. Hypothesis merges the alphabets of `text(one_of(...))` into one set of
     code points, which drowned ten edge characters among a million (1 in 200 characters drawn);
     a choice between two texts keeps them frequent, and each text is still drawn whole."""
-    return st.one_of(st.text(JSON_CHARACTERS, min_size=low, max_size=high), st.text(_EDGY_CHARACTERS, min_size=low, max_size=high))
+    return st.one_of(json_text(low, high), st.text(_EDGY_CHARACTERS, min_size=low, max_size=high))
 
 _FORMATS: dict[str, st.SearchStrategy[str]] = {
     "date-time": st.datetimes().map(lambda moment: moment.isoformat() + "Z"),
@@ -305,7 +314,7 @@ _FORMATS: dict[str, st.SearchStrategy[str]] = {
     "idn-email": st.emails(),
     "uri": urls(),
     "iri": urls(),
-    "uri-reference": st.one_of(urls(), st.from_regex(r"\A(/[a-z0-9]{1,8}){0,3}\Z")),
+    "uri-reference": st.one_of(urls(), st.from_regex(r"\A(/[a-z0-9]{1,8}){0,3}\Z", alphabet=JSON_CHARACTERS)),
     "uuid": st.uuids().map(str),
     "ipv4": st.ip_addresses(v=4).map(str),
     "ipv6": st.ip_addresses(v=6).map(str),
@@ -331,7 +340,7 @@ def _strings(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
         try:
             base: st.SearchStrategy[str] = st.from_regex(_python_regex(_sized(pattern, low, high)), alphabet=JSON_CHARACTERS)
         except (re.error, ValueError):
-            base = st.text()
+            base = json_text()
         if known_format is not None:
             # A format's text is ASCII; so are the digits it means by `\d` (Python's are not).
             try:
@@ -533,7 +542,7 @@ def _keys(names: Any, context: _Context) -> st.SearchStrategy[str]:
     return _PLAIN_KEYS
 
 
-_PLAIN_KEYS = st.text(max_size=12)
+_PLAIN_KEYS = json_text(max_size=12)
 
 
 def _pattern_keys(pattern: str) -> st.SearchStrategy[str]:
@@ -568,7 +577,7 @@ def _json_values(shallow: bool) -> st.SearchStrategy[Any]:
         return scalars
     return st.recursive(
         scalars,
-        lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(st.text(max_size=8), children, max_size=3)),
+        lambda children: st.one_of(st.lists(children, max_size=3), st.dictionaries(json_text(max_size=8), children, max_size=3)),
         max_leaves=6,
     )
 

@@ -16,13 +16,12 @@ import math
 import re
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Callable, Iterator, Mapping
-
 from functools import lru_cache
+from typing import Any, Callable, Iterator, Mapping
 
 from hypothesis import strategies as st
 
-from strategies.generation import JSON_CHARACTERS
+from strategies.generation import JSON_CHARACTERS, json_text
 from strategies.schemas import json_equal, resolve_local_ref
 
 Path = tuple[str | int, ...]
@@ -259,7 +258,7 @@ def _too_long(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
 
 def _too_short(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutant:
     limit = schema["minLength"]
-    replacement = draw(st.text(max_size=limit - 1))
+    replacement = draw(json_text(max_size=limit - 1))
     return Mutant(replacement, f"{len(replacement)} characters, below minLength {limit}")
 
 
@@ -340,7 +339,7 @@ _SCALARS: st.SearchStrategy[Any] = st.one_of(
     st.none(),
     st.booleans(),
     st.integers(),
-    st.text(max_size=20),
+    json_text(max_size=20),
     st.floats(allow_nan=False, allow_infinity=False),
 )
 
@@ -349,14 +348,14 @@ _JSON_TYPES: dict[str, st.SearchStrategy[Any]] = {
     "boolean": st.booleans(),
     "integer": st.integers(),
     "number": st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
-    "string": st.text(max_size=20),
+    "string": json_text(max_size=20),
     "array": st.lists(_SCALARS, max_size=3),
-    "object": st.dictionaries(st.text(max_size=8), _SCALARS, max_size=3),
+    "object": st.dictionaries(json_text(max_size=8), _SCALARS, max_size=3),
 }
 
 
 _NUMERIC_OR_ANY_STRING = st.one_of(st.integers().map(str), _JSON_TYPES["string"])
-_KEYS = st.text(max_size=12)
+_KEYS = json_text(max_size=12)
 _PAST_THE_BOUND = st.booleans()
 _INTEGER_STEPS = st.integers(min_value=1, max_value=1_000_000)
 _FRACTIONAL_STEPS = st.sampled_from([1, 0.5, 0.001])
@@ -398,7 +397,7 @@ def _outside(kind: str, members: str) -> st.SearchStrategy[Any]:
 @lru_cache(maxsize=256)
 def _mismatching(pattern: str) -> st.SearchStrategy[str]:
     compiled = re.compile(pattern)
-    return st.text(max_size=20).filter(lambda text: compiled.search(text) is None)
+    return json_text(max_size=20).filter(lambda text: compiled.search(text) is None)
 
 
 def _types(declared: Any) -> set[str]:

@@ -12,7 +12,7 @@ from typing import Callable, Collection
 
 from hypothesis import strategies as st
 
-from strategies.generation import JSON_CHARACTERS
+from strategies.generation import JSON_CHARACTERS, json_text
 from strategies.labelled import Labelled
 from strategies.mutations import pick
 
@@ -33,7 +33,7 @@ def unknown_tool_names(listed: Collection[str]) -> st.SearchStrategy[Labelled[st
         families.append(_near_misses(sorted(known)))
     families += [
         st.text(alphabet=_WHITESPACE, min_size=1, max_size=8).map(lambda n: Labelled(n, "whitespace only")),
-        st.text(min_size=1, max_size=40).map(lambda n: Labelled(n, "arbitrary unicode")),
+        json_text(1, 40).map(lambda n: Labelled(n, "arbitrary unicode")),
         st.integers(min_value=256, max_value=20_000).map(lambda size: Labelled("t" * size, f"{size} characters long")),
     ]
     return st.one_of(families).filter(lambda labelled: labelled.value not in known)

@@ -18,8 +18,8 @@ strategy's belief about what it generated.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from urllib.parse import urljoin
 from typing import Any, Iterator, Mapping
+from urllib.parse import urljoin
 
 import jsonschema
 import jsonschema.exceptions

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import signal
 import uuid
 import subprocess
@@ -14,9 +15,10 @@ import pytest
 from tests.conftest import SERVERS
 
 
-def mcp_toolfuzz(*arguments: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def mcp_toolfuzz(*arguments: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout
+        [sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout,
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -54,6 +56,19 @@ def test_demo_run_reports_its_deliberate_bugs_and_writes_json(tmp_path: Path) ->
     volume = next(f for f in document["findings"] if f["rule"] == "arguments-not-validated")
     assert volume["request"]["params"]["arguments"] == {"level": 12}
     assert volume["level"] == "SHOULD"
+
+
+def test_hypothesis_storage_goes_to_the_user_cache_and_holds_no_codec_table(tmp_path: Path) -> None:
+    """A first run on a machine must not encode every code point (`characters(codec="utf-8")`,
+    Hypothesis's default text alphabet: ~200 MiB of peak memory), nor write into the working
+    directory."""
+    cache = tmp_path / "cache"
+    run = mcp_toolfuzz("run", "--no-corpus", "--max-examples", "25", env={"MCP_TOOLFUZZ_CACHE": str(cache)})
+    assert run.returncode == 1, run.stderr
+    stored = [path.relative_to(cache).as_posix() for path in cache.rglob("*") if path.is_file()]
+    assert any(name.startswith("unicode_data/") for name in stored), stored
+    assert not [name for name in stored if "codec" in name], stored
+    assert not (tmp_path / ".hypothesis").exists()
 
 
 def test_compliant_server_exits_zero(tmp_path: Path) -> None:
