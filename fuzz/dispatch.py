@@ -15,7 +15,9 @@ connection; answers are matched by id. Concurrency must never change a verdict, 
   connection to itself, and only that verdict counts.
 
 "Alone" is a gate: while a request is sent alone, no new request starts and it waits for those
-in flight to end.
+in flight to end, but for those the target seems to have dropped (`PRESUMED_DROPPED`): a server
+that drops a request shape answers nothing to it for the whole --timeout, and every alone send
+(each finding is re-sent alone) would otherwise wait that long with the run stalled behind it.
 """
 
 from __future__ import annotations
@@ -31,6 +33,15 @@ from fuzz.errors import HarnessError
 from fuzz.session import Exchange, NoAnswer, NotDelivered, TargetExited
 from fuzz.target import Target
 from strategies import Case
+
+
+PRESUMED_DROPPED = 1.0
+"""Seconds after which an unanswered request, overtaken by a later one that was answered, no
+longer keeps a request from being sent alone: the target is serving others, not it."""
+
+_RECHECK = 0.05
+"""While an alone send waits for requests in flight: how often it looks whether the rest are
+presumed dropped."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -107,11 +118,8 @@ class Dispatcher:
         await self._revive(batch[0])
         generation = self.target.restarts
         started_mark, others_in_flight = await self._enter(len(batch))
-        try:
-            exchanges = await self._send_each(batch, timeout)
-        finally:
-            crowded = len(batch) > 1 or others_in_flight > 0 or self._sends_started != started_mark
-            self._leave(len(batch))
+        exchanges = await self._send_each(batch, timeout, counted=True)
+        crowded = len(batch) > 1 or others_in_flight > 0 or self._sends_started != started_mark
         if not crowded:
             return [await self._after(batch[0], exchanges[0], generation)]
         dead = any(isinstance(exchange.reply, TargetExited) for exchange in exchanges) or self.target.session.closed
@@ -129,8 +137,9 @@ class Dispatcher:
         async with self._alone_lock:
             self._alone = True
             try:
-                while self._in_flight:
-                    await self._changed.park()
+                while self._in_flight > self.target.session.presumed_dropped(unanswered_for=PRESUMED_DROPPED):
+                    with trio.move_on_after(_RECHECK):
+                        await self._changed.park()
                 await self._revive(case)
                 generation = self.target.restarts
                 (exchange,) = await self._send_each((case,), timeout)
@@ -149,13 +158,20 @@ class Dispatcher:
             await self._restart(generation, case)
         return Sent(exchange, answers_ping)
 
-    async def _send_each(self, batch: Sequence[Case], timeout: float) -> list[Exchange]:
+    async def _send_each(self, batch: Sequence[Case], timeout: float, *, counted: bool = False) -> list[Exchange]:
+        """Send each case of `batch` at once; `counted`: they were counted in flight by `_enter`,
+        and each leaves the count as its own exchange ends (an alone send waits for requests,
+        not for batches)."""
         session = self.target.session
         ids = [session.next_id() for _ in batch]
         exchanges: list[Exchange | None] = [None] * len(batch)
 
         async def send(index: int) -> None:
-            exchanges[index] = await session.send_request(batch[index].message, timeout=timeout, request_id=ids[index])
+            try:
+                exchanges[index] = await session.send_request(batch[index].message, timeout=timeout, request_id=ids[index])
+            finally:
+                if counted:
+                    self._leave(1)
 
         if len(batch) == 1:
             await send(0)

@@ -101,6 +101,7 @@ class _Waiter:
     answered_at: float = 0.0
     written: int = -1
     """Its place in the order the requests were written (-1 until it is)."""
+    written_at: float = 0.0
     anomalies: list[Anomaly] = field(default_factory=list)
     """What was odd about the messages this request's own HTTP exchange carried."""
     ended: trio.Event = field(default_factory=trio.Event)
@@ -181,7 +182,7 @@ class Session:
                 await self.transport.send(encode(request))
             except TransportClosed:
                 return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter)
-            waiter.written = self._written
+            waiter.written, waiter.written_at = self._written, time.monotonic()
             self._written += 1
             with trio.move_on_after(timeout):
                 await waiter.event.wait()
@@ -201,6 +202,17 @@ class Session:
         finally:
             del self._waiters[key]
             self._remember_finished(key, answered=waiter.message is not None)
+
+    def presumed_dropped(self, *, unanswered_for: float) -> int:
+        """How many requests in flight the target seems to have dropped: written over
+        `unanswered_for` seconds ago and unanswered, while a request written after them was
+        answered (so the target is serving, and not them)."""
+        now = time.monotonic()
+        return sum(
+            1 for waiter in self._waiters.values()
+            if waiter.message is None and 0 <= waiter.written < self._latest_written_answered
+            and now - waiter.written_at > unanswered_for
+        )
 
     async def notify(self, method: str, params: Any = None) -> None:
         message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "method": method}
