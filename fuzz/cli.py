@@ -17,6 +17,7 @@ from fuzz.corpus import CorruptReproduction, discover
 from fuzz.corpus import load as load_reproduction
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.export import export_pytest
+from fuzz.known_arguments import KnownArgument, parse_known_argument
 from fuzz.options import DEFAULT_WORKERS
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.profiles import PROFILES, SEP_2145
@@ -129,6 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--exclude-tools", type=_names, default=frozenset(), metavar="NAME,...", help="do not fuzz these tools")
     tools.add_argument("--unavailable", action="append", default=[], metavar="NAME",
                        help="a tool the server has but must refuse (disabled, policy-restricted); repeatable")
+    tools.add_argument("--argument", type=_known_argument, action="append", default=[], metavar="TOOL.FIELD=VALUE",
+                       help="a known-good value every generated argument object of TOOL holds (VALUE is JSON if it parses, "
+                            "else a string; repeat a field to give choices; TOOL * for every tool with FIELD)")
     tools.add_argument("--mirror-tool", default=None, metavar="NAME",
                        help='a tool that returns its `output` argument as structuredContent, to fuzz output validation')
     safety = tools.add_mutually_exclusive_group()
@@ -167,6 +171,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--pytest", action="store_true", required=True, help="write a pytest file (the one format so far)")
     export.add_argument("-o", "--output", type=Path, default=Path("test_mcp_toolfuzz_reproductions.py"), metavar="FILE")
     return parser
+
+
+def _known_argument(text: str) -> KnownArgument:
+    try:
+        return parse_known_argument(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
 
 
 def _names(text: str) -> frozenset[str]:
@@ -256,6 +267,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         baseline=baseline.load(options.baseline) if options.baseline and not options.baseline_update else frozenset(),
         max_time=options.max_time,
         workers=options.workers,
+        known_arguments=tuple(options.argument),
     )
     if options.baseline_update and options.baseline is None:
         raise ConfigurationError("--baseline-update needs --baseline FILE: the file to write")

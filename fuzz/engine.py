@@ -5,7 +5,8 @@ The target lives in trio's thread (its session reads stdout while requests are i
 each exploration (`fuzz.exploration`) runs Hypothesis in a worker thread and sends its batches
 of cases through the run's one `Dispatcher`. `--workers` explorations run at once, taken in
 plan order; an exploration built on valid values (invalid arguments, invalid output) starts
-after the one that draws them, so that a schema no value satisfies is skipped once. Each
+after the one that draws them, so that a schema no value satisfies is skipped once and invalid
+arguments mutate the arguments the server accepted (`Exploration.accepted`). Each
 exploration is seeded on its own and judged by its own answers, so what a run finds does not
 depend on which exploration ran beside which; summaries are kept in plan order. The engine
 emits events and knows no reporter.
@@ -35,8 +36,18 @@ from fuzz.events import (
     ToolFinished,
     ToolStarted,
 )
-from fuzz.exploration import Canonical, Exploration, OutOfTime, TargetLost, canonical_for, on_trio_clock, send_canonical
+from fuzz.exploration import (
+    ACCEPTED_KEPT,
+    Canonical,
+    Exploration,
+    OutOfTime,
+    TargetLost,
+    canonical_for,
+    on_trio_clock,
+    send_canonical,
+)
 from fuzz.findings import Finding, FindingKey, Replayed, RunResult, Skip, ToolSummary
+from fuzz.known_arguments import resolve_known_arguments
 from fuzz.options import RunOptions
 from fuzz.oracle import Criteria
 from fuzz.plan import ToolPlan, excluded, plan
@@ -159,6 +170,7 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
         progress.description = target.description
         plans = plan(target.tools, options.selection)
         progress.excluded = excluded(target.tools, options.selection)
+        known = resolve_known_arguments(options.known_arguments, target.tools)
         listener(
             RunStarted(
                 seed=options.seed,
@@ -179,10 +191,10 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
         )
         envelope = ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)) if options.envelope else None
         tool_plans = (envelope, *plans) if envelope else plans
-        runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline)
-        cut = await runner.run_round(runner.first_round())
+        runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known)
+        cut = await runner.run_round(runner.linked([_Job(index, tool_plan.tool, kind) for index, tool_plan in enumerate(tool_plans) for kind in tool_plan.kinds]))
         while cut and time.monotonic() < deadline - _LEAST_SHARE:
-            cut = await runner.run_round([_Job(job.index, job.tool, job.kind, job.round + 1) for job in cut])
+            cut = await runner.run_round(runner.linked([_Job(job.index, job.tool, job.kind, job.round + 1) for job in cut]))
 
 
 @dataclass(eq=False)
@@ -194,7 +206,9 @@ class _Job:
     kind: CaseKind
     round: int = 0
     built_on: _Job | None = None
-    """The exploration that draws the valid values this one mutates (first round only)."""
+    """The exploration of the same round that draws the valid values this one mutates: it runs
+    first, so that what it found the server accepts is there to mutate (the same whatever the
+    scheduling), and so that a schema no value satisfies is skipped once."""
     done: trio.Event = field(default_factory=trio.Event)
     exploration: Exploration | None = None
     canonical: Canonical | None = None
@@ -224,8 +238,14 @@ class _Runner:
         listener: Listener,
         progress: _Progress,
         deadline: float,
+        known: dict[str, dict[str, tuple[Any, ...]]] | None = None,
     ) -> None:
         self.options = options
+        self.known = known or {}
+        """Known-good values by tool and field (`--argument`)."""
+        self.accepted: dict[int, list[dict[str, Any]]] = {}
+        """By tool: the arguments its valid-arguments explorations got a success for, in plan
+        and round order (at most ACCEPTED_KEPT)."""
         self.target = target
         self.dispatcher = Dispatcher(target, ping_timeout=options.timeout)
         self.criteria = criteria
@@ -233,19 +253,18 @@ class _Runner:
         self.listener = listener
         self.progress = progress
         self.deadline = deadline
-        self.known = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
+        self.listed = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
         self._unfinished_kinds = {index: len(tool_plan.kinds) for index, tool_plan in enumerate(tool_plans)}
         self._announced = 0
         """Tools announced finished: always a prefix of the plan, so they are announced in order."""
 
-    def first_round(self) -> list[_Job]:
-        jobs: list[_Job] = []
-        for index, tool_plan in enumerate(self.tool_plans):
-            drawing: dict[CaseKind, _Job] = {}
-            for kind in tool_plan.kinds:
-                job = _Job(index, tool_plan.tool, kind, built_on=drawing.get(_VALUES_FOR.get(kind, kind)))
-                drawing[kind] = job
-                jobs.append(job)
+    def linked(self, jobs: list[_Job]) -> list[_Job]:
+        """`jobs` (of one round), each built on the job of its tool that draws its valid values."""
+        drawing = {(job.index, job.kind): job for job in jobs}
+        for job in jobs:
+            job.built_on = drawing.get((job.index, _VALUES_FOR.get(job.kind, job.kind)))
+            if job.built_on is job:
+                job.built_on = None
         return jobs
 
     async def run_round(self, jobs: list[_Job]) -> list[_Job]:
@@ -271,7 +290,7 @@ class _Runner:
 
         async def send_canonical_of(job: _Job) -> None:
             try:
-                cases = canonical_for(job.tool, job.kind, self.known) if job.round == 0 else []
+                cases = canonical_for(job.tool, job.kind, self.listed) if job.round == 0 else []
                 if cases:
                     async with canonical_slots:
                         with trio.move_on_at(on_trio_clock(self.deadline)):
@@ -320,10 +339,14 @@ class _Runner:
             return False
         share = now + (self.deadline - now) * min(self.options.workers, left) / left
         exploration = job.exploration = Exploration(
-            self.options, self.dispatcher, job.tool, job.kind, self.known, self.criteria, self.deadline, share, job.round,
+            self.options, self.dispatcher, job.tool, job.kind, self.listed, self.criteria, self.deadline, share, job.round,
             job.canonical,
+            accepted=self.accepted.get(job.index, ()) if job.kind is CaseKind.INVALID_ARGUMENTS else (),
+            known=self.known.get(job.tool.name) if job.tool is not None else None,
         )
         await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+        kept = self.accepted.setdefault(job.index, [])
+        kept.extend(exploration.accepted[: ACCEPTED_KEPT - len(kept)])
         self.progress.restarts = self.target.restarts
         summary = self.progress.summaries[job.index]
         known_rules = {(finding.case, finding.rule.id) for finding in summary.findings}
@@ -447,4 +470,11 @@ def _merge(summary: ToolSummary, exploration: Exploration, kinds: tuple[CaseKind
         findings=tuple(sorted(summary.findings + tuple(exploration.findings), key=lambda finding: order.get(finding.case, len(order)))),
         skips=tuple(sorted(skips, key=lambda skip: order.get(skip.case, len(order)))),
         seconds=by_kind({**summary.seconds, kind: summary.seconds.get(kind, 0.0) + exploration.seconds}),
+        answers=by_kind({**summary.answers, kind: _added(summary.answers.get(kind, {}), exploration.answers)}),
+        refused_fields=_added(summary.refused_fields, exploration.refused_fields),
+        has_output_schema=exploration.tool is not None and exploration.tool.output_schema is not None,
     )
+
+
+def _added(counts: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+    return {name: counts.get(name, 0) + more.get(name, 0) for name in {**counts, **more}}

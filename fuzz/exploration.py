@@ -16,6 +16,7 @@ rule as a distinct bug and shrinks each to its own minimal request (`report_mult
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from dataclasses import replace
 from typing import Any, Callable, Sequence
@@ -29,10 +30,13 @@ from fuzz.database import example_database
 from fuzz.dispatch import Dispatcher, Sent
 from fuzz.findings import Finding
 from fuzz.options import RunOptions
-from fuzz.oracle import Criteria, describe_violation, judge
+from fuzz.answers import AnswerClass, Observation, observe
+from fuzz.coverage import bucket, named_fields
+from fuzz.oracle import Criteria, assess, describe_violation
 from fuzz.session import Answered
 from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import ABSENT, ENVELOPE, canonical_cases, canonical_envelope_cases, envelope_cases
+from strategies.values import Known
 
 CASES_PER_EXAMPLE = 8
 """Cases in one Hypothesis example; an eighth of --max-examples when that is fewer, so that a
@@ -96,6 +100,10 @@ class ShareSpent(BaseException):
 Canonical = tuple[list[Case], list[Sent]]
 """An exploration's canonical cases and what came of them."""
 
+ACCEPTED_KEPT = 32
+"""Valid arguments kept per tool from the successes of its valid-arguments cases, the first
+ones in the order they were judged: the bases invalid arguments mutate."""
+
 
 def canonical_for(tool: Tool | None, kind: CaseKind, listed: tuple[str, ...]) -> list[Case]:
     """The canonical cases of one exploration (of its first round)."""
@@ -126,6 +134,8 @@ class Exploration:
         share_deadline: float = float("inf"),
         round: int = 0,
         canonical: Canonical | None = None,
+        accepted: Sequence[dict[str, Any]] = (),
+        known: Known | None = None,
     ) -> None:
         self.options = options
         self.criteria = criteria
@@ -144,6 +154,15 @@ class Exploration:
         """0 for the first round of a --max-time run (and for every run without it)."""
         self.canonical = canonical
         """The canonical cases, already sent (`send_canonical`), with what came of them."""
+        self.accepted_bases = tuple(accepted)
+        """Arguments the server accepted, from the tool's valid-arguments explorations so far."""
+        self.known = known
+        self.accepted: list[dict[str, Any]] = []
+        """Valid arguments this exploration got a success for (at most ACCEPTED_KEPT)."""
+        self._accepted_keys: set[str] = set()
+        self.answers: dict[str, int] = {}
+        """How its cases were answered, by `fuzz.coverage` bucket."""
+        self.refused_fields: dict[str, int] = {}
         self.share_spent = False
         self.out_of_time = False
         self.unsatisfiable = False
@@ -230,7 +249,9 @@ class Exploration:
 
     def _search(self) -> None:
         try:
-            strategy = envelope_cases() if self.tool is None else cases(self.tool, self.kind, self.listed)
+            strategy = envelope_cases() if self.tool is None else cases(
+                self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known
+            )
             if self._silent_labels:
                 strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
             batches = st.lists(strategy, min_size=self.batch_size, max_size=self.batch_size)
@@ -346,6 +367,7 @@ class Exploration:
         findings: list[Finding | None] = []
         for case, outcome in zip(batch, sent):
             if any(enough(finding) for finding in findings) or (outcome.doubtful and self.lost is not None):
+                self._observed(case, observe(outcome.exchange, self.criteria.protocol_version))
                 findings.append(None)
                 continue
             hang_found = any(finding is not None and finding.rule.id == HANG_RULE for finding in findings)
@@ -418,7 +440,8 @@ class Exploration:
         exchange = outcome.exchange
         if isinstance(exchange.reply, Answered):
             self._slowest_answer = max(self._slowest_answer or 0.0, exchange.reply.seconds)
-        violation = judge(case, exchange, self.tool, self.criteria, answers_ping=outcome.answers_ping)
+        observation, violation = assess(case, exchange, self.tool, self.criteria, answers_ping=outcome.answers_ping)
+        self._observed(case, observation)
         if violation is None:
             return None
         finding = Finding(
@@ -435,6 +458,26 @@ class Exploration:
         )
         self._case_of[id(finding)] = (finding, case)
         return finding
+
+
+    def _observed(self, case: Case, observation: Observation) -> None:
+        """Count how `case` was answered; keep valid arguments the server accepted, and note
+        which fields the refusals of valid ones named."""
+        name = bucket(observation.answer)
+        self.answers[name] = self.answers.get(name, 0) + 1
+        if case.kind is not CaseKind.VALID_ARGUMENTS or self.tool is None:
+            return
+        arguments = case.params.get("arguments") if isinstance(case.params, dict) else None
+        if observation.answer is AnswerClass.SUCCESS and isinstance(arguments, dict) and len(self.accepted) < ACCEPTED_KEPT:
+            key = json.dumps(arguments, sort_keys=True)
+            if key not in self._accepted_keys:
+                self._accepted_keys.add(key)
+                self.accepted.append(arguments)
+        elif observation.answer in (AnswerClass.TOOL_EXECUTION_ERROR, AnswerClass.PROTOCOL_ERROR):
+            texts = observation.error_texts or ((observation.error_message,) if observation.error_message else ())
+            fields = self.tool.input_schema.get("properties")
+            for field, count in named_fields(texts, fields if isinstance(fields, dict) else ()).items():
+                self.refused_fields[field] = self.refused_fields.get(field, 0) + count
 
 
 def on_trio_clock(deadline: float) -> float:

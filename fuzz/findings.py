@@ -95,6 +95,12 @@ class ToolSummary:
     skips: tuple[Skip, ...] = ()
     seconds: dict[CaseKind, float] = field(default_factory=dict)
     """Wall time spent on each case kind, shrinking included."""
+    answers: dict[CaseKind, dict[str, int]] = field(default_factory=dict)
+    """How the cases of each kind were answered (`fuzz.coverage.BUCKETS`), shrinking included."""
+    refused_fields: dict[str, int] = field(default_factory=dict)
+    """Of the refused valid calls, how many named each top-level field (a hint: which value
+    the tool wants)."""
+    has_output_schema: bool = False
 
     @property
     def total_sent(self) -> int:

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from fuzz.findings import FindingKey
+from fuzz.known_arguments import KnownArgument
 from fuzz.plan import Selection
 from fuzz.profiles import SEP_2145
 from fuzz.rules import Level
@@ -47,6 +48,9 @@ class RunOptions:
     workers: int = DEFAULT_WORKERS
     """Explorations (tool x case kind) fuzzed at once, each in its own thread, on the one
     connection. Their findings do not depend on it: each exploration is seeded on its own."""
+    known_arguments: tuple[KnownArgument, ...] = ()
+    """Known-good values (`--argument TOOL.FIELD=VALUE`), resolved against the listed tools when
+    the run starts (`fuzz.known_arguments`)."""
 
     def as_json(self) -> dict[str, Any]:
         selection = self.selection
@@ -64,4 +68,5 @@ class RunOptions:
             "corpus": str(self.corpus) if self.corpus is not None else None,
             "maxTime": self.max_time,
             "workers": self.workers,
+            "arguments": [{"field": key, "value": value} for key, value in self.known_arguments],
         }

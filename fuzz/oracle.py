@@ -52,12 +52,20 @@ def judge(
     """The first violation of an enabled rule, or None. `answers_ping` is whether the target
     answered a `ping` after this exchange; the engine asks only when the request went unanswered.
     """
+    return assess(case, exchange, tool, criteria, answers_ping=answers_ping)[1]
+
+
+def assess(
+    case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Criteria = Criteria(), *, answers_ping: bool = True
+) -> tuple[Observation, Violation | None]:
+    """`judge`, with the observation it started from (what kind of answer came: coverage
+    counts it)."""
     observation = observe(exchange, criteria.protocol_version)
     expected = criteria.profile.expectations[case.kind].expected
     for rule_id, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
         if criteria.is_enabled(rule_id):
-            return Violation(criteria.profile.rule(rule_id), observation, expected, why)
-    return None
+            return observation, Violation(criteria.profile.rule(rule_id), observation, expected, why)
+    return observation, None
 
 
 def _candidates(

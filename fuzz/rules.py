@@ -56,8 +56,11 @@ ARGUMENTS_NOT_VALIDATED = Rule(
     "arguments-not-validated",
     Level.SHOULD,
     "arguments that violate the inputSchema are not accepted as a success",
-    f"{_SEP}: servers MUST report tool input validation failures as Tool Execution Errors "
-    "(a success means the failure was never detected).",
+    f"{_SEP} has no sentence of this level; it follows from its MUST \"servers MUST report tool input "
+    "validation failures as Tool Execution Errors. This includes failures of JSON Schema validation against "
+    "the tool's inputSchema\": a success for arguments the inputSchema rejects means the validation never ran "
+    "or let them through. The SEP says how a detected failure is reported, not that a server must detect every "
+    "one (it may accept more than it declares), hence SHOULD: validate arguments against the declared inputSchema.",
 )
 TOOL_FAILURE = Rule(
     "tool-failure",

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Sequence
 
 from hypothesis import strategies as st
 
 from strategies.labelled import Labelled
 from strategies.tools import Tool
-from strategies.values import mutated_objects, valid_objects
+from strategies.values import Known, mutated_objects, valid_objects
 
 VALID_LABEL = "valid arguments"
 
@@ -25,9 +25,13 @@ def arguments(tool: Tool, *, valid: bool = True) -> st.SearchStrategy[Labelled[d
     return valid_arguments(tool) if valid else invalid_arguments(tool)
 
 
-def valid_arguments(tool: Tool) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
-    return valid_objects(tool.input_check).map(lambda value: Labelled(value, VALID_LABEL))
+def valid_arguments(tool: Tool, *, known: Known | None = None) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
+    """`known`: known-good values by field, held by every value drawn (see `valid_objects`)."""
+    return valid_objects(tool.input_check, known=known).map(lambda value: Labelled(value, VALID_LABEL))
 
 
-def invalid_arguments(tool: Tool) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
-    return mutated_objects(tool.input_check, label_prefix="arguments")
+def invalid_arguments(
+    tool: Tool, *, accepted: Sequence[dict[str, Any]] = (), known: Known | None = None
+) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
+    """`accepted`: arguments the server took, mutated three times in four (see `mutated_objects`)."""
+    return mutated_objects(tool.input_check, label_prefix="arguments", accepted=accepted, known=known)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Collection, Mapping
+from typing import Any, Collection, Mapping, Sequence
 
 from hypothesis import strategies as st
 
@@ -23,6 +23,7 @@ from strategies.labelled import Labelled
 from strategies.names import unknown_tool_names
 from strategies.outputs import non_object_outputs, outputs
 from strategies.tools import Tool
+from strategies.values import Known
 
 
 class CaseKind(Enum):
@@ -71,19 +72,27 @@ class Case:
         return ABSENT
 
 
-def cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> st.SearchStrategy[Case]:
+def cases(
+    tool: Tool,
+    kind: CaseKind,
+    listed_names: Collection[str],
+    *,
+    accepted: Sequence[dict[str, Any]] = (),
+    known: Known | None = None,
+) -> st.SearchStrategy[Case]:
     """Requests of `kind` aimed at `tool`. `listed_names` are every listed tool's name, so that an
-    unknown name is never one of them."""
+    unknown name is never one of them. `accepted`: arguments the server took, which invalid
+    arguments mutate most of the time; `known`: known-good values every argument object holds."""
 
     def case(params: Any, label: str) -> Case:
         return Case(kind=kind, tool=tool.name, params=params, label=label)
 
     if kind is CaseKind.VALID_ARGUMENTS:
-        return valid_arguments(tool).map(lambda a: case(call_params(tool.name, a.value), a.label))
+        return valid_arguments(tool, known=known).map(lambda a: case(call_params(tool.name, a.value), a.label))
     if kind is CaseKind.INVALID_ARGUMENTS:
-        return invalid_arguments(tool).map(lambda a: case(call_params(tool.name, a.value), a.label))
+        return invalid_arguments(tool, accepted=accepted, known=known).map(lambda a: case(call_params(tool.name, a.value), a.label))
     if kind is CaseKind.UNAVAILABLE_TOOL:
-        return st.one_of(valid_arguments(tool), invalid_arguments(tool)).map(
+        return st.one_of(valid_arguments(tool, known=known), invalid_arguments(tool, known=known)).map(
             lambda a: case(call_params(tool.name, a.value), f"call to an unavailable tool with {a.label}")
         )
     if kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT):

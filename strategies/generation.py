@@ -75,6 +75,31 @@ def from_schema(schema: Mapping[str, Any] | bool, is_valid: Callable[[Mapping[st
 
 
 def _strategy(schema: Mapping[str, Any] | bool, context: _Context, depth: int) -> st.SearchStrategy[Any]:
+    """Values for `schema`, and (as often as all others together) the values its own `examples`
+    and `default` document, those that it accepts: what the author knows a tool takes. They are
+    the second branch, so a value still shrinks towards the simplest generated one."""
+    generated = _generated(schema, context, depth)
+    documented = _documented_values(schema, context)
+    return st.one_of(generated, st.sampled_from(documented)) if documented else generated
+
+
+def _documented_values(schema: Mapping[str, Any] | bool, context: _Context) -> list[Any]:
+    if not isinstance(schema, Mapping):
+        return []
+    offered = [*(schema["examples"] if isinstance(schema.get("examples"), list) else ()), *(
+        (schema["default"],) if "default" in schema else ())]
+    kept: list[Any] = []
+    for value in offered:
+        try:
+            encoded = json.dumps(value, allow_nan=False, sort_keys=True)
+        except (TypeError, ValueError):
+            continue
+        if encoded not in (json.dumps(seen, sort_keys=True) for seen in kept) and context.is_valid(schema, value):
+            kept.append(value)
+    return kept
+
+
+def _generated(schema: Mapping[str, Any] | bool, context: _Context, depth: int) -> st.SearchStrategy[Any]:
     if schema is True or schema == {}:
         return json_values(depth)
     if schema is False or not isinstance(schema, Mapping):

@@ -180,6 +180,10 @@ def _wrong_type(draw: st.DrawFn, schema: Mapping[str, Any], value: Any) -> Mutan
     candidates = [name for name in _JSON_TYPES if not _type_allowed(name, allowed)]
     if not candidates:
         return Mutant(value, "no other type")
+    coercible = _COERCIBLE.get(next((kind for kind in ("integer", "number", "boolean") if kind in allowed), ""))
+    if coercible is not None and "string" in candidates and draw(_COERCE):
+        replacement = draw(coercible)
+        return Mutant(replacement, f"wrong type: expected {_or(sorted(allowed))}, got string {_show(replacement)} (one a lax server coerces)")
     name = pick(draw, candidates)
     if name == "string" and allowed & {"integer", "number"}:
         replacement = draw(_NUMERIC_OR_ANY_STRING)
@@ -356,6 +360,14 @@ _JSON_TYPES: dict[str, st.SearchStrategy[Any]] = {
 
 _NUMERIC_OR_ANY_STRING = st.one_of(st.integers().map(str), _JSON_TYPES["string"])
 _KEYS = json_text(max_size=12)
+_COERCE = st.booleans()
+"""Half the wrong types of a number or boolean are the string a lax server turns into one (the
+most common way a server takes what its schema refuses)."""
+_COERCIBLE: dict[str, st.SearchStrategy[str]] = {
+    "integer": st.integers().map(str),
+    "number": st.one_of(st.integers().map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr)),
+    "boolean": st.sampled_from(["true", "false", "1", "0"]),
+}
 _PAST_THE_BOUND = st.booleans()
 _INTEGER_STEPS = st.integers(min_value=1, max_value=1_000_000)
 _FRACTIONAL_STEPS = st.sampled_from([1, 0.5, 0.001])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import Any, Mapping, Sequence
 
 from hypothesis import strategies as st
 
@@ -19,20 +19,53 @@ def valid_values(check: SchemaCheck) -> st.SearchStrategy[Any]:
     return from_schema(check.schema, check.subschema_accepts).filter(check.accepts_strictly).filter(_encodes_as_json)
 
 
-def valid_objects(check: SchemaCheck) -> st.SearchStrategy[dict[str, Any]]:
-    """Valid values that are objects (what `arguments` and `structuredContent` must be)."""
-    return valid_values(check).filter(lambda value: isinstance(value, dict))
+Known = Mapping[str, Sequence[Any]]
+"""Known-good values by top-level property: every valid object holds one of each (drawn from
+the choices given), whatever else is generated around it."""
 
 
-def mutated_objects(check: SchemaCheck, *, label_prefix: str) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
+def valid_objects(check: SchemaCheck, *, known: Known | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    """Valid values that are objects (what `arguments` and `structuredContent` must be), holding
+    the `known` values."""
+    values = from_schema(check.schema, check.subschema_accepts)
+    if known:
+        chosen = st.fixed_dictionaries({name: st.sampled_from(list(choices)) for name, choices in known.items()})
+        values = st.tuples(values, chosen).map(_with_known)
+    return values.filter(_is_object).filter(check.accepts_strictly).filter(_encodes_as_json)
+
+
+def _with_known(generated_and_known: tuple[Any, dict[str, Any]]) -> Any:
+    generated, known = generated_and_known
+    return {**generated, **known} if isinstance(generated, dict) else generated
+
+
+def _is_object(value: Any) -> bool:
+    return isinstance(value, dict)
+
+
+_MOSTLY = st.integers(0, 3).map(lambda n: n < 3)
+"""True three times in four, shrinking to True."""
+
+
+def mutated_objects(
+    check: SchemaCheck, *, label_prefix: str, accepted: Sequence[dict[str, Any]] = (), known: Known | None = None
+) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
     """Objects the schema rejects: a valid object with one mutation at one of its nodes (never
     the root's type: the value stays an object). The validator must reject the result at the
     mutated node, for the mutated keyword; the label says which, e.g.
     `arguments.address.zip: pattern '^[0-9]{5}$' violated by ""`. Shrinks towards the valid
-    object at its simplest with one mutation, at the root first."""
+    object at its simplest with one mutation, at the root first.
+
+    `accepted`: valid objects the target took (answered with a success); three bases in four are
+    one of them, so the one mutation is what a refusal could be for (a server that refuses most
+    valid values refuses their mutants for the same reason, and hides the mutation's fate), and a
+    shrunk case is still one mutation from an accepted value (the first). `known`: the known-good
+    values every fresh base holds; a mutation that lands on one says so."""
     if not can_reject_an_object(check.schema):
         return st.nothing()
-    valid_bases = valid_objects(check)
+    valid_bases = valid_objects(check, known=known)
+    accepted_bases = st.sampled_from(list(accepted)) if accepted else None
+    known_names = frozenset(known or ())
     kinds = _kinds_in(check.schema)
     wanted_kinds = st.sampled_from(kinds) if kinds else st.none()
 
@@ -42,7 +75,8 @@ def mutated_objects(check: SchemaCheck, *, label_prefix: str) -> st.SearchStrate
         # valid base, then the place: a schema with forty typed properties and one pattern still
         # gets its pattern broken often, and a base shrinks without changing the kind.
         wanted = draw(wanted_kinds)
-        base = draw(valid_bases)
+        on_accepted = accepted_bases is not None and draw(_MOSTLY)
+        base = draw(accepted_bases) if on_accepted else draw(valid_bases)
         offers: dict[Mutation, list[Site]] = {}
         for site in sites(check.schema, base):
             for offered in site.mutations(is_root=site.path == ()):
@@ -57,6 +91,10 @@ def mutated_objects(check: SchemaCheck, *, label_prefix: str) -> st.SearchStrate
         if via is None:
             draw(st.nothing())
         where = f" (so no branch of {via} accepts it)" if via else ""
+        if site.path and site.path[0] in known_names:
+            where += " (the field of a known-good value)"
+        if on_accepted:
+            where += ", in arguments the server accepted"
         return Labelled(value, f"{format_path(site.path, prefix=label_prefix)}: {mutant.description}{where}")
 
     return invalid()

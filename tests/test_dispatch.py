@@ -53,9 +53,6 @@ def test_an_alone_send_does_not_wait_for_a_request_the_target_dropped() -> None:
 
 
 def test_an_alone_send_waits_for_a_slow_request_that_nothing_overtook() -> None:
-    outcome, took, batch = _alone_beside([_call("crash", 1), _call("slow", 100)])
+    outcome, took, _ = _alone_beside([_call("crash", 1), _call("slow", 100)])
     assert isinstance(outcome.exchange.reply, Answered)
-    assert len(batch) == 2 and all(isinstance(sent.exchange.reply, Answered) for sent in batch), (
-        "the alone send started before the slow answer (2 s) came"
-    )
-    assert took >= 1.5
+    assert took >= 1.5, f"the alone send took {took:.2f} s: it did not wait for the slow answer (2 s after the batch)"

@@ -36,8 +36,8 @@ def _strings(value: Any) -> list[str]:
 
 
 def assert_minimal_hang(finding: dict[str, Any]) -> None:
-    """The request of a hang finding is the simplest that hangs: one string is a single emoji,
-    every other string is empty, integers at their simplest, optional arguments left out."""
+    """The request of a hang finding is the simplest that hangs: one string (a value, or the key
+    of an added property) is a single emoji, every other string is empty, integers at their simplest, optional arguments left out."""
     arguments = finding["request"]["params"].get("arguments")
     assert isinstance(arguments, dict), f"the arguments are not an object: {_show(finding)}"
     schema = TOOLS[finding["tool"]][1]
@@ -48,7 +48,8 @@ def assert_minimal_hang(finding: dict[str, Any]) -> None:
         f"the arguments should be exactly the required {sorted(schema['required'])}: {_show(finding)}"
     )
     assert len(set(arguments) - set(schema["required"])) <= int(mutated), f"more than the one mutation: {_show(finding)}"
-    strings = _strings(arguments)
+    # The emoji may be the key of the one added property (the server hangs on keys too).
+    strings = _strings(arguments) + [key for key in arguments if key not in properties]
     emoji = [string for string in strings if string != ""]
     assert len(emoji) == 1, f"exactly one string should be non-empty, not {len(emoji)}: {_show(finding)}"
     (single,) = emoji

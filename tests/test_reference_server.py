@@ -65,7 +65,7 @@ def test_arguments_not_validated_bug_is_caught_with_the_bound_plus_one() -> None
     (finding,) = result.findings
     assert finding.tool == "book"
     assert _arguments(finding) == {**SIMPLEST_BOOKING, "nights": 31}
-    assert finding.label == "arguments.nights: above maximum 30"
+    assert finding.label == "arguments.nights: above maximum 30, in arguments the server accepted"
 
 
 def test_tool_failure_bug_is_caught_with_zero_over_zero() -> None:

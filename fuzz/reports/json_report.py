@@ -6,6 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from fuzz import __version__
+from fuzz.coverage import exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.files import write_json_atomically
 from fuzz.findings import RunResult
 from fuzz.profiles import PROFILES
@@ -14,6 +15,7 @@ FORMAT_VERSION = 1
 
 
 def as_json(result: RunResult) -> dict[str, Any]:
+    by_tool = exercise_by_tool(result)
     return {
         "format": FORMAT_VERSION,
         "tool": {"name": "mcp-toolfuzz", "version": __version__},
@@ -36,9 +38,13 @@ def as_json(result: RunResult) -> dict[str, Any]:
                 "casesSent": {kind.value: count for kind, count in summary.cases_sent.items()},
                 "secondsSpent": {kind.value: round(seconds, 3) for kind, seconds in summary.seconds.items()},
                 "skipped": [{"case": skip.case.value, "reason": skip.reason} for skip in summary.skips],
+                "answers": {kind.value: dict(sorted(counts.items())) for kind, counts in summary.answers.items()},
+                "rules": {rule: exercise.as_json() for rule, exercise in by_tool[summary.tool].items()},
+                "hint": tool_hint(summary),
             }
             for summary in result.tools
         ],
+        "coverage": {rule: exercise.as_json() for rule, exercise in exercise_of_run(result).items()},
         "findings": [finding.as_json() for finding in result.findings],
         "replayed": [
             {"path": r.path, "status": r.status, "detail": r.detail, **(r.key.as_json() if r.key else {})}

@@ -7,10 +7,12 @@ import sys
 from typing import Sequence, TextIO
 
 from fuzz import __version__
+from fuzz.coverage import SUCCESS, exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.events import CorpusReplayed, Event, RunFinished, RunStarted, ToolFinished
 from fuzz.findings import Finding, FindingKey, RunResult
 from fuzz.rules import RULES, Level
 from fuzz.text import clip, show
+from strategies import CaseKind
 from strategies.cases import ENVELOPE
 
 _WIDTH = 100
@@ -33,9 +35,11 @@ class TerminalReporter:
             summary = event.summary
             count = len(summary.findings)
             skipped = f"  ({', '.join(s.case.value for s in summary.skips)} skipped)" if summary.skips else ""
+            valid = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
+            accepted = f"  (valid calls: {valid.get(SUCCESS, 0)} of {sum(valid.values())} succeeded)" if valid else ""
             self._print(
                 f"  {_display(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
-                f"{_plural(count, 'finding') if count else 'ok'}{skipped}"
+                f"{_plural(count, 'finding') if count else 'ok'}{skipped}{accepted}"
             )
         elif isinstance(event, CorpusReplayed):
             replayed = event.replayed
@@ -105,15 +109,27 @@ class TerminalReporter:
         if violated:
             header = f"  {'tool':<{self._name_width}}" + "".join(f"  {rule.id}" for rule in violated)
             self._print(header)
+            by_tool = exercise_by_tool(result)
             for summary in result.tools:
                 cells = ""
                 for rule in violated:
-                    mark = "x" if any(f.rule.id == rule.id for f in summary.findings) else "."
+                    on_tool = by_tool[summary.tool].get(rule.id)
+                    mark = "x" if any(f.rule.id == rule.id for f in summary.findings) else (
+                        "." if on_tool is not None and on_tool.exercised else "-")
                     cells += f"  {mark:^{len(rule.id)}}"
                 self._print(f"  {_display(summary.tool):<{self._name_width}}{cells}")
-        clean = [rule.id for rule in RULES if rule not in violated]
+            self._print("  (x violated · . no violation · - not exercised on that tool, or not for it)")
+        exercise = exercise_of_run(result)
+        clean = [rule.id for rule in RULES if rule not in violated and rule.id in exercise and exercise[rule.id].exercised]
         if clean:
             self._print(f"  no violation of: {', '.join(clean)}")
+        for rule_id, unexercised in exercise.items():
+            if not unexercised.exercised and not any(f.rule.id == rule_id for f in result.findings):
+                self._print(f"  not exercised: {rule_id}, because {unexercised.reason}")
+        for summary in result.tools:
+            hint = tool_hint(summary)
+            if hint:
+                self._print(f"  hint: {hint}")
         counts = {level: sum(1 for f in result.findings if f.rule.level is level) for level in Level}
         cases = sum(summary.total_sent for summary in result.tools)
         verdict = (
