@@ -22,7 +22,7 @@ from fuzz.options import DEFAULT_WORKERS
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.profiles import PROFILES, SEP_2145
 from fuzz.replay import ReplayOutcome, ReplayStatus, replay_files
-from fuzz.reports import json_report
+from fuzz.reports import WRITERS
 from fuzz.reports.terminal import TerminalReporter
 from fuzz.rules import RULES, Level
 from fuzz.config import target_from_config
@@ -37,8 +37,10 @@ class ReportRequest:
 
 def _report_request(text: str) -> ReportRequest:
     kind, separator, path = text.partition(":")
-    if not separator or kind != "json" or not path:
-        raise argparse.ArgumentTypeError(f"{text!r} is not FORMAT:PATH; the format is json, e.g. --report json:report.json")
+    if not separator or kind not in WRITERS or not path:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not FORMAT:PATH with FORMAT one of {', '.join(WRITERS)}; e.g. --report junit:results.xml"
+        )
     return ReportRequest(kind, Path(path))
 
 
@@ -116,7 +118,7 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"explorations (tool x case kind) fuzzed at once on the one connection; what is found "
                           f"does not depend on it (default {DEFAULT_WORKERS})")
     run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
-                     help="also write the result to PATH; FORMAT is json (repeatable)")
+                     help=f"also write the result to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)")
     _add_target_options(run)
     judging = run.add_argument_group("judging")
     judging.add_argument("--profile", choices=sorted(PROFILES), default=SEP_2145.id,
@@ -277,7 +279,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         print(f"baseline written to {options.baseline} ({len(result.findings)} findings)")
     for request in options.report:
         try:
-            json_report.write(result, request.path)
+            WRITERS[request.format](result, request.path)
         except OSError as error:
             raise ConfigurationError(f"could not write the report to {request.path}: {error.strerror or error}") from None
         print(f"report written to {request.path}")

@@ -35,7 +35,7 @@ from fuzz.coverage import bucket, named_fields
 from fuzz.oracle import Criteria, assess, describe_violation
 from fuzz.session import Answered
 from strategies import Case, CaseKind, Tool, cases
-from strategies.cases import ABSENT, ENVELOPE, canonical_cases, canonical_envelope_cases, envelope_cases
+from strategies.cases import ABSENT, ENVELOPE, canonical_cases, canonical_envelope_cases, coercion_cases, envelope_cases
 from strategies.values import Known
 
 CASES_PER_EXAMPLE = 8
@@ -208,6 +208,13 @@ class Exploration:
                 cases, sent = self.canonical
                 self.sent += len(cases)
                 for case, finding in zip(cases, self._judge_sent(cases, sent)):
+                    self._keep_canonical(case, finding)
+            probes = coercion_cases(self.tool, self.accepted_bases[0]) if self.tool and self.accepted_bases and (
+                self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0) else []
+            if probes and self.lost is None:
+                self.sent += len(probes)
+                sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, probes, self.options.timeout)
+                for case, finding in zip(probes, self._judge_sent(probes, sent)):
                     self._keep_canonical(case, finding)
         except OutOfTime:
             self.out_of_time = True

@@ -11,13 +11,18 @@ from typing import Any
 
 def write_json_atomically(document: Any, path: Path) -> None:
     """Write `document` as JSON to `path` so that a reader never sees a half-written file, even
-    if the process is killed meanwhile: a temporary file beside it, flushed, then renamed."""
+    if the process is killed meanwhile (see `write_text_atomically`)."""
+    write_text_atomically(json.dumps(document, ensure_ascii=False, indent=2) + "\n", path)
+
+
+def write_text_atomically(text: str, path: Path) -> None:
+    """Write `text` to `path` so that a reader never sees a half-written file, even if the
+    process is killed meanwhile: a temporary file beside it, flushed, then renamed."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(document, stream, ensure_ascii=False, indent=2)
-            stream.write("\n")
+            stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())
         os.replace(temporary, path)

@@ -23,7 +23,7 @@ from strategies.labelled import Labelled
 from strategies.names import unknown_tool_names
 from strategies.outputs import non_object_outputs, outputs
 from strategies.tools import Tool
-from strategies.values import Known
+from strategies.values import Known, coerced_variants
 
 
 class CaseKind(Enum):
@@ -126,6 +126,15 @@ _any_arguments: st.SearchStrategy[Mapping[str, Any]] = st.dictionaries(
 
 def _mirror_case(tool: Tool, kind: CaseKind, output: Labelled[Any]) -> Case:
     return Case(kind, tool.name, call_params(tool.name, {MIRROR_ARGUMENT: output.value}), f"mirror asked for {output.label}")
+
+
+def coercion_cases(tool: Tool, accepted: dict[str, Any]) -> list[Case]:
+    """Invalid-arguments cases probed before the search: `accepted` with one number or boolean
+    made the string a lax server coerces back (see `coerced_variants`)."""
+    return [
+        Case(CaseKind.INVALID_ARGUMENTS, tool.name, call_params(tool.name, variant.value), variant.label)
+        for variant in coerced_variants(tool.input_check, accepted, label_prefix="arguments")
+    ]
 
 
 def canonical_cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> list[Case]:

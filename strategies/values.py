@@ -100,6 +100,28 @@ def mutated_objects(
     return invalid()
 
 
+def coerced_variants(check: SchemaCheck, base: dict[str, Any], *, label_prefix: str) -> list[Labelled[dict[str, Any]]]:
+    """`base` (a value the target accepted) with one number or boolean in it replaced by the
+    string a lax server turns back into it (`3` -> `"3"`, `true` -> `"true"`), once per such
+    node, each rejected by the schema for its type: the most common way a server takes what
+    its schema refuses, probed before the search (one mutation from an accepted value, so each
+    is already minimal)."""
+    variants: list[Labelled[dict[str, Any]]] = []
+    for site in sites(check.schema, base):
+        value = site.value
+        if not site.path or isinstance(value, (dict, list, str)) or value is None:
+            continue
+        text = json.dumps(value)
+        mutated = _replace(base, site.path, text)
+        if _rejection(check, mutated, site.path, Mutation.WRONG_TYPE) is None:
+            continue
+        label = (f"{format_path(site.path, prefix=label_prefix)}: wrong type: got string {json.dumps(text)} for "
+                 f"{text} (one a lax server coerces), in arguments the server accepted")
+        if all(variant.value != mutated for variant in variants):
+            variants.append(Labelled(mutated, label))
+    return variants
+
+
 _CONSTRAINING = frozenset(
     {"type", "enum", "const", "required", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
      "pattern", "minLength", "maxLength", "$ref", "anyOf", "oneOf", "allOf", "not", "if", "multipleOf",

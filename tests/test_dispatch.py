@@ -20,20 +20,23 @@ def _call(tool: str, n: int) -> Case:
     return Case(CaseKind.VALID_ARGUMENTS, tool, {"name": tool, "arguments": {"n": n}}, f"{tool} n={n}")
 
 
-def _alone_beside(batch: list[Case]) -> tuple[Sent, float, list[Sent]]:
-    """Send `batch` in the background, then (0.3 s later) one case alone; returns the alone
-    outcome, how long the alone send took, and the batch's outcomes (empty when still in flight)."""
+def _alone_beside(*batches: list[Case]) -> tuple[Sent, float, list[Sent]]:
+    """Send each of `batches` in the background, 0.1 s apart (so that they are written in that
+    order), then (0.3 s later) one case alone; returns the alone outcome, how long the alone
+    send took, and the outcomes of the batches that ended meanwhile."""
 
     async def main() -> tuple[Sent, float, list[Sent]]:
         async with open_target(MISBEHAVING, startup_timeout=20) as target:
             dispatcher = Dispatcher(target, ping_timeout=2)
             batch_outcomes: list[Sent] = []
 
-            async def background() -> None:
+            async def background(batch: list[Case]) -> None:
                 batch_outcomes.extend(await dispatcher.send(batch, timeout=30))
 
             async with trio.open_nursery() as nursery:
-                nursery.start_soon(background)
+                for batch in batches:
+                    nursery.start_soon(background, batch)
+                    await trio.sleep(0.1)
                 await trio.sleep(0.3)
                 started = time.monotonic()
                 outcome = await dispatcher.alone(_call("garbage", 1), timeout=10)
@@ -46,13 +49,13 @@ def _alone_beside(batch: list[Case]) -> tuple[Sent, float, list[Sent]]:
 
 
 def test_an_alone_send_does_not_wait_for_a_request_the_target_dropped() -> None:
-    outcome, took, batch = _alone_beside([_call("hang", 100), _call("crash", 1), _call("slow", 2)])
+    outcome, took, ended = _alone_beside([_call("hang", 100)], [_call("crash", 1), _call("slow", 2)])
     assert isinstance(outcome.exchange.reply, Answered)
-    assert batch == [], "the hang request is still in flight (30 s timeout)"
+    assert len(ended) == 2, "the hang request is still in flight (30 s timeout), the later ones were answered"
     assert took < PRESUMED_DROPPED + 3, f"the alone send waited {took:.1f} s behind a dropped request"
 
 
 def test_an_alone_send_waits_for_a_slow_request_that_nothing_overtook() -> None:
-    outcome, took, _ = _alone_beside([_call("crash", 1), _call("slow", 100)])
+    outcome, took, _ = _alone_beside([_call("crash", 1)], [_call("slow", 100)])
     assert isinstance(outcome.exchange.reply, Answered)
     assert took >= 1.5, f"the alone send took {took:.2f} s: it did not wait for the slow answer (2 s after the batch)"

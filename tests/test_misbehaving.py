@@ -113,7 +113,7 @@ def test_a_server_from_an_mcp_servers_config_with_env(tmp_path: Path) -> None:
     env = {**os.environ, "LABEL": "from-config", "TOKEN": "env-secret-8c1d"}
     run = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--config", str(config), "--server", "misbehaving", "--tools", "double",
-         "--max-examples", "5", "--timeout", "0.5", "--report", f"json:{tmp_path / 'r.json'}"],
+         "--seed", "3", "--max-examples", "16", "--timeout", "0.5", "--report", f"json:{tmp_path / 'r.json'}"],
         capture_output=True, text=True, timeout=120, env=env,
     )
     assert run.returncode == 1, run.stderr

@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, find, given, settings
-from hypothesis import strategies as st
 
 from fuzz.coverage import exercise_by_tool
 from strategies import Tool, invalid_arguments, valid_arguments
@@ -139,7 +138,7 @@ def test_invalid_arguments_are_mostly_mutants_of_accepted_ones() -> None:
 
     draw()
     on_accepted = sum("in arguments the server accepted" in label for label in labels)
-    assert 0.5 * len(labels) <= on_accepted <= 0.95 * len(labels), (on_accepted, len(labels))
+    assert len(labels) / 3 <= on_accepted < len(labels), (on_accepted, len(labels))
 
 
 def test_documented_examples_and_defaults_are_drawn_when_the_schema_accepts_them() -> None:

@@ -1,2 +1,20 @@
-"""Renderings of a run: `terminal` (live, for people) and `json_report` (the whole result, for
-machines). Both consume engine events or the final RunResult; neither drives the engine."""
+"""Renderings of a run: `terminal` (live, for people), and the files `--report FORMAT:PATH`
+writes from the final RunResult: `json_report` (the whole result, for machines), `junit` (for
+CI test views), `sarif` (for code-scanning dashboards), `markdown` (for step summaries and pull
+request comments). `problems` groups findings for all of them. None drives the engine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from fuzz.findings import RunResult
+from fuzz.reports import json_report, junit, markdown, sarif
+
+WRITERS: dict[str, Callable[[RunResult, Path], None]] = {
+    "json": json_report.write,
+    "junit": junit.write,
+    "sarif": sarif.write,
+    "markdown": markdown.write,
+}
+"""Each writes atomically: a reader never sees a half-written report."""

@@ -10,6 +10,7 @@ from fuzz.coverage import exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.files import write_json_atomically
 from fuzz.findings import RunResult
 from fuzz.profiles import PROFILES
+from fuzz.reports.problems import group
 
 FORMAT_VERSION = 1
 
@@ -46,6 +47,18 @@ def as_json(result: RunResult) -> dict[str, Any]:
         ],
         "coverage": {rule: exercise.as_json() for rule, exercise in exercise_of_run(result).items()},
         "findings": [finding.as_json() for finding in result.findings],
+        "problems": [
+            {
+                "rule": problem.rule.id,
+                "level": problem.rule.level.label,
+                "case": problem.case.value,
+                "answer": problem.answer,
+                "tools": [tool or None for tool in problem.tools],
+                "findings": [result.findings.index(finding) for finding in problem.findings],
+                "fingerprint": problem.fingerprint,
+            }
+            for problem in group(result.findings)
+        ],
         "replayed": [
             {"path": r.path, "status": r.status, "detail": r.detail, **(r.key.as_json() if r.key else {})}
             for r in result.replayed

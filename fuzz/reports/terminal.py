@@ -9,7 +9,8 @@ from typing import Sequence, TextIO
 from fuzz import __version__
 from fuzz.coverage import SUCCESS, exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.events import CorpusReplayed, Event, RunFinished, RunStarted, ToolFinished
-from fuzz.findings import Finding, FindingKey, RunResult
+from fuzz.findings import FindingKey, RunResult
+from fuzz.reports.problems import Problem, display, group, headline
 from fuzz.rules import RULES, Level
 from fuzz.text import clip, show
 from strategies import CaseKind
@@ -38,7 +39,7 @@ class TerminalReporter:
             valid = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
             accepted = f"  (valid calls: {valid.get(SUCCESS, 0)} of {sum(valid.values())} succeeded)" if valid else ""
             self._print(
-                f"  {_display(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
+                f"  {display(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
                 f"{_plural(count, 'finding') if count else 'ok'}{skipped}{accepted}"
             )
         elif isinstance(event, CorpusReplayed):
@@ -64,11 +65,10 @@ class TerminalReporter:
         if result.stopped_early:
             self._print(f"\nThe run stopped early: {result.stopped_early}. What was found until then follows.")
         self._skipped(result)
-        findings = sorted(result.findings, key=_severity)
-        if findings:
-            self._print(f"\nFindings ({len(findings)})")
-            for number, finding in enumerate(findings, 1):
-                self._finding(number, finding)
+        if result.findings:
+            self._print(f"\nProblems: {headline(result.findings)}")
+            for number, problem in enumerate(group(result.findings), 1):
+                self._problem(number, problem)
         self._summary(result)
 
     def _skipped(self, result: RunResult) -> None:
@@ -84,7 +84,9 @@ class TerminalReporter:
         for reason, what in by_reason.items():
             self._print(f"  {', '.join(what)}: {reason}")
 
-    def _finding(self, number: int, finding: Finding) -> None:
+    def _problem(self, number: int, problem: Problem) -> None:
+        """A problem: its rule, the tools it was seen on, and its representative finding."""
+        finding = problem.representative
         rule = finding.rule
         known = []
         if finding.key in self._baseline:
@@ -92,7 +94,9 @@ class TerminalReporter:
         if not finding.first_seen:
             known.append("already in the corpus")
         note = f"  ({'; '.join(known)})" if known else ""
-        self._print(f"\n{number}. {rule.id} [{rule.level.label}] · {_tool_phrase(finding.tool)} · {finding.case.value} case{note}")
+        self._print(f"\n{number}. {rule.id} [{rule.level.label}] · {problem.describe_tools()} · {finding.case.value} case{note}")
+        if len(problem.findings) > 1:
+            self._print(f"   shown:    the request to {display(finding.tool)}; the others got {problem.answer} for the same kind of case")
         self._print(f"   sent:     {finding.label}")
         self._print(f"   problem:  {finding.why}; expected {finding.expected}")
         self._print(f"   request:  {show(finding.request, 2000)}")
@@ -100,8 +104,9 @@ class TerminalReporter:
         for line in finding.stderr[-self.show_stderr_lines :]:
             self._print(f"   stderr:   {clip(line, _WIDTH)}")
         self._print(f"   rule:     {rule.source}")
-        if finding.reproduction:
-            self._print(f"   replay:   mcp-toolfuzz replay {finding.reproduction}")
+        for member in problem.findings:
+            if member.reproduction:
+                self._print(f"   replay:   mcp-toolfuzz replay {member.reproduction}")
 
     def _summary(self, result: RunResult) -> None:
         violated = [rule for rule in RULES if any(f.rule.id == rule.id for f in result.findings)]
@@ -117,7 +122,7 @@ class TerminalReporter:
                     mark = "x" if any(f.rule.id == rule.id for f in summary.findings) else (
                         "." if on_tool is not None and on_tool.exercised else "-")
                     cells += f"  {mark:^{len(rule.id)}}"
-                self._print(f"  {_display(summary.tool):<{self._name_width}}{cells}")
+                self._print(f"  {display(summary.tool):<{self._name_width}}{cells}")
             self._print("  (x violated · . no violation · - not exercised on that tool, or not for it)")
         exercise = exercise_of_run(result)
         clean = [rule.id for rule in RULES if rule not in violated and rule.id in exercise and exercise[rule.id].exercised]
@@ -132,13 +137,9 @@ class TerminalReporter:
                 self._print(f"  hint: {hint}")
         counts = {level: sum(1 for f in result.findings if f.rule.level is level) for level in Level}
         cases = sum(summary.total_sent for summary in result.tools)
-        verdict = (
-            f"{_plural(len(result.findings), 'finding')} ("
-            + ", ".join(f"{counts[level]} {level.label}" for level in Level)
-            + ")"
-            if result.findings
-            else "no findings"
-        )
+        verdict = headline(result.findings)
+        if result.findings:
+            verdict = verdict[:-1] + ": " + ", ".join(f"{counts[level]} {level.label}" for level in Level) + ")"
         if result.replayed:
             statuses = [r.status for r in result.replayed]
             self._print(
@@ -149,7 +150,7 @@ class TerminalReporter:
         if result.baseline or any(not f.first_seen for f in result.findings):
             self._print(f"  new findings: {new} (the others are in the baseline or the corpus already)")
         for stale in result.stale_baseline:
-            self._print(f"  stale baseline entry (not reproduced by this run): {stale.rule} · {_display(stale.tool)} · {stale.case}")
+            self._print(f"  stale baseline entry (not reproduced by this run): {stale.rule} · {display(stale.tool)} · {stale.case}")
         self._print(
             f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
             f"{_plural(sum(1 for t in result.tools if t.tool != ENVELOPE), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
@@ -158,25 +159,6 @@ class TerminalReporter:
 
     def _print(self, text: str) -> None:
         print(text, file=self.stream, flush=True)
-
-
-def _display(tool: str) -> str:
-    return ENVELOPE_DISPLAY if tool == ENVELOPE else tool
-
-
-def _tool_phrase(tool: str) -> str:
-    return "no tool (the request envelope)" if tool == ENVELOPE else f"tool {tool}"
-
-
-ENVELOPE_DISPLAY = "(envelope)"
-"""How the malformed requests that name no tool are shown where a tool name would be."""
-
-
-def _severity(finding: Finding) -> tuple[int, int, str]:
-    order = [rule.id for rule in RULES]
-    return (list(Level).index(finding.rule.level), order.index(finding.rule.id), finding.tool)
-
-
 
 
 def _plural(count: int, noun: str) -> str:

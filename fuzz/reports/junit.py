@@ -1,0 +1,114 @@
+"""JUnit XML (`--report junit:PATH`), what CI systems show as tests.
+
+A `testsuite` per tool (the envelope included), a `testcase` per rule that applies to the tool:
+it passes when the rule was exercised and found nothing, fails with the rule, its level, the
+minimal request, the answer and the replay command when it found something, and is skipped,
+with the reason, when it was not exercised (the case kind was skipped, or what the rule judges
+never happened). The case kinds a tool did not get are skipped test cases of their own. Written
+to the Apache Ant JUnit schema (windyroad/JUnit-Schema's `JUnit.xsd`, what Jenkins, GitLab and
+GitHub test reporters read): an attribute-less `testsuites` root, each `testsuite` with its
+`package`, `id`, `timestamp` and `hostname`, `properties` first, `system-out` and `system-err`
+last.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import socket
+import xml.etree.ElementTree as ElementTree
+from datetime import datetime, timezone
+from pathlib import Path
+
+from fuzz.coverage import Exercise, exercise_by_tool
+from fuzz.files import write_text_atomically
+from fuzz.findings import Finding, RunResult, ToolSummary
+from fuzz.profiles import PROFILES
+from fuzz.reports.problems import display
+
+SUITE_PREFIX = "mcp-toolfuzz"
+
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
+"""Characters XML 1.0 cannot carry (NUL and the other C0 controls, lone surrogates): a server's
+stderr or an answer's text may hold them."""
+
+
+def _xml_safe(text: str) -> str:
+    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+
+
+def _sanitised(root: ElementTree.Element) -> None:
+    for element in root.iter():
+        if element.text:
+            element.text = _xml_safe(element.text)
+        for key, value in element.attrib.items():
+            element.set(key, _xml_safe(value))
+
+
+def _failure_text(findings: list[Finding]) -> str:
+    parts = []
+    for finding in findings:
+        parts.append("\n".join(filter(None, (
+            f"{finding.rule.id} [{finding.rule.level.label}] · {finding.case.value} case · {finding.label}",
+            f"problem: {finding.why}; expected {finding.expected}",
+            f"request: {json.dumps(finding.request, ensure_ascii=False)}",
+            "answer:  " + (json.dumps(finding.response, ensure_ascii=False) if finding.response is not None else "(none)"),
+            *(f"stderr:  {line}" for line in finding.stderr[-8:]),
+            f"replay:  mcp-toolfuzz replay {finding.reproduction}" if finding.reproduction else "",
+            f"rule:    {finding.rule.source}",
+        ))))
+    return "\n\n".join(parts)
+
+
+def _suite(
+    number: int, summary: ToolSummary, exercise: dict[str, Exercise], result: RunResult, stamp: str, host: str
+) -> ElementTree.Element:
+    name = f"{SUITE_PREFIX}.{display(summary.tool)}"
+    suite = ElementTree.Element("testsuite", name=name, package=SUITE_PREFIX, id=str(number), timestamp=stamp,
+                                hostname=host, time=f"{sum(summary.seconds.values()):.3f}")
+    properties = ElementTree.SubElement(suite, "properties")
+    for key, value in (("seed", result.seed), ("profile", result.profile), ("target", result.target_description),
+                       ("casesSent", summary.total_sent)):
+        ElementTree.SubElement(properties, "property", name=key, value=str(value))
+    counts = {"tests": 0, "failures": 0, "skipped": 0}
+    rules = PROFILES[result.profile].rules
+    found = {finding.rule.id for finding in summary.findings}
+    for rule_id in [rule for rule in rules if rule in exercise or rule in found]:
+        case = ElementTree.SubElement(suite, "testcase", name=rule_id, classname=name, time="0")
+        counts["tests"] += 1
+        findings = [finding for finding in summary.findings if finding.rule.id == rule_id]
+        if findings:
+            first = findings[0]
+            failure = ElementTree.SubElement(case, "failure", type=rule_id,
+                                             message=f"{rule_id} [{first.rule.level.label}]: {first.why}; expected {first.expected}")
+            failure.text = _failure_text(findings)
+            counts["failures"] += 1
+        elif not exercise[rule_id].exercised:
+            ElementTree.SubElement(case, "skipped", message=f"not exercised, because {exercise[rule_id].reason}")
+            counts["skipped"] += 1
+    for skip in summary.skips:
+        case = ElementTree.SubElement(suite, "testcase", name=f"{skip.case.value} cases", classname=name, time="0")
+        ElementTree.SubElement(case, "skipped", message=skip.reason)
+        counts["tests"] += 1
+        counts["skipped"] += 1
+    ElementTree.SubElement(suite, "system-out")
+    ElementTree.SubElement(suite, "system-err")
+    for key, value in counts.items():
+        suite.set(key, str(value))
+    suite.set("errors", "0")
+    return suite
+
+
+def render(result: RunResult) -> str:
+    stamp = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat()
+    host = socket.gethostname() or "localhost"
+    by_tool = exercise_by_tool(result)
+    root = ElementTree.Element("testsuites")
+    root.extend(_suite(number, summary, by_tool[summary.tool], result, stamp, host) for number, summary in enumerate(result.tools))
+    _sanitised(root)
+    ElementTree.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"
+
+
+def write(result: RunResult, path: Path) -> None:
+    write_text_atomically(render(result), path)

@@ -1,0 +1,113 @@
+"""SARIF 2.1.0 (`--report sarif:PATH`), for code-scanning dashboards.
+
+One `rule` per rule of the run's profile (its level, title, and source sentence as help); one
+`result` per *problem* (`fuzz.reports.problems`: what is fixed once, seen on one tool or many),
+with a `partialFingerprints` entry made of the rule, the case kind, the kind of answer and the
+tools, so that a dashboard tracks it from night to night whatever the request ids, seeds or
+shrunk values were. Each result has a logical location per tool (`tool` kind) and, where the run
+knows one, a physical location: the server's entry point (the first file of a stdio command that
+exists, relative to the working directory). The minimal request and the answer of the
+representative finding are in the message and in `properties`.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from fuzz import __version__
+from fuzz.files import write_json_atomically
+from fuzz.findings import RunResult
+from fuzz.profiles import PROFILES
+from fuzz.reports.problems import Problem, display, group
+from fuzz.rules import Level, Rule
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+FINGERPRINT = "mcpToolfuzzProblem/v1"
+INFORMATION_URI = "https://github.com/modelcontextprotocol/modelcontextprotocol/pull/2145"
+_LEVELS = {Level.MUST: "error", Level.SHOULD: "warning", Level.ADVISORY: "note"}
+
+
+def _rule(rule: Rule) -> dict[str, Any]:
+    return {
+        "id": rule.id,
+        "name": "".join(part.capitalize() for part in rule.id.split("-")),
+        "shortDescription": {"text": rule.title},
+        "fullDescription": {"text": rule.source},
+        "help": {"text": f"{rule.title} ({rule.level.label}). {rule.source}",
+                 "markdown": f"**{rule.title}** ({rule.level.label}).\n\n> {rule.source}"},
+        "defaultConfiguration": {"level": _LEVELS[rule.level]},
+        "properties": {"level": rule.level.label, "tags": ["mcp", "sep-2145", rule.level.label.lower()]},
+    }
+
+
+def entry_point(target: dict[str, Any], cwd: Path) -> str | None:
+    """The server's entry point as a path relative to `cwd`: the first argument of a stdio
+    command that is an existing file under it; None when there is none (an HTTP server, the
+    demo, a file outside the working directory)."""
+    if target.get("transport") != "stdio" or target.get("demo"):
+        return None
+    for argument in target.get("command", [])[1:]:
+        candidate = Path(str(argument))
+        path = candidate if candidate.is_absolute() else cwd / candidate
+        try:
+            if path.is_file():
+                return path.resolve().relative_to(cwd.resolve()).as_posix()
+        except (OSError, ValueError):
+            continue
+    return None
+
+
+def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, Any]:
+    finding = problem.representative
+    text = (
+        f"{problem.rule.id} ({problem.rule.level.label}) on {problem.describe_tools()}, {problem.case.value} case: "
+        f"{finding.why}; expected {finding.expected}. Minimal request: {json.dumps(finding.request, ensure_ascii=False)}"
+    )
+    location: dict[str, Any] = {
+        "logicalLocations": [{"name": display(tool), "fullyQualifiedName": f"tools/{display(tool)}", "kind": "tool"}
+                             for tool in problem.tools],
+    }
+    if entry is not None:
+        location["physicalLocation"] = {"artifactLocation": {"uri": entry, "uriBaseId": "%SRCROOT%"},
+                                        "region": {"startLine": 1}}
+    return {
+        "ruleId": problem.rule.id,
+        "ruleIndex": rule_index,
+        "level": _LEVELS[problem.rule.level],
+        "message": {"text": text},
+        "locations": [location],
+        "partialFingerprints": {FINGERPRINT: problem.fingerprint},
+        "properties": {
+            "case": problem.case.value,
+            "answerKind": problem.answer,
+            "tools": [tool or None for tool in problem.tools],
+            "request": finding.request,
+            "response": finding.response,
+            "reproductions": [member.reproduction for member in problem.findings if member.reproduction],
+        },
+    }
+
+
+def as_sarif(result: RunResult, cwd: Path | None = None) -> dict[str, Any]:
+    rules = list(PROFILES[result.profile].rules.values())
+    index = {rule.id: position for position, rule in enumerate(rules)}
+    entry = entry_point(result.target, cwd or Path.cwd())
+    return {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "mcp-toolfuzz", "version": __version__, "informationUri": INFORMATION_URI,
+                                "rules": [_rule(rule) for rule in rules]}},
+            "invocations": [{"executionSuccessful": result.exit_code != 2 or result.out_of_time,
+                             "exitCode": result.exit_code,
+                             "properties": {"seed": result.seed, "target": result.target_description}}],
+            "originalUriBaseIds": {"%SRCROOT%": {"uri": (cwd or Path.cwd()).resolve().as_uri() + "/"}},
+            "results": [_result(problem, index[problem.rule.id], entry) for problem in group(result.findings)],
+        }],
+    }
+
+
+def write(result: RunResult, path: Path) -> None:
+    write_json_atomically(as_sarif(result), path)

@@ -1,0 +1,155 @@
+"""Reports for the nightly job: problems grouped, and JUnit XML, SARIF 2.1.0 and Markdown, each
+checked against its published schema or read by a real consumer."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import xml.etree.ElementTree as ElementTree
+from dataclasses import replace
+from pathlib import Path
+
+import jsonschema
+import junitparser
+import pytest
+import xmlschema
+
+from fuzz.reports import junit, markdown
+from fuzz.reports.markdown import _fenced
+from fuzz.reports.problems import group
+from tests.conftest import SERVERS, fuzz, python_server
+
+SCHEMAS = Path(__file__).parent / "report_schemas"
+DEMO_TOOLS = ["add", "echo", "divide", "set_volume", "lookup", "mirror", "maintenance", "reset"]
+
+
+def _demo(tmp_path: Path, *extra: str, seed: int = 42) -> tuple[subprocess.CompletedProcess[str], Path]:
+    out = tmp_path / f"out-{seed}"
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--seed", str(seed), "--max-examples", "25", "--corpus", str(tmp_path / "corpus"),
+         "--report", f"json:{out}/r.json", "--report", f"junit:{out}/r.xml", "--report", f"sarif:{out}/r.sarif",
+         "--report", f"markdown:{out}/r.md", *extra],
+        capture_output=True, text=True, timeout=180,
+    )
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    return run, out
+
+
+@pytest.fixture(scope="module")
+def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
+    return _demo(tmp_path_factory.mktemp("demo"))
+
+
+def test_the_demo_is_six_problems_not_twenty_findings(demo_reports: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    run, out = demo_reports
+    document = json.loads((out / "r.json").read_text())
+    assert len(document["findings"]) == 20 and document["exitCode"] == 1
+    problems = document["problems"]
+    assert len(problems) == 6
+    by_rule = {problem["rule"]: problem for problem in problems}
+    assert by_rule["unknown-tool"]["tools"] == DEMO_TOOLS and by_rule["unknown-tool"]["answer"] == "JSON-RPC error -32602"
+    assert by_rule["malformed-request"]["tools"] == DEMO_TOOLS
+    assert sorted(index for problem in problems for index in problem["findings"]) == list(range(20))
+    for problem in problems:
+        assert {document["findings"][index]["rule"] for index in problem["findings"]} == {problem["rule"]}
+    assert "Problems: 6 problems (20 findings on 8 tools)" in run.stdout
+    assert "6 problems (20 findings on 8 tools: 17 MUST, 2 SHOULD, 1 advisory)" in run.stdout
+    assert run.stdout.count("mcp-toolfuzz replay ") == 20, "every finding keeps its reproduction"
+
+
+def test_junit_is_valid_against_the_jenkins_schema_and_reads_in_junitparser(
+    demo_reports: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    _, out = demo_reports
+    xmlschema.XMLSchema(SCHEMAS / "JUnit.xsd").validate(out / "r.xml")
+    document = json.loads((out / "r.json").read_text())
+    xml = junitparser.JUnitXml.fromfile(str(out / "r.xml"))
+    suites = {suite.name: suite for suite in xml}
+    assert set(suites) == {"mcp-toolfuzz.(envelope)", *(f"mcp-toolfuzz.{tool}" for tool in DEMO_TOOLS)}
+    failed: set[tuple[str, str]] = set()
+    skipped: dict[tuple[str, str], str] = {}
+    for name, suite in suites.items():
+        for case in suite:
+            for outcome in case.result:
+                if isinstance(outcome, junitparser.Failure):
+                    failed.add((name.removeprefix("mcp-toolfuzz."), case.name))
+                    assert "request: {" in outcome.text and "mcp-toolfuzz replay " in outcome.text, outcome.text
+                    assert outcome.type == case.name and outcome.message.startswith(case.name)
+                elif isinstance(outcome, junitparser.Skipped):
+                    skipped[(name.removeprefix("mcp-toolfuzz."), case.name)] = outcome.message
+    assert failed == {(finding["tool"], finding["rule"]) for finding in document["findings"]}
+    assert skipped[("reset", "valid-arguments cases")].startswith("the tool may be destructive")
+    assert suites["mcp-toolfuzz.add"].failures == 2 and suites["mcp-toolfuzz.add"].tests >= 10
+
+
+def test_sarif_is_valid_and_its_fingerprints_do_not_change_from_night_to_night(
+    demo_reports: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path,
+) -> None:
+    _, out = demo_reports
+    schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
+    log = json.loads((out / "r.sarif").read_text())
+    jsonschema.validators.validator_for(schema)(schema).validate(log)
+    (run,) = log["runs"]
+    rules = run["tool"]["driver"]["rules"]
+    assert [rule["id"] for rule in rules][:3] == ["unknown-tool", "invalid-arguments", "arguments-not-validated"]
+    assert all(rule["help"]["text"] and rule["defaultConfiguration"]["level"] in ("error", "warning", "note") for rule in rules)
+    results = run["results"]
+    assert len(results) == 6
+    for result in results:
+        assert rules[result["ruleIndex"]]["id"] == result["ruleId"]
+        assert {location["kind"] for location in result["locations"][0]["logicalLocations"]} == {"tool"}
+    _, other_night = _demo(tmp_path, seed=7)
+    later = json.loads((other_night / "r.sarif").read_text())["runs"][0]["results"]
+    fingerprints = sorted(result["partialFingerprints"]["mcpToolfuzzProblem/v1"] for result in results)
+    assert sorted(result["partialFingerprints"]["mcpToolfuzzProblem/v1"] for result in later) == fingerprints
+
+
+def test_sarif_points_at_the_servers_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    server = tmp_path / "server.py"
+    server.write_text((SERVERS / "lax_server.py").read_text())
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--max-examples", "50", "--report", "sarif:r.sarif", "--",
+         sys.executable, "server.py"],
+        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+    )
+    assert run.returncode == 1, run.stdout + run.stderr
+    (result, *_) = json.loads((tmp_path / "r.sarif").read_text())["runs"][0]["results"]
+    assert result["locations"][0]["physicalLocation"]["artifactLocation"] == {"uri": "server.py", "uriBaseId": "%SRCROOT%"}
+
+
+def test_markdown_has_the_verdict_the_table_and_each_problem_with_its_request(
+    demo_reports: tuple[subprocess.CompletedProcess[str], Path],
+) -> None:
+    _, out = demo_reports
+    text = (out / "r.md").read_text()
+    assert text.startswith("# mcp-toolfuzz: 6 problems (20 findings on 8 tools)\n")
+    assert "**The run fails** (exit 1; fails on should and above)" in text
+    assert "| tool | `unknown-tool` |" in text and "| add | ❌ |" in text
+    assert text.count("\n## ") == 6
+    assert text.count("```json\n{\n  \"jsonrpc\": \"2.0\"") >= 12, "each problem's request and answer, fenced"
+    assert text.count("mcp-toolfuzz replay ") == 20
+
+
+def test_a_fence_is_longer_than_any_backtick_run_inside() -> None:
+    fenced = _fenced({"text": "``` and ````"})
+    assert fenced.startswith("`````json\n") and fenced.endswith("\n`````")
+
+
+def test_junit_carries_no_character_xml_cannot(tmp_path: Path) -> None:
+    result = fuzz(python_server("lax_server.py"), seed=1, max_examples=50, timeout=5)
+    (finding, *_) = result.findings
+    odd = replace(finding, stderr=("NUL \0 and ESC \x1b and a lone surrogate \ud800",))
+    summaries = tuple(replace(summary, findings=(odd,)) if summary.findings else summary for summary in result.tools)
+    rendered = junit.render(replace(result, tools=summaries))
+    tree = ElementTree.fromstring(rendered.encode())
+    failure = next(tree.iter("failure"))
+    assert "NUL \\x00 and ESC \\x1b" in failure.text and "\\xd800" in failure.text
+    assert markdown.render(replace(result, tools=summaries)).count("## 1.") == 1
+    assert len(group(result.findings)) == len(result.findings) >= 1
+
+
+@pytest.mark.parametrize("request_text", ["xml:r.xml", "junit", "sarif:"])
+def test_a_report_format_that_does_not_exist_is_one_line_and_exit_2(request_text: str) -> None:
+    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--report", request_text], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 2 and "json, junit, sarif, markdown" in run.stderr and "Traceback" not in run.stderr
