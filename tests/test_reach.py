@@ -5,6 +5,7 @@ never exercised, and why."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -64,6 +65,7 @@ def test_without_the_known_value_the_rules_it_needs_are_reported_not_exercised()
     assert "not exercised: output-schema, because read_lines: no valid call succeeded" in run.stdout
     assert "hint: no valid call to read_lines succeeded" in run.stdout
     assert "read_lines" in run.stdout and "(valid calls: 0 of" in run.stdout
+    assert re.search(r"\n  read_lines +valid-arguments (\d+): \1 tool-error · invalid-arguments", run.stdout), run.stdout
     summary = run.stdout[run.stdout.index("\nSummary"):]
     read_lines_row = next(line for line in summary.splitlines() if line.strip().startswith("read_lines"))
     assert read_lines_row.split()[1:] == ["-"], "arguments-not-validated is not exercised on read_lines, not clean"

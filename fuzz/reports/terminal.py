@@ -69,7 +69,23 @@ class TerminalReporter:
             self._print(f"\nProblems: {headline(result.findings)}")
             for number, problem in enumerate(group(result.findings), 1):
                 self._problem(number, problem)
+        self._answers(result)
         self._summary(result)
+
+    def _answers(self, result: RunResult) -> None:
+        """Per tool and case kind: how many cases were judged, and how they were answered."""
+        lines = []
+        for summary in result.tools:
+            parts = []
+            for kind, counts in summary.answers.items():
+                told = ", ".join(f"{count} {name}" for name, count in sorted(counts.items(), key=lambda item: -item[1]))
+                parts.append(f"{kind.value} {sum(counts.values())}: {told}")
+            if parts:
+                lines.append(f"  {display(summary.tool):<{self._name_width}} " + " · ".join(parts))
+        if lines:
+            self._print("\nAnswers (cases judged, shrinking included)")
+            for line in lines:
+                self._print(line)
 
     def _skipped(self, result: RunResult) -> None:
         skips = [skip for summary in result.tools for skip in summary.skips]
