@@ -12,7 +12,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Sequence
 
-from fuzz import __version__, baseline, engine
+from fuzz import __version__, baseline, engine, settings_file
 from fuzz.corpus import CorruptReproduction, discover
 from fuzz.corpus import load as load_reproduction
 from fuzz.errors import ConfigurationError, HarnessError
@@ -142,6 +142,9 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also send argument cases to tools that may be destructive (unannotated ones included)")
     safety.add_argument("--read-only", action="store_true",
                         help="send argument cases only to tools annotated readOnlyHint: true")
+    run.add_argument("--config-file", type=Path, default=None, metavar="PATH",
+                     help="read settings from PATH (default: mcp-toolfuzz.toml, or pyproject.toml's [tool.mcp-toolfuzz], "
+                          "in the working directory or the nearest above it); command-line options win")
     keeping = run.add_argument_group("corpus and baselines")
     keeping.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
                          help="replay this target's reproductions from DIR first, write new ones there, keep "
@@ -206,6 +209,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help(sys.stderr)
         return 2
     try:
+        if options.command == "run":
+            options, command = _with_settings(parser, options, arguments, command)
         if separator_given and not command:
             raise ConfigurationError(
                 "nothing after `--`: give the server's command, e.g. `mcp-toolfuzz run -- python server.py`, "
@@ -219,6 +224,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     except HarnessError as error:
         print(f"mcp-toolfuzz: {error}", file=sys.stderr)
         return error.exit_code
+
+
+def _with_settings(
+    parser: argparse.ArgumentParser, options: argparse.Namespace, arguments: list[str], command: list[str]
+) -> tuple[argparse.Namespace, list[str]]:
+    """`run`'s options with the settings file's under them (see `fuzz.settings_file`)."""
+    path = options.config_file or settings_file.find(Path.cwd())
+    if path is None:
+        return options, command
+    run_at = arguments.index("run")
+    settings = settings_file.load(path, _run_parser(parser))
+    given = arguments[run_at + 1 :]
+    combined = parser.parse_args([*arguments[: run_at + 1], *settings_file.merged(settings, given)])
+    combined.settings_where = settings.where
+    names_target = command or combined.url or combined.config
+    return combined, command if names_target or not settings.command else list(settings.command)
+
+
+def _run_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
+    subparsers = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
+    return subparsers.choices["run"]
 
 
 def _target(options: argparse.Namespace, command: list[str]) -> TargetSpec | None:
@@ -251,7 +277,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
             DestructiveMode.READ_ONLY if options.read_only else DestructiveMode.SAFE
         ),
     )
-    notes: list[str] = []
+    notes: list[str] = [f"config  {options.settings_where}"] if getattr(options, "settings_where", None) else []
     if chosen is None and options.mirror_tool is None and not options.unavailable:
         selection = replace(selection, **DEMO_SELECTION)
         notes.append("demo    the bundled demo server, with --mirror-tool mirror --unavailable maintenance")

@@ -47,7 +47,7 @@ def target_from_config(path: Path, server: str | None) -> TargetSpec:
         raise ConfigurationError(f"{where} uses the legacy HTTP+SSE transport, which mcp-toolfuzz does not speak; give its Streamable HTTP endpoint")
     if kind in ("http", "streamable-http", "streamableHttp"):
         url = _string(entry.get("url"), f"{where}: url")
-        return HttpTarget(_expand(url, where), _pairs(entry.get("headers", {}), f"{where}: headers"))
+        return HttpTarget(expand_variables(url, where), _pairs(entry.get("headers", {}), f"{where}: headers"))
     if kind != "stdio":
         raise ConfigurationError(f"{where} has type {kind!r}; mcp-toolfuzz knows stdio and http")
     command = _string(entry.get("command"), f"{where}: command")
@@ -55,7 +55,7 @@ def target_from_config(path: Path, server: str | None) -> TargetSpec:
     if not isinstance(arguments, list) or not all(isinstance(a, str) for a in arguments):
         raise ConfigurationError(f"{where}: args must be a list of strings")
     return StdioTarget(
-        tuple(_expand(part, where) for part in (command, *arguments)),
+        tuple(expand_variables(part, where) for part in (command, *arguments)),
         env=_pairs(entry.get("env", {}), f"{where}: env"),
     )
 
@@ -82,10 +82,10 @@ def _string(value: Any, where: str) -> str:
 def _pairs(value: Any, where: str) -> tuple[tuple[str, str], ...]:
     if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
         raise ConfigurationError(f"{where} must be an object of strings")
-    return tuple((name, _expand(text, where)) for name, text in value.items())
+    return tuple((name, expand_variables(text, where)) for name, text in value.items())
 
 
-def _expand(text: str, where: str) -> str:
+def expand_variables(text: str, where: str) -> str:
     def value_of(match: re.Match[str]) -> str:
         name = match.group(1)
         if name not in os.environ:
