@@ -132,6 +132,10 @@ def build_parser() -> argparse.ArgumentParser:
     tools.add_argument("--exclude-tools", type=_names, default=frozenset(), metavar="NAME,...", help="do not fuzz these tools")
     tools.add_argument("--unavailable", action="append", default=[], metavar="NAME",
                        help="a tool the server has but must refuse (disabled, policy-restricted); repeatable")
+    tools.add_argument("--allow-destructive-tool", action="append", default=[], metavar="NAME",
+                       help="send argument cases to this tool whatever its annotations (repeatable)")
+    tools.add_argument("--tool-max-examples", type=_tool_examples, action="append", default=[], metavar="TOOL=N",
+                       help="this tool's own --max-examples (repeatable)")
     tools.add_argument("--argument", type=_known_argument, action="append", default=[], metavar="TOOL.FIELD=VALUE",
                        help="a known-good value every generated argument object of TOOL holds (VALUE is JSON if it parses, "
                             "else a string; repeat a field to give choices; TOOL * for every tool with FIELD)")
@@ -142,6 +146,8 @@ def build_parser() -> argparse.ArgumentParser:
                         help="also send argument cases to tools that may be destructive (unannotated ones included)")
     safety.add_argument("--read-only", action="store_true",
                         help="send argument cases only to tools annotated readOnlyHint: true")
+    run.add_argument("--no-progress", action="store_true",
+                     help="no progress line (redrawn in place on a terminal; a plain line every 30 s otherwise)")
     run.add_argument("--config-file", type=Path, default=None, metavar="PATH",
                      help="read settings from PATH (default: mcp-toolfuzz.toml, or pyproject.toml's [tool.mcp-toolfuzz], "
                           "in the working directory or the nearest above it); command-line options win")
@@ -176,6 +182,13 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--pytest", action="store_true", required=True, help="write a pytest file (the one format so far)")
     export.add_argument("-o", "--output", type=Path, default=Path("test_mcp_toolfuzz_reproductions.py"), metavar="FILE")
     return parser
+
+
+def _tool_examples(text: str) -> tuple[str, int]:
+    tool, equals, count = text.rpartition("=")
+    if not equals or not tool:
+        raise argparse.ArgumentTypeError(f"{text!r} is not TOOL=N (e.g. search=1000)")
+    return tool, _positive_int(count)
 
 
 def _known_argument(text: str) -> KnownArgument:
@@ -276,6 +289,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         destructive=DestructiveMode.ALLOW if options.allow_destructive else (
             DestructiveMode.READ_ONLY if options.read_only else DestructiveMode.SAFE
         ),
+        destructive_allowed=frozenset(options.allow_destructive_tool),
     )
     notes: list[str] = [f"config  {options.settings_where}"] if getattr(options, "settings_where", None) else []
     if chosen is None and options.mirror_tool is None and not options.unavailable:
@@ -296,10 +310,11 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         max_time=options.max_time,
         workers=options.workers,
         known_arguments=tuple(options.argument),
+        tool_max_examples=tuple(options.tool_max_examples),
     )
     if options.baseline_update and options.baseline is None:
         raise ConfigurationError("--baseline-update needs --baseline FILE: the file to write")
-    result = engine.run(run_options, TerminalReporter(notes=notes))
+    result = engine.run(run_options, TerminalReporter(notes=notes, progress=not options.no_progress))
     if options.baseline_update:
         baseline.write(result, options.baseline)
         print(f"baseline written to {options.baseline} ({len(result.findings)} findings)")

@@ -28,9 +28,11 @@ from fuzz.database import use_user_cache
 from fuzz.dispatch import Dispatcher
 from fuzz.errors import ConfigurationError, HarnessError, first_leaf
 from fuzz.events import (
+    PROGRESS_EVERY,
     CorpusReplayed,
     FindingMade,
     Listener,
+    Progress,
     RunFinished,
     RunStarted,
     ToolFinished,
@@ -253,6 +255,7 @@ class _Runner:
         self.listener = listener
         self.progress = progress
         self.deadline = deadline
+        self.started = time.monotonic()
         self.listed = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
         self._unfinished_kinds = {index: len(tool_plan.kinds) for index, tool_plan in enumerate(tool_plans)}
         self._announced = 0
@@ -320,6 +323,7 @@ class _Runner:
             for job in jobs:
                 nursery.start_soon(send_canonical_of, job)
             nursery.start_soon(_tick, changed)
+            nursery.start_soon(self._report_progress, jobs)
             async with trio.open_nursery() as workers:
                 for worker_number in range(max(1, self.options.workers) + EXTRA_WORKERS):
                     workers.start_soon(worker, worker_number)
@@ -327,6 +331,21 @@ class _Runner:
         if stop:
             raise stop[0]
         return sorted(cut, key=jobs.index)
+
+    async def _report_progress(self, jobs: list[_Job]) -> None:
+        """A `Progress` event every PROGRESS_EVERY seconds: what runs, cases sent, findings."""
+        while True:
+            await trio.sleep(PROGRESS_EVERY)
+            running = [job for job in jobs if job.exploration is not None and not job.done.is_set()]
+            summaries = self.progress.summaries.values()
+            now = time.monotonic()
+            self.listener(Progress(
+                running=tuple((job.exploration.name, job.kind.value) for job in running if job.exploration),
+                cases=sum(summary.total_sent for summary in summaries) + sum(job.exploration.sent for job in running if job.exploration),
+                findings=sum(len(summary.findings) for summary in summaries),
+                seconds=now - self.started,
+                left=max(0.0, self.deadline - now) if self.options.max_time is not None else None,
+            ))
 
     async def _run_job(self, job: _Job, left: int) -> bool:
         """Run one exploration with its share of --max-time; True when the share cut it short."""

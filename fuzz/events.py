@@ -39,9 +39,25 @@ class ToolFinished:
 
 
 @dataclass(frozen=True, slots=True)
+class Progress:
+    """Sent every PROGRESS_EVERY seconds while explorations run."""
+
+    running: tuple[tuple[str, str], ...]
+    """What is being fuzzed: (tool, case kind) pairs in plan order; the envelope's tool is ""."""
+    cases: int
+    findings: int
+    seconds: float
+    left: float | None
+    """Seconds left of --max-time; None without it."""
+
+
+PROGRESS_EVERY = 0.5
+
+
+@dataclass(frozen=True, slots=True)
 class RunFinished:
     result: RunResult
 
 
-Event = RunStarted | CorpusReplayed | ToolStarted | FindingMade | ToolFinished | RunFinished
+Event = RunStarted | CorpusReplayed | ToolStarted | FindingMade | ToolFinished | Progress | RunFinished
 Listener = Callable[[Event], None]

@@ -262,7 +262,7 @@ class Exploration:
             if self._silent_labels:
                 strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
             batches = st.lists(strategy, min_size=self.batch_size, max_size=self.batch_size)
-            left = -(-self.options.max_examples // self.batch_size)
+            left = -(-self.max_examples // self.batch_size)
             part = 0
             while left > 0:
                 examples = min(left, EXAMPLES_PER_RUN)
@@ -294,7 +294,12 @@ class Exploration:
 
     @property
     def batch_size(self) -> int:
-        return max(1, min(CASES_PER_EXAMPLE, self.options.max_examples // 8))
+        return max(1, min(CASES_PER_EXAMPLE, self.max_examples // 8))
+
+    @property
+    def max_examples(self) -> int:
+        """--max-examples, or the tool's own (`--tool-max-examples`)."""
+        return self.options.max_examples_for(self.tool.name if self.tool else None)
 
     def _hypothesis_test(self, batches: st.SearchStrategy[list[Case]], examples: int, part: int) -> Callable[[], None]:
         """One Hypothesis run of `examples` batches, the `part`-th of this exploration (see

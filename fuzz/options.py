@@ -48,9 +48,14 @@ class RunOptions:
     workers: int = DEFAULT_WORKERS
     """Explorations (tool x case kind) fuzzed at once, each in its own thread, on the one
     connection. Their findings do not depend on it: each exploration is seeded on its own."""
+    tool_max_examples: tuple[tuple[str, int], ...] = ()
+    """Per tool, its own --max-examples (`--tool-max-examples TOOL=N`)."""
     known_arguments: tuple[KnownArgument, ...] = ()
     """Known-good values (`--argument TOOL.FIELD=VALUE`), resolved against the listed tools when
     the run starts (`fuzz.known_arguments`)."""
+
+    def max_examples_for(self, tool: str | None) -> int:
+        return dict(self.tool_max_examples).get(tool or "", self.max_examples)
 
     def as_json(self) -> dict[str, Any]:
         selection = self.selection
@@ -69,4 +74,6 @@ class RunOptions:
             "maxTime": self.max_time,
             "workers": self.workers,
             "arguments": [{"field": key, "value": value} for key, value in self.known_arguments],
+            "toolMaxExamples": dict(self.tool_max_examples),
+            "destructiveAllowed": sorted(selection.destructive_allowed),
         }

@@ -48,6 +48,8 @@ class Selection:
     unavailable: frozenset[str] = frozenset()
     mirror_tool: str | None = None
     destructive: DestructiveMode = DestructiveMode.SAFE
+    destructive_allowed: frozenset[str] = frozenset()
+    """Tools that get argument cases whatever their annotations (`--allow-destructive-tool`)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,7 +91,8 @@ def _plan_tool(tool: Tool, selection: Selection) -> ToolPlan:
         return ToolPlan(tool, (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS))
     if tool.name == selection.mirror_tool:
         return ToolPlan(tool, (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT, *BODYLESS_KINDS))
-    reason = _unsafe_reason(tool, selection.destructive)
+    mode = DestructiveMode.ALLOW if tool.name in selection.destructive_allowed else selection.destructive
+    reason = _unsafe_reason(tool, mode)
     if reason is not None:
         return ToolPlan(tool, BODYLESS_KINDS, tuple(Skip(tool.name, kind, reason) for kind in ARGUMENT_KINDS))
     if not can_reject_an_object(tool.input_schema):

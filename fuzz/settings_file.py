@@ -16,6 +16,9 @@ that has `mcp-toolfuzz.toml` (its top level) or a `pyproject.toml` with `[tool.m
     skip = true
     [tool.mcp-toolfuzz.tools.admin]
     unavailable = true
+    [tool.mcp-toolfuzz.tools.search]
+    allow-destructive = true                     # argument cases whatever its annotations
+    max-examples = 2000                          # its own example count
     [tool.mcp-toolfuzz.tools.git_log]
     arguments = { repo_path = "${REPO}" }        # known-good values, as --argument git_log.repo_path=...
 
@@ -41,7 +44,7 @@ from fuzz.errors import ConfigurationError
 
 OWN_FILE = "mcp-toolfuzz.toml"
 TABLE = "mcp-toolfuzz"
-_TOOL_KEYS = ("skip", "unavailable", "arguments")
+_TOOL_KEYS = ("skip", "unavailable", "allow-destructive", "max-examples", "arguments")
 _NOT_SETTINGS = frozenset({"help", "config-file"})
 
 
@@ -112,8 +115,8 @@ def _options(run_parser: argparse.ArgumentParser) -> dict[str, argparse.Action]:
 
 def _unknown(key: str, known: Sequence[str], where: str) -> str:
     near = difflib.get_close_matches(key.replace("_", "-"), known, n=1)
-    hint = f"; did you mean {near[0]!r}?" if near else f"; the keys are the long options of `mcp-toolfuzz run`: {', '.join(sorted(known))}"
-    return f"{where}: {key!r} is not a setting{hint}"
+    hint = f"; did you mean {near[0]!r}?" if near else ""
+    return f"{where}: {key!r} is not a setting{hint} (the settings: {', '.join(sorted(set(known)))})"
 
 
 def _strings(value: Any, where: str, *, split: bool = True) -> list[str]:
@@ -149,12 +152,18 @@ def _tool_settings(tools: Any, where: str) -> list[tuple[str, ...]]:
         for key, value in settings.items():
             if key not in _TOOL_KEYS:
                 raise ConfigurationError(_unknown(key, _TOOL_KEYS, at))
-            if key in ("skip", "unavailable") and not isinstance(value, bool):
+            if key in ("skip", "unavailable", "allow-destructive") and not isinstance(value, bool):
                 raise ConfigurationError(f"{at}: {key} is true or false")
             if key == "skip" and value:
                 skipped.append(name)
             elif key == "unavailable" and value:
                 arguments.append(("--unavailable", name))
+            elif key == "allow-destructive" and value:
+                arguments.append(("--allow-destructive-tool", name))
+            elif key == "max-examples":
+                if not isinstance(value, int) or isinstance(value, bool):
+                    raise ConfigurationError(f"{at}: max-examples is a whole number")
+                arguments.append(("--tool-max-examples", f"{name}={value}"))
             elif key == "arguments":
                 arguments += _known_arguments(name, value, at)
     return arguments + ([("--exclude-tools", ",".join(skipped))] if skipped else [])

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, without_jsonrpc_ids
 
 LAX = [sys.executable, str(SERVERS / "lax_server.py")]
 
@@ -70,7 +70,8 @@ def test_config_file_names_a_file_anywhere(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("max_examples = 5\n", "'max_examples' is not a setting; did you mean 'max-examples'?"),
+        ("max_examples = 5\n", "'max_examples' is not a setting; did you mean 'max-examples'? (the settings: allow-destructive, allow-destructive-tool, argument,"),
+        ("colour = 5\n", "'colour' is not a setting (the settings: allow-destructive,"),
         ("no-corpus = 1\n", "no-corpus is a switch: write no-corpus = true or false"),
         ("[tool.mcp-toolfuzz.tools.toggle]\nskipped = true\n", "tools.toggle: 'skipped' is not a setting; did you mean 'skip'?"),
         ('report = ["json:${NOT_SET_ANYWHERE}"]\n', "uses ${NOT_SET_ANYWHERE}, which is not set in the environment"),
@@ -89,3 +90,40 @@ def test_a_pyproject_without_the_table_is_not_a_settings_file(tmp_path: Path) ->
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "unrelated"\n')
     run = _run(tmp_path, "--max-examples", "8", "--no-corpus", "--", *LAX)
     assert "config  " not in run.stdout and run.returncode in (0, 1), run.stderr
+
+
+def _comparable(path: Path) -> str:
+    document = json.loads(path.read_text())
+    for key in ("seconds",):
+        document.pop(key)
+    for tool in document["tools"]:
+        tool.pop("secondsSpent")
+    return without_jsonrpc_ids(document)
+
+
+def test_a_settings_file_and_the_same_command_line_give_the_same_report(tmp_path: Path) -> None:
+    with_file, with_flags = tmp_path / "file", tmp_path / "flags"
+    with_file.mkdir()
+    with_flags.mkdir()
+    _pyproject(with_file, 'seed = 9\nmax-examples = 16\nno-corpus = true\nreport = ["json:r.json"]\n'
+                          '[tool.mcp-toolfuzz.tools.read_lines]\narguments = { root = "/srv/data" }\n')
+    by_file = _run(with_file)
+    by_flags = _run(with_flags, "--seed", "9", "--max-examples", "16", "--no-corpus", "--report", "json:r.json",
+                    "--argument", "read_lines.root=/srv/data", "--", *LAX)
+    assert by_file.returncode == by_flags.returncode == 1, by_file.stderr + by_flags.stderr
+    assert _comparable(with_file / "r.json") == _comparable(with_flags / "r.json")
+
+
+def test_per_tool_allow_destructive_and_example_count(tmp_path: Path) -> None:
+    demo = [sys.executable, "-m", "fuzz.demo_server"]
+    _pyproject(tmp_path, "")
+    (tmp_path / "pyproject.toml").write_text(
+        f'[tool.mcp-toolfuzz]\ncommand = {json.dumps(demo)}\nseed = 2\nmax-examples = 40\nno-corpus = true\nreport = ["json:r.json"]\n'
+        '[tool.mcp-toolfuzz.tools.reset]\nallow-destructive = true\n[tool.mcp-toolfuzz.tools.echo]\nmax-examples = 8\n'
+    )
+    run = _run(tmp_path)
+    document = json.loads((tmp_path / "r.json").read_text())
+    tools = {tool["name"]: tool for tool in document["tools"]}
+    assert tools["reset"]["skipped"] == [] and tools["reset"]["casesSent"]["valid-arguments"] > 0, run.stdout
+    assert tools["echo"]["casesSent"]["unknown-tool"] < tools["add"]["casesSent"]["unknown-tool"]
+    assert document["options"]["toolMaxExamples"] == {"echo": 8} and document["options"]["destructiveAllowed"] == ["reset"]

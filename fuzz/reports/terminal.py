@@ -3,12 +3,13 @@ request and answer, then a table of tools by violated rule."""
 
 from __future__ import annotations
 
+import shutil
 import sys
 from typing import Sequence, TextIO
 
 from fuzz import __version__
 from fuzz.coverage import SUCCESS, exercise_by_tool, exercise_of_run, tool_hint
-from fuzz.events import CorpusReplayed, Event, RunFinished, RunStarted, ToolFinished
+from fuzz.events import CorpusReplayed, Event, Progress, RunFinished, RunStarted, ToolFinished
 from fuzz.findings import FindingKey, RunResult
 from fuzz.reports.problems import Problem, display, group, headline
 from fuzz.rules import RULES, Level
@@ -17,20 +18,40 @@ from strategies import CaseKind
 from strategies.cases import ENVELOPE
 
 _WIDTH = 100
+_CLEAR_LINE = "\r\x1b[K"
+
+PLAIN_PROGRESS_EVERY = 30.0
+"""Seconds between two progress lines when the output is not a terminal (a CI log)."""
 
 
 class TerminalReporter:
     """A Listener: pass it to the engine and it prints as the run goes."""
 
-    def __init__(self, stream: TextIO | None = None, *, show_stderr_lines: int = 8, notes: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        stream: TextIO | None = None,
+        *,
+        show_stderr_lines: int = 8,
+        notes: Sequence[str] = (),
+        progress: bool = True,
+        plain_progress_every: float = PLAIN_PROGRESS_EVERY,
+    ) -> None:
         self.stream = stream or sys.stdout
         self.notes = tuple(notes)
         self._baseline: frozenset[FindingKey] = frozenset()
         self.show_stderr_lines = show_stderr_lines
         self._name_width = 12
+        self._live = progress and self.stream.isatty()
+        """Redraw one status line in place (a terminal); else, with `progress`, a plain line now
+        and then (a CI log)."""
+        self._plain_every = plain_progress_every if progress and not self._live else None
+        self._next_plain = plain_progress_every
+        self._status_shown = False
 
     def __call__(self, event: Event) -> None:
-        if isinstance(event, RunStarted):
+        if isinstance(event, Progress):
+            self._progress(event)
+        elif isinstance(event, RunStarted):
             self._started(event)
         elif isinstance(event, ToolFinished):
             summary = event.summary
@@ -173,7 +194,25 @@ class TerminalReporter:
             f"seed {result.seed} · exit {result.exit_code}"
         )
 
+    def _progress(self, event: Progress) -> None:
+        shown = [f"{display(tool)} {kind}" for tool, kind in event.running[:3]]
+        more = f" +{len(event.running) - 3} more" if len(event.running) > 3 else ""
+        left = f", {event.left:.0f} s left" if event.left is not None else ""
+        text = (f"{', '.join(shown) or 'between explorations'}{more} · {event.cases:,} cases · "
+                f"{_plural(event.findings, 'finding')} · {event.seconds:.0f} s{left}")
+        if self._live:
+            width = shutil.get_terminal_size((100, 20)).columns - 1
+            self.stream.write(_CLEAR_LINE + clip(f"  … {text}", width))
+            self.stream.flush()
+            self._status_shown = True
+        elif self._plain_every is not None and event.seconds >= self._next_plain:
+            self._next_plain = event.seconds + self._plain_every
+            self._print(f"  progress: {text}")
+
     def _print(self, text: str) -> None:
+        if self._status_shown:
+            self.stream.write(_CLEAR_LINE)
+            self._status_shown = False
         print(text, file=self.stream, flush=True)
 
 
