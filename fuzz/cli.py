@@ -6,6 +6,8 @@ Exit codes: 0 no MUST or SHOULD rule violated, 1 one was, 2 the run could not be
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import random
 import sys
 from dataclasses import dataclass, replace
@@ -248,11 +250,25 @@ def _with_settings(
         return options, command
     run_at = arguments.index("run")
     settings = settings_file.load(path, _run_parser(parser))
+    _check_settings(parser, settings)
     given = arguments[run_at + 1 :]
     combined = parser.parse_args([*arguments[: run_at + 1], *settings_file.merged(settings, given)])
     combined.settings_where = settings.where
     names_target = command or combined.url or combined.config
     return combined, command if names_target or not settings.command else list(settings.command)
+
+
+def _check_settings(parser: argparse.ArgumentParser, settings: settings_file.Settings) -> None:
+    """A value an option refuses, named with the settings file it came from (not argparse's
+    usage text, which speaks of the command line)."""
+    refusal = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(refusal):
+            parser.parse_args(["run", *(part for group in settings.arguments for part in group)])
+    except SystemExit:
+        lines = refusal.getvalue().strip().splitlines()
+        reason = lines[-1].split("error: ", 1)[-1] if lines else "a value is refused"
+        raise ConfigurationError(f"{settings.where}: {reason}") from None
 
 
 def _run_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:

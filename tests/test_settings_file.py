@@ -76,6 +76,7 @@ def test_config_file_names_a_file_anywhere(tmp_path: Path) -> None:
         ("[tool.mcp-toolfuzz.tools.toggle]\nskipped = true\n", "tools.toggle: 'skipped' is not a setting; did you mean 'skip'?"),
         ('report = ["json:${NOT_SET_ANYWHERE}"]\n', "uses ${NOT_SET_ANYWHERE}, which is not set in the environment"),
         ("max-examples = [\n", "is not valid TOML"),
+        ('max-examples = "many"\n', "[tool.mcp-toolfuzz]: argument --max-examples: 'many' is not a whole number"),
     ],
 )
 def test_a_wrong_setting_is_one_line_and_exit_2(tmp_path: Path, body: str, expected: str) -> None:
