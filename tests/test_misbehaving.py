@@ -80,7 +80,8 @@ def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_p
 
 def test_a_time_boxed_run_without_violations_exits_zero() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--max-time", "2", "--tools", "slow", "--timeout", "5", "--no-corpus", "--", *MISBEHAVING],
+        [sys.executable, "-m", "fuzz", "run", "--max-time", "2", "--max-examples", "100000", "--tools", "slow", "--timeout", "5",
+         "--no-corpus", "--", *MISBEHAVING],
         capture_output=True, text=True, timeout=60,
     )
     assert run.returncode == 0, run.stdout + run.stderr
