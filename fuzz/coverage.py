@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from dataclasses import dataclass
+from enum import Enum
 from typing import Iterable, Mapping, Sequence
 
 from fuzz.answers import AnswerClass
@@ -35,6 +36,22 @@ _BUCKET_OF = {
     AnswerClass.TARGET_EXITED: EXITED,
 }
 _ANSWERED = (SUCCESS, TOOL_ERROR, PROTOCOL_ERROR, MALFORMED)
+
+
+class RuleState(Enum):
+    """A rule on one tool, as the reports' tables mark it."""
+
+    VIOLATED = "violated"
+    CLEAN = "no violation"
+    NOT_EXERCISED = "not exercised on that tool, or not for it"
+
+
+def rule_state(summary: ToolSummary, rule_id: str, on_tool: Mapping[str, Exercise]) -> RuleState:
+    """`on_tool`: the tool's exercises (`exercise_by_tool(result)[summary.tool]`)."""
+    if any(finding.rule.id == rule_id for finding in summary.findings):
+        return RuleState.VIOLATED
+    exercise = on_tool.get(rule_id)
+    return RuleState.CLEAN if exercise is not None and exercise.exercised else RuleState.NOT_EXERCISED
 
 
 def bucket(answer: AnswerClass) -> str:

@@ -212,9 +212,7 @@ class Exploration:
             probes = coercion_cases(self.tool, self.accepted_bases[0]) if self.tool and self.accepted_bases and (
                 self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0) else []
             if probes and self.lost is None:
-                self.sent += len(probes)
-                sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, probes, self.options.timeout)
-                for case, finding in zip(probes, self._judge_sent(probes, sent)):
+                for case, finding in zip(probes, self._judge_batch(probes, timeout=self.options.timeout, enough=lambda _: False)):
                     self._keep_canonical(case, finding)
         except OutOfTime:
             self.out_of_time = True

@@ -10,10 +10,13 @@ from pathlib import Path
 from typing import Any
 
 from fuzz import __version__
-from fuzz.coverage import exercise_by_tool, exercise_of_run, tool_hint
+from fuzz.coverage import RuleState, exercise_by_tool, exercise_of_run, rule_state, tool_hint
 from fuzz.files import write_text_atomically
 from fuzz.findings import RunResult
 from fuzz.reports.problems import Problem, display, group, headline
+
+
+_MARKS = {RuleState.VIOLATED: "❌", RuleState.CLEAN: "✅", RuleState.NOT_EXERCISED: "–"}
 
 
 def _fenced(document: Any, language: str = "json") -> str:
@@ -58,13 +61,9 @@ def _table(result: RunResult) -> list[str]:
         lines.append("| tool | " + " | ".join(f"`{rule}`" for rule in violated) + " |")
         lines.append("|---|" + "---|" * len(violated))
         for summary in result.tools:
-            cells = []
-            for rule in violated:
-                on_tool = by_tool[summary.tool].get(rule)
-                found = any(finding.rule.id == rule for finding in summary.findings)
-                cells.append("❌" if found else ("✅" if on_tool is not None and on_tool.exercised else "–"))
+            cells = [_MARKS[rule_state(summary, rule, by_tool[summary.tool])] for rule in violated]
             lines.append(f"| {_cell(display(summary.tool))} | " + " | ".join(cells) + " |")
-        lines += ["", "❌ violated · ✅ no violation · – not exercised on that tool, or not for it"]
+        lines += ["", " · ".join(f"{mark} {state.value}" for state, mark in _MARKS.items())]
     exercise = exercise_of_run(result)
     clean = [rule for rule, state in exercise.items() if state.exercised and rule not in violated]
     if clean:

@@ -8,7 +8,7 @@ import sys
 from typing import Sequence, TextIO
 
 from fuzz import __version__
-from fuzz.coverage import SUCCESS, exercise_by_tool, exercise_of_run, tool_hint
+from fuzz.coverage import SUCCESS, RuleState, exercise_by_tool, exercise_of_run, rule_state, tool_hint
 from fuzz.events import CorpusReplayed, Event, Progress, RunFinished, RunStarted, ToolFinished
 from fuzz.findings import FindingKey, RunResult
 from fuzz.reports.problems import Problem, display, group, headline
@@ -19,6 +19,7 @@ from strategies.cases import ENVELOPE
 
 _WIDTH = 100
 _CLEAR_LINE = "\r\x1b[K"
+_MARKS = {RuleState.VIOLATED: "x", RuleState.CLEAN: ".", RuleState.NOT_EXERCISED: "-"}
 
 PLAIN_PROGRESS_EVERY = 30.0
 """Seconds between two progress lines when the output is not a terminal (a CI log)."""
@@ -155,12 +156,10 @@ class TerminalReporter:
             for summary in result.tools:
                 cells = ""
                 for rule in violated:
-                    on_tool = by_tool[summary.tool].get(rule.id)
-                    mark = "x" if any(f.rule.id == rule.id for f in summary.findings) else (
-                        "." if on_tool is not None and on_tool.exercised else "-")
+                    mark = _MARKS[rule_state(summary, rule.id, by_tool[summary.tool])]
                     cells += f"  {mark:^{len(rule.id)}}"
                 self._print(f"  {display(summary.tool):<{self._name_width}}{cells}")
-            self._print("  (x violated · . no violation · - not exercised on that tool, or not for it)")
+            self._print("  (" + " · ".join(f"{mark} {state.value}" for state, mark in _MARKS.items()) + ")")
         exercise = exercise_of_run(result)
         clean = [rule.id for rule in RULES if rule not in violated and rule.id in exercise and exercise[rule.id].exercised]
         if clean:
