@@ -13,7 +13,8 @@ Contenders, each on each target:
 - raw 1, raw 4: `raw_client.py`, the handshake, then one valid tools/call again and again for
   `--seconds`, with 1 and 4 requests in flight: the ceiling the server allows;
 - toolfuzz: `mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000`
-  (at its defaults, and with `--workers 1` when `mcp-toolfuzz run --help` offers it; "–" otherwise);
+  (at its defaults, and in one process with one exploration at a time, `--processes 1 --workers 1`,
+  as far as `mcp-toolfuzz run --help` offers those options; "–" when it offers neither);
 - mcp-fuzzer, toolproof: they take a count budget (mcp-fuzzer has no time limit; toolproof's
   `--max-time` only stops its calls, not its Hypothesis loop), so each is first calibrated per
   target to a budget that runs about `--seconds`, untimed, and then measured with that budget.
@@ -26,12 +27,14 @@ order shuffled with a fixed seed, so that the machine's noise (shared, two cores
 all of them; the table gives medians over rounds, and each ratio is the median of the rounds'
 ratios (both sides measured close together).
 
-Memory: peak RSS of mcp-toolfuzz and of toolproof on the demo (`/usr/bin/time`, else
-getrusage), a first run with a fresh HOME, XDG_CACHE_HOME and working directory, then a warm
-run with the same ones; the figure is the larger of the process and the children it waited
-for, which on the demo (a ~15 MB server) is the fuzzer's. And mcp-toolfuzz's VmRSS over a long
-run on the demo, sampled every half second with the server's count, at 10k and 100k tools/call
-(`--quick` stops at 10k). Results go to benchmarks/results/throughput-<date>.json.
+Memory, on the demo, of mcp-toolfuzz (at its defaults and in one process) and of toolproof: a
+first run with a fresh HOME, XDG_CACHE_HOME and working directory, then a warm run with the
+same ones. The peak of the memory summed over the contender's own processes (mcp-toolfuzz's
+worker processes are forked: RSS counts the pages they share with their parent once each, an
+upper bound; PSS shares them out), sampled every 50 ms, and the largest single process's peak
+RSS (`/usr/bin/time`, else getrusage). And the RSS summed over mcp-toolfuzz's processes over a
+long run on the demo, sampled every half second with the server's count, at 10k and 100k
+tools/call (`--quick` stops at 10k). Results go to benchmarks/results/throughput-<date>.json.
 """
 
 from __future__ import annotations
@@ -129,6 +132,21 @@ class Finished:
     peak_rss_kb: int | None
     first_call: float | None = None
     """Seconds from start to the server's first tools/call (watched only when calibrating)."""
+    tree_kb: TreeMemory | None = None
+    """With `run_process(tree_of=...)`: the peak memory of the contender's own processes."""
+
+
+@dataclass(frozen=True, slots=True)
+class TreeMemory:
+    """Peak memory summed over a contender's own processes (mcp-toolfuzz's worker processes, not
+    the servers they start), sampled every TREE_EVERY s: RSS counts the pages the forked
+    workers share with their parent once per process (an upper bound); PSS shares them out."""
+
+    rss_kb: int
+    pss_kb: int
+
+
+TREE_EVERY = 0.05
 
 
 @dataclass(frozen=True, slots=True)
@@ -195,10 +213,11 @@ PEERS = (
 
 
 def run_process(argv: Sequence[str], scratch: Scratch, *, env: dict[str, str], timeout: float,
-                watch: Path | None = None) -> Finished:
+                watch: Path | None = None, tree_of: str | None = None) -> Finished:
     """Run `argv` in `scratch.cwd` under a peak-RSS wrapper, output to run_dir/output.log.
 
-    With `watch` (a count directory), also note when the server's first tools/call arrived."""
+    With `watch` (a count directory), also note when the server's first tools/call arrived; with
+    `tree_of`, the peak memory of the processes in its group whose command line holds it."""
     rss_file = scratch.run_dir / "peak-rss-kb"
     wrapped = ([str(TIME), "-f", "%M", "-o", str(rss_file), *argv] if TIME.exists()
                else [sys.executable, "-c", RUSAGE_WRAPPER, str(rss_file), *argv])
@@ -207,27 +226,53 @@ def run_process(argv: Sequence[str], scratch: Scratch, *, env: dict[str, str], t
         process = subprocess.Popen(wrapped, cwd=scratch.cwd, env=env, stdin=subprocess.DEVNULL,
                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
-            returncode, first_call = _wait(process, started, timeout, watch)
+            returncode, first_call, tree = _wait(process, started, timeout, watch, tree_of)
         finally:  # interrupted (Ctrl-C, SIGTERM): leave no contender behind
             if process.poll() is None:
                 _end_group(process)
         seconds = time.perf_counter() - started
-    return Finished(seconds, returncode, _peak_rss(rss_file), first_call)
+    return Finished(seconds, returncode, _peak_rss(rss_file), first_call, tree)
 
 
-def _wait(process: subprocess.Popen[bytes], started: float, timeout: float,
-          watch: Path | None) -> tuple[int | None, float | None]:
+def _wait(process: subprocess.Popen[bytes], started: float, timeout: float, watch: Path | None,
+          tree_of: str | None) -> tuple[int | None, float | None, TreeMemory | None]:
     first_call = None
+    peak = TreeMemory(0, 0) if tree_of else None
     while True:
         try:
-            return process.wait(timeout=0.05 if watch else timeout), first_call
+            return process.wait(timeout=TREE_EVERY if watch or tree_of else timeout), first_call, peak
         except subprocess.TimeoutExpired:
             elapsed = time.perf_counter() - started
             if watch is not None and first_call is None and count_in(watch):
                 first_call = elapsed
+            if tree_of and peak is not None:
+                now = tree_memory(process.pid, tree_of)
+                peak = TreeMemory(max(peak.rss_kb, now.rss_kb), max(peak.pss_kb, now.pss_kb))
             if elapsed >= timeout:
                 _end_group(process)
-                return None, first_call
+                return None, first_call, peak
+
+
+def tree_memory(group: int, marker: str) -> TreeMemory:
+    """RSS and PSS summed over the processes of process group `group` whose command line holds
+    `marker` (from /proc/PID/smaps_rollup)."""
+    rss = pss = 0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[2]) != group:
+                continue
+            if marker not in (entry / "cmdline").read_bytes().decode(errors="replace"):
+                continue
+            for line in (entry / "smaps_rollup").read_text().splitlines():
+                if line.startswith("Rss:"):
+                    rss += int(line.split()[1])
+                elif line.startswith("Pss:"):
+                    pss += int(line.split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return TreeMemory(rss, pss)
 
 
 def _end_group(process: subprocess.Popen[bytes], grace: float = 5.0) -> None:
@@ -301,7 +346,8 @@ class Context:
 
     seconds: float
     scratch_root: Path
-    workers: int | None
+    single: tuple[str, ...]
+    """The options that run the harness in one process, one exploration at a time (`single_options`)."""
     budgets: dict[tuple[str, str], int]
 
     def scratch(self, label: str, contender: str) -> Scratch:
@@ -316,7 +362,7 @@ class Context:
         return 4 * self.seconds + 120
 
 
-def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float, run_dir: Path, workers: int | None,
+def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float, run_dir: Path, extra: Sequence[str] = (),
                      max_examples: int = 100_000) -> tuple[list[str], dict[str, str]]:
     """The harness's command line, and the variables that make the demo count its calls.
 
@@ -324,8 +370,7 @@ def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float, run_dir
     `python -m fuzz.demo_server` itself, and servers/hook/sitecustomize.py counts its calls."""
     argv = [str(TOOLFUZZ), "run", "--no-corpus", "--seed", str(SEED), "--max-time", f"{seconds:g}",
             "--max-examples", str(max_examples), "--report", f"json:{run_dir / 'report.json'}"]
-    if workers:
-        argv += ["--workers", str(workers)]
+    argv += extra
     if target is DEMO:
         return argv, {"PYTHONPATH": str(HOOK), "TOOLFUZZ_BENCH_COUNT_DIR": str(point.count_dir)}
     return argv + (["--url", point.url] if point.url else ["--", *point.command]), {}
@@ -344,11 +389,11 @@ def measure_raw(context: Context, target: Target, round_: int, in_flight: int) -
     return Measurement(round_, target.name, name, calls, result.seconds, note=note)
 
 
-def measure_toolfuzz(context: Context, target: Target, round_: int, workers: int | None) -> Measurement:
-    name = f"toolfuzz --workers {workers}" if workers else "toolfuzz"
+def measure_toolfuzz(context: Context, target: Target, round_: int, options: Sequence[str]) -> Measurement:
+    name = SINGLE if options else "toolfuzz"
     scratch = context.scratch(f"r{round_}-{target.name}-{name}", "toolfuzz")
     with endpoint(target, scratch.run_dir) as point:
-        argv, extra = toolfuzz_command(target, point, seconds=context.seconds, run_dir=scratch.run_dir, workers=workers)
+        argv, extra = toolfuzz_command(target, point, seconds=context.seconds, run_dir=scratch.run_dir, extra=options)
         finished = run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout)
         calls = count_in(point.count_dir)
     return Measurement(round_, target.name, name, calls, finished.seconds, finished.peak_rss_kb,
@@ -361,7 +406,7 @@ def warm_up(context: Context) -> None:
     scratch = context.scratch("warm-up", "toolfuzz")
     count_dir = scratch.run_dir / "counts"
     count_dir.mkdir()
-    argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=1, run_dir=scratch.run_dir, workers=None)
+    argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=1, run_dir=scratch.run_dir)
     run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout)
     for peer in PEERS:
         run_peer(context, peer, DEMO, 1, f"warm-up-{peer.name}")
@@ -419,23 +464,30 @@ def calibrate(context: Context, peer: Peer, target: Target) -> int:
 # ---------------------------------------------------------------- memory
 
 
-def first_and_warm(context: Context, contender: str, run: Callable[[Scratch], Finished]) -> dict[str, int | None]:
-    """Peak RSS of a first run (fresh HOME, XDG_CACHE_HOME and cwd), then of a second with the same."""
+def first_and_warm(context: Context, contender: str, run: Callable[[Scratch], Finished]) -> dict[str, dict[str, int | None]]:
+    """Peak memory of a first run (fresh HOME, XDG_CACHE_HOME and cwd), then of a second with
+    the same: summed over the contender's processes (RSS, PSS) and of its largest process."""
     cwd = Path(tempfile.mkdtemp(prefix=f"memory-cwd-{contender}-", dir=context.scratch_root))
     home = Path(tempfile.mkdtemp(prefix=f"memory-home-{contender}-", dir=context.scratch_root))
     peaks = {}
     for run_name in ("first", "warm"):
         run_dir = Path(tempfile.mkdtemp(prefix=f"memory-{run_name}-{contender}-", dir=context.scratch_root))
-        peaks[run_name] = run(Scratch(cwd, home, run_dir)).peak_rss_kb
+        finished = run(Scratch(cwd, home, run_dir))
+        tree = finished.tree_kb
+        peaks[run_name] = {"rssKb": tree.rss_kb if tree else None, "pssKb": tree.pss_kb if tree else None,
+                           "largestRssKb": finished.peak_rss_kb}
     return peaks
 
 
-def memory(context: Context) -> dict[str, dict[str, int | None]]:
-    def toolfuzz(scratch: Scratch) -> Finished:
-        count_dir = scratch.run_dir / "counts"
-        count_dir.mkdir()
-        argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=context.seconds, run_dir=scratch.run_dir, workers=None)
-        return run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout)
+def memory(context: Context) -> dict[str, dict[str, dict[str, int | None]]]:
+    def toolfuzz(options: Sequence[str]) -> Callable[[Scratch], Finished]:
+        def run(scratch: Scratch) -> Finished:
+            count_dir = scratch.run_dir / "counts"
+            count_dir.mkdir()
+            argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=context.seconds, run_dir=scratch.run_dir,
+                                           extra=options)
+            return run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout, tree_of=str(TOOLFUZZ))
+        return run
 
     def toolproof(scratch: Scratch) -> Finished:
         peer = PEERS[1]
@@ -444,9 +496,10 @@ def memory(context: Context) -> dict[str, dict[str, int | None]]:
         command = (str(PYTHON), str(COUNTING), "--count-dir", str(count_dir), DEMO.server)
         budget = context.budgets[(peer.name, DEMO.name)]
         argv = [str(peer.path), *peer.arguments(budget, Endpoint(count_dir, command), scratch.run_dir)]
-        return run_process(argv, scratch, env=scratch.env(), timeout=context.timeout)
+        return run_process(argv, scratch, env=scratch.env(), timeout=context.timeout, tree_of=str(peer.path))
 
-    return {"toolfuzz": first_and_warm(context, "toolfuzz", toolfuzz),
+    return {"toolfuzz": first_and_warm(context, "toolfuzz", toolfuzz(())),
+            **({SINGLE: first_and_warm(context, "toolfuzz-single", toolfuzz(context.single))} if context.single else {}),
             "toolproof": first_and_warm(context, "toolproof", toolproof)}
 
 
@@ -458,14 +511,15 @@ class Sample:
 
 
 def long_run(context: Context, milestones: Sequence[int], cap_seconds: float) -> dict[str, object]:
-    """mcp-toolfuzz on the demo until the server has seen the last milestone's calls: VmRSS then.
+    """mcp-toolfuzz on the demo, at its defaults, until the server has seen the last milestone's
+    calls: the RSS summed over the harness's processes (`tree_memory`) then.
 
-    The harness is run without a wrapper, so that /proc/PID is the harness itself; it gets
+    The harness is run without a wrapper, so that its process group is its pid; it gets
     SIGTERM (which it handles) once the last milestone is passed, or stops at `cap_seconds`."""
     scratch = context.scratch("long-run", "toolfuzz")
     count_dir = scratch.run_dir / "counts"
     count_dir.mkdir()
-    argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=cap_seconds, run_dir=scratch.run_dir, workers=None,
+    argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=cap_seconds, run_dir=scratch.run_dir,
                                    max_examples=10_000_000)
     samples: list[Sample] = []
     with open(scratch.run_dir / "output.log", "wb") as log:
@@ -475,8 +529,8 @@ def long_run(context: Context, milestones: Sequence[int], cap_seconds: float) ->
         try:
             while process.poll() is None:
                 time.sleep(0.5)
-                rss = _vm_rss_kb(process.pid)
-                if rss is None:
+                rss = tree_memory(process.pid, str(TOOLFUZZ)).rss_kb
+                if not rss:
                     break
                 samples.append(Sample(time.perf_counter() - started, count_in(count_dir), rss))
                 if samples[-1].calls >= milestones[-1] or samples[-1].seconds > cap_seconds + 60:
@@ -490,16 +544,6 @@ def long_run(context: Context, milestones: Sequence[int], cap_seconds: float) ->
     return {"milestones": reached, "peak_rss_kb": max((s.rss_kb for s in samples), default=None),
             "calls": count_in(count_dir), "seconds": round(time.perf_counter() - started, 1),
             "samples": [asdict(s) for s in samples]}
-
-
-def _vm_rss_kb(pid: int) -> int | None:
-    try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except (OSError, ValueError):
-        return None
-    return None
 
 
 # ---------------------------------------------------------------- setup
@@ -527,25 +571,27 @@ def versions() -> dict[str, str]:
     return found
 
 
-def workers_option() -> int | None:
-    """`--workers 1` (one exploration at a time) when this mcp-toolfuzz has the option, else None
-    (a "–" column)."""
-    helped = subprocess.run([str(TOOLFUZZ), "run", "--help"], capture_output=True, text=True)
-    return 1 if "--workers" in helped.stdout else None
+def single_options() -> tuple[str, ...]:
+    """`--processes 1 --workers 1` (one process, one exploration at a time), or those of them
+    this mcp-toolfuzz has; () for none (a "–" column)."""
+    helped = subprocess.run([str(TOOLFUZZ), "run", "--help"], capture_output=True, text=True).stdout
+    return tuple(part for option in ("--processes", "--workers") if option in helped for part in (option, "1"))
 
 
 # ---------------------------------------------------------------- report
 
-COLUMNS = ("raw 1", "raw 4", "toolfuzz --workers N", "toolfuzz", "mcp-fuzzer", "toolproof")
+SINGLE = "toolfuzz, 1 process"
+COLUMNS = ("raw 1", "raw 4", SINGLE, "toolfuzz", "mcp-fuzzer", "toolproof")
 RATIOS = (("toolfuzz/raw1", "toolfuzz", "raw 1"), ("toolfuzz/raw4", "toolfuzz", "raw 4"),
-          ("workers-N/raw1", "toolfuzz --workers N", "raw 1"),
+          ("1-process/raw1", SINGLE, "raw 1"),
           ("toolfuzz/mcp-fuzzer", "toolfuzz", "mcp-fuzzer"), ("toolfuzz/toolproof", "toolfuzz", "toolproof"))
-"""`toolfuzz` is the harness at its defaults (with the --workers option: 4 explorations at once);
-`toolfuzz --workers N` is it with one exploration at a time (its batches still in flight)."""
+"""`toolfuzz` is the harness at its defaults (two worker processes on a 2-core machine);
+`toolfuzz, 1 process` is it in one process with one exploration at a time (its batches of 8
+still in flight)."""
 
 
 def _column(contender: str) -> str:
-    return "toolfuzz --workers N" if contender.startswith("toolfuzz --workers") else contender
+    return contender
 
 
 Row = dict[str, "str | float | None"]
@@ -581,9 +627,8 @@ def _mb(kb: int | None) -> str:
     return MISSING if kb is None else f"{kb / 1024:.0f} MB"
 
 
-def table(rows: Sequence[Row], workers: int | None) -> str:
-    headers = ["target", *(c.replace("N", str(workers)) if workers else c for c in COLUMNS),
-               *(r.replace("N", str(workers)) if workers else r for r, _, _ in RATIOS)]
+def table(rows: Sequence[Row]) -> str:
+    headers = ["target", *COLUMNS, *(r for r, _, _ in RATIOS)]
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         cells = [str(row["target"]), *(_rate(row[c]) for c in COLUMNS), *(_ratio(row[r]) for r, _, _ in RATIOS)]  # type: ignore[arg-type]
@@ -591,9 +636,13 @@ def table(rows: Sequence[Row], workers: int | None) -> str:
     return "\n".join(lines)
 
 
-def memory_lines(peaks: dict[str, dict[str, int | None]], long: dict[str, object]) -> list[str]:
-    lines = [f"peak RSS on the demo, first run / warm run: {name} {_mb(p['first'])} / {_mb(p['warm'])}"
-             for name, p in peaks.items()]
+def memory_lines(peaks: dict[str, dict[str, dict[str, int | None]]], long: dict[str, object]) -> list[str]:
+    lines = ["peak memory on the demo, first run / warm run (RSS summed over the contender's processes; PSS; "
+             "the largest process's RSS):"]
+    for name, p in peaks.items():
+        first, warm = p["first"], p["warm"]
+        lines.append(f"  {name}: RSS {_mb(first['rssKb'])} / {_mb(warm['rssKb'])}; PSS {_mb(first['pssKb'])} / "
+                     f"{_mb(warm['pssKb'])}; largest {_mb(first['largestRssKb'])} / {_mb(warm['largestRssKb'])}")
     reached = long["milestones"]
     assert isinstance(reached, dict)
     parts = []
@@ -601,7 +650,7 @@ def memory_lines(peaks: dict[str, dict[str, int | None]], long: dict[str, object
         parts.append(f"{int(milestone) // 1000}k calls: " + (
             f"{_mb(sample['rss_kb'])} (at {sample['calls']} calls, {sample['seconds']:.0f} s)" if sample
             else f"not reached ({long['calls']} calls in {long['seconds']} s)"))
-    lines.append("mcp-toolfuzz VmRSS over a long run on the demo: " + "; ".join(parts))
+    lines.append("mcp-toolfuzz RSS (summed over its processes) over a long run on the demo: " + "; ".join(parts))
     return lines
 
 
@@ -613,7 +662,7 @@ def rounds(context: Context, count: int) -> list[Measurement]:
         lambda t, r: measure_raw(context, t, r, 1),
         lambda t, r: measure_raw(context, t, r, IN_FLIGHT),
         lambda t, r: measure_toolfuzz(context, t, r, None),
-        *([lambda t, r: measure_toolfuzz(context, t, r, context.workers)] if context.workers else []),
+        *([lambda t, r: measure_toolfuzz(context, t, r, context.single)] if context.single else []),
         *[lambda t, r, peer=peer: measure_peer(context, peer, t, r) for peer in PEERS],
     ]
     measurements = []
@@ -645,9 +694,9 @@ def main() -> int:
     scratch_root = Path(tempfile.mkdtemp(prefix="toolfuzz-throughput-"))
     started = time.perf_counter()
     try:
-        context = Context(options.seconds, scratch_root, workers_option(), {})
-        workers = f"--workers {context.workers}" if context.workers else "no --workers option"
-        print(f"{options.rounds} rounds of {options.seconds:g} s per measurement; {workers}; scratch {scratch_root}", flush=True)
+        context = Context(options.seconds, scratch_root, single_options(), {})
+        single = " ".join(context.single) or "no option for one process"
+        print(f"{options.rounds} rounds of {options.seconds:g} s per measurement; {SINGLE}: {single}; scratch {scratch_root}", flush=True)
         warm_up(context)
         for peer in PEERS:
             for target in TARGETS:
@@ -662,7 +711,7 @@ def main() -> int:
             shutil.rmtree(scratch_root, ignore_errors=True)
     rows = summarise(measurements)
     print("\ntools/call per second received by the server (medians over rounds; ratios: medians of per-round ratios)\n")
-    print(table(rows, context.workers))
+    print(table(rows))
     print()
     for line in memory_lines(peaks, long):
         print(line)
@@ -676,9 +725,9 @@ def main() -> int:
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
         "versions": versions(),
         "options": {"rounds": options.rounds, "seconds": options.seconds, "quick": options.quick,
-                    "inFlight": IN_FLIGHT, "workers": context.workers, "seed": SEED},
+                    "inFlight": IN_FLIGHT, "single": list(context.single), "seed": SEED},
         "invocations": {"toolfuzz": "mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000 "
-                                    "--report json:FILE [--workers N] [-- CMD | --url URL] (demo: no target)",
+                                    "--report json:FILE [--processes 1 --workers 1] [-- CMD | --url URL] (demo: no target)",
                         **{peer.name: peer.described for peer in PEERS}},
         "budgets": {f"{peer} on {target}": budget for (peer, target), budget in context.budgets.items()},
         "table": rows,

@@ -20,7 +20,7 @@ from fuzz.corpus import load as load_reproduction
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.export import export_pytest
 from fuzz.known_arguments import KnownArgument, parse_known_argument
-from fuzz.options import DEFAULT_WORKERS
+from fuzz.options import DEFAULT_WORKERS, default_processes
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.profiles import PROFILES, SEP_2145
 from fuzz.replay import ReplayOutcome, ReplayStatus, replay_files
@@ -119,6 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
                      help=f"explorations (tool x case kind) fuzzed at once on the one connection; what is found "
                           f"does not depend on it (default {DEFAULT_WORKERS})")
+    run.add_argument("--processes", type=_positive_int, default=default_processes(), metavar="N",
+                     help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
+                          f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
+                          "two where two cores are free, else one)")
     run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
                      help=f"also write the result to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)")
     _add_target_options(run)
@@ -325,6 +329,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         baseline=baseline.load(options.baseline) if options.baseline and not options.baseline_update else frozenset(),
         max_time=options.max_time,
         workers=options.workers,
+        processes=options.processes,
         known_arguments=tuple(options.argument),
         tool_max_examples=tuple(options.tool_max_examples),
     )

@@ -55,6 +55,7 @@ from fuzz.oracle import Criteria
 from fuzz.plan import ToolPlan, excluded, plan
 from fuzz.profiles import PROFILES
 from fuzz.replay import ReplayStatus, replay_on
+from fuzz.shards import assign, run_in_processes
 from fuzz.target import Target, open_target
 from strategies import CaseKind, Tool
 from strategies.cases import ENVELOPE
@@ -100,8 +101,12 @@ class _Progress:
 
 def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
     """Fuzz the target and return the result. Raises HarnessError when the run could not be
-    made. On Ctrl-C, returns what was found so far with `stopped_early` set."""
+    made. On Ctrl-C, returns what was found so far with `stopped_early` set. With
+    `options.processes` above one, the tools are split between worker processes
+    (`fuzz.shards`), each of which runs this with its `Shard`."""
     use_user_cache()
+    if options.processes > 1 and options.shard is None:
+        return run_in_processes(options, listener, run)
     progress = _Progress()
     started = time.monotonic()
     deadline = started + options.max_time if options.max_time is not None else float("inf")
@@ -183,7 +188,7 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
                 profile=options.profile,
             )
         )
-        if options.corpus is not None:
+        if options.corpus is not None and (options.shard is None or options.shard.index == 0):
             await _replay_corpus(options, target, listener, progress)
         criteria = Criteria(
             profile=PROFILES[options.profile],
@@ -193,10 +198,22 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
         )
         envelope = ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)) if options.envelope else None
         tool_plans = (envelope, *plans) if envelope else plans
-        runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known)
-        cut = await runner.run_round(runner.linked([_Job(index, tool_plan.tool, kind) for index, tool_plan in enumerate(tool_plans) for kind in tool_plan.kinds]))
+        owned = _owned(tool_plans, options)
+        runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned)
+        cut = await runner.run_round(runner.linked([
+            _Job(index, tool_plan.tool, kind)
+            for index, tool_plan in enumerate(tool_plans) if index in owned for kind in tool_plan.kinds
+        ]))
         while cut and time.monotonic() < deadline - _LEAST_SHARE:
             cut = await runner.run_round(runner.linked([_Job(job.index, job.tool, job.kind, job.round + 1) for job in cut]))
+
+
+def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[int]:
+    """The places in the plan of the tools this process fuzzes: all, or its shard's."""
+    if options.shard is None:
+        return frozenset(range(len(tool_plans)))
+    owners = assign([len(tool_plan.kinds) for tool_plan in tool_plans], options.shard.count)
+    return frozenset(index for index, owner in enumerate(owners) if owner == options.shard.index)
 
 
 @dataclass(eq=False)
@@ -241,8 +258,11 @@ class _Runner:
         progress: _Progress,
         deadline: float,
         known: dict[str, dict[str, tuple[Any, ...]]] | None = None,
+        owned: frozenset[int] | None = None,
     ) -> None:
         self.options = options
+        self.owned = frozenset(range(len(tool_plans))) if owned is None else owned
+        """The places in the plan of the tools this process fuzzes (`_owned`)."""
         self.known = known or {}
         """Known-good values by tool and field (`--argument`)."""
         self.accepted: dict[int, list[dict[str, Any]]] = {}
@@ -257,7 +277,9 @@ class _Runner:
         self.deadline = deadline
         self.started = time.monotonic()
         self.listed = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
-        self._unfinished_kinds = {index: len(tool_plan.kinds) for index, tool_plan in enumerate(tool_plans)}
+        self._unfinished_kinds = {
+            index: len(tool_plan.kinds) if index in self.owned else 0 for index, tool_plan in enumerate(tool_plans)
+        }
         self._announced = 0
         """Tools announced finished: always a prefix of the plan, so they are announced in order."""
 
@@ -393,7 +415,8 @@ class _Runner:
         """Announce, in plan order, the tools all of whose first-round explorations are done
         (a tool with none to run, say a destructive one, as soon as those before it are)."""
         while self._announced < len(self.tool_plans) and self._unfinished_kinds[self._announced] == 0:
-            self.listener(ToolFinished(self._summary_for(self._announced)))
+            if self._announced in self.owned:
+                self.listener(ToolFinished(self._summary_for(self._announced)))
             self._announced += 1
 
     def _summary_for(self, index: int) -> ToolSummary:

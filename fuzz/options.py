@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,6 +21,24 @@ answer in microseconds (the demo, an `mcp` SDK server), where the harness comput
 waits and Python threads that all compute only take turns, at a cost. While explorations wait on
 the target, extra workers start (`engine.EXTRA_WORKERS`); against a target that answers slowly,
 drops requests or hangs, --workers 4 from the start is faster still (README, *Cases in flight*)."""
+
+
+def default_processes() -> int:
+    """Worker processes by default: two where two cores are free to the harness, else one. Two
+    measured best on a 2-core machine (README, *Throughput*); more cores can take more."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return min(2, cores)
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """The part of a run one worker process makes: worker `index` of `count` (`fuzz.shards`)."""
+
+    index: int
+    count: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +67,12 @@ class RunOptions:
     workers: int = DEFAULT_WORKERS
     """Explorations (tool x case kind) fuzzed at once, each in its own thread, on the one
     connection. Their findings do not depend on it: each exploration is seeded on its own."""
+    processes: int = 1
+    """Worker processes, each with its own connection to the target and its share of the tools
+    (`fuzz.shards`); what is found does not depend on it. The CLI's default is
+    `default_processes()`."""
+    shard: Shard | None = None
+    """Set in a worker process: the tools it fuzzes."""
     tool_max_examples: tuple[tuple[str, int], ...] = ()
     """Per tool, its own --max-examples (`--tool-max-examples TOOL=N`)."""
     known_arguments: tuple[KnownArgument, ...] = ()
@@ -73,6 +98,7 @@ class RunOptions:
             "corpus": str(self.corpus) if self.corpus is not None else None,
             "maxTime": self.max_time,
             "workers": self.workers,
+            "processes": self.processes,
             "arguments": [{"field": key, "value": value} for key, value in self.known_arguments],
             "toolMaxExamples": dict(self.tool_max_examples),
             "destructiveAllowed": sorted(selection.destructive_allowed),

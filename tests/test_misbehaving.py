@@ -91,13 +91,14 @@ def test_a_time_boxed_run_without_violations_exits_zero() -> None:
 def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
     marker = f"--label=interrupted-{os.getpid()}-{time.monotonic_ns()}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "fuzz", "run", "--tools", "hang", "--timeout", "60", "--no-corpus", "--", *MISBEHAVING, marker],
+        [sys.executable, "-m", "fuzz", "run", "--tools", "hang", "--timeout", "60", "--no-corpus", "--processes", "2",
+         "--", *MISBEHAVING, marker],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 20
-    while len(_processes_running(marker)) < 2 and time.monotonic() < deadline:
+    while len(_processes_running(marker)) < 5 and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(_processes_running(marker)) == 2, "the harness and its target should be running"
+    assert len(_processes_running(marker)) == 5, "the harness, its two worker processes and their targets should be running"
     time.sleep(1.0)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)

@@ -1,0 +1,348 @@
+"""Worker processes (`--processes N`): the tools of a run split between N processes, each
+with its own connection to the target (its own copy of a stdio server; its own session with
+a URL), their events and results merged into one run.
+
+Why processes, not more threads: the harness computes (Hypothesis draws and shrinks, the
+oracle judges) under one GIL, and waits while the target answers; two processes on two cores
+compute side by side and overlap each other's waits. Measured on a 2-core machine
+(`benchmarks/throughput.py`): 2.2 times the cases per second of one process on the demo, 2.0
+times on an `mcp` SDK server.
+
+What a run finds does not depend on the process count: a tool is fuzzed whole by one process
+(`assign`, from the plan alone), and each exploration is seeded on its own and judged by its
+own answers (`fuzz.engine`), so one process or four make the same findings from the same seed
+(a test checks that the JSON reports agree). Only the first process replays the corpus.
+
+The processes are forked before anything runs (no threads yet), ignore Ctrl-C (the parent,
+which gets it, asks each to stop with SIGTERM, as a CI runner's timeout does: each keeps what it
+found) and die with the parent. A process that ends without a result loses no finding already
+reported: the summaries of the tools it finished came with its events.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import sys
+import time
+import traceback
+from dataclasses import dataclass, replace
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable, Sequence
+
+from fuzz.errors import HarnessError, TargetStartError
+from fuzz.events import PROGRESS_EVERY, Event, Listener, Progress, RunFinished, RunStarted, ToolFinished
+from fuzz.findings import RunResult, ToolSummary
+from fuzz.options import RunOptions, Shard
+from strategies.cases import ENVELOPE
+
+RunShard = Callable[[RunOptions, Listener], RunResult]
+
+STOP_GRACE = 10.0
+"""Seconds the processes get to stop and send what they found once asked to (Ctrl-C, SIGTERM,
+another process's error), beyond the engine's own grace after --max-time."""
+
+
+def assign(kinds_per_tool: Sequence[int], count: int) -> list[int]:
+    """The process of each tool, in plan order: the one with the fewest case kinds so far (the
+    lowest number on a tie). Depends on the plan alone, so every process computes the same."""
+    load = [0] * count
+    owners: list[int] = []
+    for kinds in kinds_per_tool:
+        owner = min(range(count), key=lambda number: (load[number], number))
+        owners.append(owner)
+        load[owner] += max(1, kinds)
+    return owners
+
+
+@dataclass(frozen=True, slots=True)
+class _Done:
+    result: RunResult
+
+
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    error: HarnessError
+
+
+@dataclass(frozen=True, slots=True)
+class _Crashed:
+    traceback: str
+
+
+class _Stop(Exception):
+    """The parent was asked to stop (SIGTERM)."""
+
+
+def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShard) -> RunResult:
+    """Run `options` in `options.processes` processes, each `run_shard` with its `Shard`, and
+    merge what they send into one stream of events for `listener` and one result."""
+    count = options.processes
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    started = time.monotonic()
+    merger = _Merger(options, listener, count, started)
+    connections: dict[Connection, int] = {}
+    processes = []
+    for number in range(count):
+        receiving, sending = context.Pipe(duplex=False)
+        process = context.Process(
+            target=_child, args=(run_shard, replace(options, shard=Shard(number, count)), sending), daemon=True
+        )
+        process.start()
+        sending.close()
+        connections[receiving] = number
+        processes.append(process)
+
+    def stop_all() -> None:
+        for process in processes:
+            if process.is_alive() and process.pid is not None:
+                os.kill(process.pid, signal.SIGTERM)
+
+    previous = signal.signal(signal.SIGTERM, _raise_stop) if _main_thread() else None
+    stopped: str | None = None
+    try:
+        try:
+            _collect(connections, merger, until=float("inf"), on_failure=stop_all)
+        except (KeyboardInterrupt, _Stop) as why:
+            stopped = "interrupted (Ctrl-C)" if isinstance(why, KeyboardInterrupt) else "terminated (SIGTERM)"
+            stop_all()
+            _collect(connections, merger, until=time.monotonic() + STOP_GRACE + (options.timeout or 0), on_failure=stop_all)
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        for process in processes:
+            process.join(timeout=1.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+    result = merger.result(stopped, exit_codes=[process.exitcode for process in processes])
+    listener(RunFinished(result))
+    return result
+
+
+def _main_thread() -> bool:
+    import threading
+
+    return threading.current_thread() is threading.main_thread()
+
+
+def _raise_stop(signum: int, frame: Any) -> None:
+    raise _Stop()
+
+
+def _collect(connections: dict[Connection, int], merger: _Merger, *, until: float, on_failure: Callable[[], None]) -> None:
+    """Read what the processes send until each has ended (or `until`); on a process's error,
+    ask the others to stop once each has started or failed (so that the error can say whether
+    other copies of the target started: see `_Merger.result`)."""
+    while connections:
+        left = until - time.monotonic()
+        if left <= 0:
+            return
+        for connection in wait(list(connections), timeout=min(left, 3600.0)):
+            number = connections[connection]
+            try:
+                message = connection.recv()
+            except (EOFError, OSError):
+                del connections[connection]
+                merger.ended(number)
+                continue
+            merger.take(number, message)
+            if merger.failure is not None and merger.settled and not merger.stopping:
+                merger.stopping = True
+                on_failure()
+
+
+def _child(run_shard: RunShard, options: RunOptions, connection: Connection) -> None:
+    """One worker process: run its shard, send each event and then its result (or its error)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+
+    def send(event: Event) -> None:
+        if not isinstance(event, RunFinished):
+            connection.send(event)
+
+    try:
+        result = run_shard(options, send)
+    except HarnessError as error:
+        connection.send(_Failed(_portable(error)))
+    except BaseException:  # noqa: B036 - whatever it is, the parent says it, not a lost pipe
+        connection.send(_Crashed(traceback.format_exc()))
+    else:
+        connection.send(_Done(result))
+    finally:
+        connection.close()
+
+
+def _portable(error: HarnessError) -> HarnessError:
+    """The error, or one of its kind with its message when it does not survive pickling."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001 - any failure to pickle
+        return HarnessError(str(error))
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGTERM this process when the parent dies (a `kill -9` of the harness must not
+    leave workers fuzzing on)."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
+
+
+class _Merger:
+    """The processes' events as one run's: one `RunStarted` once every process has started (what
+    the others sent meanwhile held back until then), tools announced finished in plan order,
+    progress summed; and their results as one."""
+
+    def __init__(self, options: RunOptions, listener: Listener, count: int, started: float) -> None:
+        self.options = options
+        self.listener = listener
+        self.count = count
+        self.started = started
+        self._failures: dict[int, _Failed | _Crashed] = {}
+        self.stopping = False
+        """The processes have been asked to stop after an error."""
+        self._run_started: dict[int, RunStarted] = {}
+        self._held: list[tuple[int, Event]] = []
+        self._ended: set[int] = set()
+        self._results: dict[int, RunResult] = {}
+        self._order: list[str] = []
+        self._finished: dict[str, ToolSummary] = {}
+        self._announced = 0
+        self._progress: dict[int, Progress] = {}
+        self._progress_sent = 0.0
+
+    @property
+    def failure(self) -> _Failed | _Crashed | None:
+        """The error of the lowest-numbered process that sent one: with a target that cannot
+        start, the first process's (its own), not that of one stopped by another's error."""
+        return self._failures[min(self._failures)] if self._failures else None
+
+    @property
+    def settled(self) -> bool:
+        """Every process has started its target, failed or ended."""
+        return all(
+            number in self._run_started or number in self._failures or number in self._ended for number in range(self.count)
+        )
+
+    @property
+    def _all_started(self) -> bool:
+        return all(number in self._run_started or number in self._ended for number in range(self.count))
+
+    def take(self, number: int, message: object) -> None:
+        if isinstance(message, _Done):
+            self._results[number] = message.result
+        elif isinstance(message, (_Failed, _Crashed)):
+            self._failures[number] = message
+        elif isinstance(message, RunStarted):
+            self._run_started[number] = message
+            self._release()
+        elif self._all_started and self._run_started:
+            self._event(number, message)  # type: ignore[arg-type]
+        else:
+            self._held.append((number, message))  # type: ignore[arg-type]
+
+    def ended(self, number: int) -> None:
+        self._ended.add(number)
+        self._release()
+
+    def _release(self) -> None:
+        if not self._all_started or not self._run_started or self._order:
+            return
+        first = self._run_started[min(self._run_started)]
+        self._order = ([ENVELOPE] if self.options.envelope else []) + list(first.tool_names)
+        if self.failure is None:
+            self.listener(first)
+        held, self._held = self._held, []
+        for number, event in held:
+            self._event(number, event)
+
+    def _event(self, number: int, event: Event) -> None:
+        if self.failure is not None:
+            return
+        if isinstance(event, ToolFinished):
+            self._finished[event.summary.tool] = event.summary
+            self._announce()
+        elif isinstance(event, Progress):
+            self._progress[number] = event
+            now = time.monotonic()
+            if now - self._progress_sent >= PROGRESS_EVERY:
+                self._progress_sent = now
+                self.listener(self._summed_progress(now))
+        else:
+            self.listener(event)
+
+    def _announce(self, everything: bool = False) -> None:
+        while self._announced < len(self._order):
+            name = self._order[self._announced]
+            if name not in self._finished:
+                if not everything:
+                    return
+            else:
+                self.listener(ToolFinished(self._finished[name]))
+            self._announced += 1
+
+    def _summed_progress(self, now: float) -> Progress:
+        shown = [self._progress[number] for number in sorted(self._progress)]
+        lefts = [progress.left for progress in shown if progress.left is not None]
+        return Progress(
+            running=tuple(pair for progress in shown for pair in progress.running),
+            cases=sum(progress.cases for progress in shown),
+            findings=sum(progress.findings for progress in shown),
+            seconds=now - self.started,
+            left=min(lefts) if lefts else None,
+        )
+
+    def result(self, stopped: str | None, *, exit_codes: Sequence[int | None]) -> RunResult:
+        """One result from the processes' (raising the first process's error, if any)."""
+        failure = self.failure
+        number = min(self._failures) if self._failures else 0
+        if isinstance(failure, _Failed):
+            error = failure.error
+            started = sorted(self._run_started)
+            if isinstance(error, TargetStartError) and started:
+                raise type(error)(
+                    f"{error} (the copy of the target that worker process {number + 1} of {self.count} starts, while "
+                    f"that of worker process {started[0] + 1} runs: a server that allows one copy at a time needs "
+                    f"--processes 1)"
+                )
+            raise error
+        if isinstance(failure, _Crashed):
+            raise RuntimeError(f"worker process {number + 1} of {self.count} failed:\n{failure.traceback}")
+        self._announce(everything=True)
+        if not self._results:
+            raise HarnessError(f"no worker process sent a result (exit codes {list(exit_codes)}): the run could not be made")
+        results = [self._results[number] for number in sorted(self._results)]
+        first = results[0]
+        lost = [number for number in range(self.count) if number not in self._results]
+        reasons = [result.stopped_early for result in results if result.stopped_early and not result.out_of_time]
+        if lost:
+            reasons.append(
+                f"worker process {', '.join(str(number + 1) for number in lost)} of {self.count} ended without a result "
+                f"(exit code {', '.join(str(exit_codes[number]) for number in lost)}): the tools it had not finished are missing"
+            )
+        out_of_time = any(result.out_of_time for result in results)
+        stopped_early = stopped or (reasons[0] if reasons else next(
+            (result.stopped_early for result in results if result.stopped_early), None))
+        summaries = {summary.tool: summary for summary in self._finished.values()}
+        summaries.update({summary.tool: summary for result in results for summary in result.tools})
+        place = {name: position for position, name in enumerate(self._order)}
+        tools = tuple(sorted(summaries.values(), key=lambda summary: place.get(summary.tool, len(place))))
+        return replace(
+            first,
+            tools=tools,
+            seconds=time.monotonic() - self.started,
+            target_restarts=sum(result.target_restarts for result in results),
+            stopped_early=stopped_early,
+            out_of_time=out_of_time and stopped is None and not reasons,
+            replayed=self._results[0].replayed if 0 in self._results else (),
+        )
