@@ -370,7 +370,7 @@ def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float, run_dir
     `python -m fuzz.demo_server` itself, and servers/hook/sitecustomize.py counts its calls."""
     argv = [str(TOOLFUZZ), "run", "--no-corpus", "--seed", str(SEED), "--max-time", f"{seconds:g}",
             "--max-examples", str(max_examples), "--report", f"json:{run_dir / 'report.json'}"]
-    argv += extra
+    argv += list(extra)
     if target is DEMO:
         return argv, {"PYTHONPATH": str(HOOK), "TOOLFUZZ_BENCH_COUNT_DIR": str(point.count_dir)}
     return argv + (["--url", point.url] if point.url else ["--", *point.command]), {}
@@ -661,7 +661,7 @@ def rounds(context: Context, count: int) -> list[Measurement]:
     jobs: list[Callable[[Target, int], Measurement]] = [
         lambda t, r: measure_raw(context, t, r, 1),
         lambda t, r: measure_raw(context, t, r, IN_FLIGHT),
-        lambda t, r: measure_toolfuzz(context, t, r, None),
+        lambda t, r: measure_toolfuzz(context, t, r, ()),
         *([lambda t, r: measure_toolfuzz(context, t, r, context.single)] if context.single else []),
         *[lambda t, r, peer=peer: measure_peer(context, peer, t, r) for peer in PEERS],
     ]

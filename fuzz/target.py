@@ -12,7 +12,6 @@ from typing import AsyncIterator
 import trio
 
 from fuzz.errors import HandshakeError, TargetStartError
-from fuzz.http_transport import HttpTransport
 from fuzz.lifecycle import ServerDescription, initialize, list_tools
 from fuzz.redaction import REDACTED, redact_command, redact_names, redact_url
 from fuzz.session import Answered, Session
@@ -68,6 +67,8 @@ class HttpTarget:
         return recorded
 
     async def connect(self) -> Transport:
+        from fuzz.http_transport import HttpTransport  # httpx: ~80 ms of start-up a stdio run does not need
+
         return HttpTransport(self.url, dict(self.headers))
 
 
