@@ -263,16 +263,21 @@ def _with_settings(
 
 
 def _check_settings(parser: argparse.ArgumentParser, settings: settings_file.Settings) -> None:
-    """A value an option refuses, named with the settings file it came from (not argparse's
-    usage text, which speaks of the command line)."""
+    """A value an option refuses, named with the settings file it came from."""
+    parsed_run([part for group in settings.arguments for part in group], where=settings.where, parser=parser)
+
+
+def parsed_run(arguments: Sequence[str], *, where: str, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
+    """`run`'s options parsed from `arguments`; an option or value refused is a ConfigurationError
+    naming `where` they came from, not argparse's usage text (which speaks of the command line)."""
     refusal = io.StringIO()
     try:
         with contextlib.redirect_stderr(refusal):
-            parser.parse_args(["run", *(part for group in settings.arguments for part in group)])
+            return (parser or build_parser()).parse_args(["run", *arguments])
     except SystemExit:
         lines = refusal.getvalue().strip().splitlines()
         reason = lines[-1].split("error: ", 1)[-1] if lines else "a value is refused"
-        raise ConfigurationError(f"{settings.where}: {reason}") from None
+        raise ConfigurationError(f"{where}: {reason}") from None
 
 
 def _run_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
@@ -298,7 +303,9 @@ def _target(options: argparse.Namespace, command: list[str]) -> TargetSpec | Non
     return StdioTarget(tuple(command)) if command else None
 
 
-def _run(options: argparse.Namespace, command: list[str]) -> int:
+def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[engine.RunOptions, list[str]]:
+    """The run that parsed `run` options ask for, and the notes to print with it (the settings
+    file used, the demo's selection). The pytest plugin builds its runs here too."""
     chosen = _target(options, command)
     target = chosen or demo_target()
     selection = Selection(
@@ -333,6 +340,11 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         known_arguments=tuple(options.argument),
         tool_max_examples=tuple(options.tool_max_examples),
     )
+    return run_options, notes
+
+
+def _run(options: argparse.Namespace, command: list[str]) -> int:
+    run_options, notes = run_options_from(options, command)
     if options.baseline_update and options.baseline is None:
         raise ConfigurationError("--baseline-update needs --baseline FILE: the file to write")
     result = engine.run(run_options, TerminalReporter(notes=notes, progress=not options.no_progress))

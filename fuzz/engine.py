@@ -111,24 +111,50 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     started = time.monotonic()
     deadline = started + options.max_time if options.max_time is not None else float("inf")
     stopped_early: str | None = None
-    out_of_time = False
     try:
         trio.run(_run, options, listener, progress, deadline)
     except BaseException as error:  # noqa: B036 - KeyboardInterrupt arrives wrapped in groups too
-        leaf = first_leaf(error)
-        if isinstance(leaf, HarnessError):
-            raise leaf from None
-        if isinstance(leaf, TargetLost):
-            stopped_early = str(leaf)
-        elif isinstance(leaf, OutOfTime):
-            stopped_early = f"--max-time {options.max_time:g} s reached"
-            out_of_time = True
-        elif isinstance(leaf, KeyboardInterrupt):
-            stopped_early = "interrupted (Ctrl-C)"
-        elif isinstance(leaf, Terminated):
-            stopped_early = "terminated (SIGTERM)"
-        else:
-            raise
+        stopped_early = _stopped_by(error, options)
+    return _finished(options, listener, progress, started, stopped_early)
+
+
+async def run_on(target: Target, options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
+    """`run`, in the caller's trio run, on a target the caller opened and keeps open (the pytest
+    plugin fuzzes one tool per call on the target it started once). No signal handling: that
+    is the caller's."""
+    use_user_cache()
+    progress = _Progress()
+    started = time.monotonic()
+    deadline = started + options.max_time if options.max_time is not None else float("inf")
+    stopped_early: str | None = None
+    try:
+        with trio.move_on_at(on_trio_clock(deadline) + _GRACE) as scope:
+            await _fuzz_on(target, options, listener, progress, deadline)
+        if scope.cancelled_caught:
+            raise OutOfTime()
+    except BaseException as error:  # noqa: B036 - what the explorations raise arrives in groups
+        stopped_early = _stopped_by(error, options)
+    return _finished(options, listener, progress, started, stopped_early)
+
+
+def _stopped_by(error: BaseException, options: RunOptions) -> str:
+    """Why the run stopped early, from what stopped it; re-raises a harness error (and anything
+    that is not a reason to stop keeping what was found)."""
+    leaf = first_leaf(error)
+    if isinstance(leaf, HarnessError):
+        raise leaf from None
+    if isinstance(leaf, TargetLost):
+        return str(leaf)
+    if isinstance(leaf, OutOfTime):
+        return f"--max-time {options.max_time:g} s reached"
+    if isinstance(leaf, KeyboardInterrupt):
+        return "interrupted (Ctrl-C)"
+    if isinstance(leaf, Terminated):
+        return "terminated (SIGTERM)"
+    raise error
+
+
+def _finished(options: RunOptions, listener: Listener, progress: _Progress, started: float, stopped_early: str | None) -> RunResult:
     description = progress.description
     result = RunResult(
         seed=options.seed,
@@ -141,7 +167,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
         seconds=time.monotonic() - started,
         target_restarts=progress.restarts,
         stopped_early=stopped_early,
-        out_of_time=out_of_time,
+        out_of_time=stopped_early is not None and stopped_early.startswith("--max-time"),
         profile=options.profile,
         fail_on=options.fail_on,
         excluded_tools=progress.excluded,
@@ -174,46 +200,55 @@ async def _raise_on_sigterm() -> None:
 
 async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
     async with open_target(options.target, startup_timeout=options.startup_timeout) as target:
-        progress.description = target.description
-        plans = plan(target.tools, options.selection)
-        progress.excluded = excluded(target.tools, options.selection)
-        known = resolve_known_arguments(options.known_arguments, target.tools)
-        listener(
-            RunStarted(
-                seed=options.seed,
-                target=options.target.describe(),
-                protocol_version=target.description.protocol_version,
-                server_name=str(target.description.server_info.get("name", "?")),
-                tool_names=tuple(p.tool.name for p in plans),
-                profile=options.profile,
-            )
-        )
-        if options.corpus is not None and (options.shard is None or options.shard.index == 0):
-            await _replay_corpus(options, target, listener, progress)
-        criteria = Criteria(
-            profile=PROFILES[options.profile],
-            enabled=options.rules,
+        await _fuzz_on(target, options, listener, progress, deadline)
+
+
+async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
+    progress.description = target.description
+    plans = plan(target.tools, options.selection)
+    progress.excluded = excluded(target.tools, options.selection)
+    known = resolve_known_arguments(options.known_arguments, target.tools)
+    listener(
+        RunStarted(
+            seed=options.seed,
+            target=options.target.describe(),
             protocol_version=target.description.protocol_version,
-            listed_names=tuple(tool.name for tool in target.tools),
+            server_name=str(target.description.server_info.get("name", "?")),
+            tool_names=tuple(p.tool.name for p in plans),
+            profile=options.profile,
         )
-        envelope = ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)) if options.envelope else None
-        tool_plans = (envelope, *plans) if envelope else plans
-        owned = _owned(tool_plans, options)
-        runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned)
-        cut = await runner.run_round(runner.linked([
-            _Job(index, tool_plan.tool, kind)
-            for index, tool_plan in enumerate(tool_plans) if index in owned for kind in tool_plan.kinds
-        ]))
-        while cut and time.monotonic() < deadline - _LEAST_SHARE:
-            cut = await runner.run_round(runner.linked([_Job(job.index, job.tool, job.kind, job.round + 1) for job in cut]))
+    )
+    if options.corpus is not None and options.replay_corpus and (options.shard is None or options.shard.index == 0):
+        await _replay_corpus(options, target, listener, progress)
+    criteria = Criteria(
+        profile=PROFILES[options.profile],
+        enabled=options.rules,
+        protocol_version=target.description.protocol_version,
+        listed_names=tuple(tool.name for tool in target.tools),
+    )
+    envelope = ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)) if options.envelope else None
+    tool_plans = (envelope, *plans) if envelope else plans
+    owned = _owned(tool_plans, options)
+    runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned)
+    cut = await runner.run_round(runner.linked([
+        _Job(index, tool_plan.tool, kind)
+        for index, tool_plan in enumerate(tool_plans) if index in owned for kind in tool_plan.kinds
+    ]))
+    while cut and time.monotonic() < deadline - _LEAST_SHARE:
+        cut = await runner.run_round(runner.linked([_Job(job.index, job.tool, job.kind, job.round + 1) for job in cut]))
 
 
 def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[int]:
-    """The places in the plan of the tools this process fuzzes: all, or its shard's."""
+    """The places in the plan of the tools this process fuzzes: all, or its shard's; of those
+    named by `options.only`, when it is set."""
+    places = range(len(tool_plans))
+    if options.only is not None:
+        names = [tool_plan.tool.name if tool_plan.tool else ENVELOPE for tool_plan in tool_plans]
+        places = [index for index in places if names[index] in options.only]
     if options.shard is None:
-        return frozenset(range(len(tool_plans)))
+        return frozenset(places)
     owners = assign([len(tool_plan.kinds) for tool_plan in tool_plans], options.shard.count)
-    return frozenset(index for index, owner in enumerate(owners) if owner == options.shard.index)
+    return frozenset(index for index in places if owners[index] == options.shard.index)
 
 
 @dataclass(eq=False)

@@ -39,7 +39,9 @@ _TEMPLATE = '''"""Reproductions exported by mcp-toolfuzz: each test sends one ex
 a rule of {profiles}, and asserts the answer the rule asks for.
 
 Run: pytest {file_name}
-The server is started with SERVER_COMMAND below; set MCP_SERVER_COMMAND to override it.
+The server is started with $MCP_SERVER_COMMAND when set; else, under mcp-toolfuzz's pytest plugin,
+with its `mcp_toolfuzz_command` fixture when that names one (the `mcp_toolfuzz_command` ini option,
+or `command` in mcp-toolfuzz.toml); else with SERVER_COMMAND below.
 """
 
 import json
@@ -57,14 +59,21 @@ STARTUP_TIMEOUT = 20  # seconds for the server to start and answer the handshake
 CASES = json.loads({cases})
 
 
-def _command():
+@pytest.fixture
+def server_command(request):
     override = os.environ.get("MCP_SERVER_COMMAND")
-    return shlex.split(override) if override else SERVER_COMMAND
+    if override:
+        return shlex.split(override)
+    try:
+        configured = request.getfixturevalue("mcp_toolfuzz_command")
+    except pytest.FixtureLookupError:  # standalone: mcp-toolfuzz is not installed
+        configured = None
+    return configured or SERVER_COMMAND
 
 
-def _exchange(handshake, request):
+def _exchange(command, handshake, request):
     """Start the server, replay the handshake, send `request`, return its answer (None if none)."""
-    process = subprocess.Popen(_command(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     lines = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
 
@@ -128,8 +137,8 @@ def refusal(answer, case):
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
-def test_reproduction(case):
-    answer = _exchange(case["handshake"], case["request"])
+def test_reproduction(case, server_command):
+    answer = _exchange(server_command, case["handshake"], case["request"])
     globals()[case["expect"]](answer, case)
 '''
 

@@ -73,6 +73,12 @@ class RunOptions:
     `default_processes()`."""
     shard: Shard | None = None
     """Set in a worker process: the tools it fuzzes."""
+    only: frozenset[str] | None = None
+    """Fuzz only these of the planned tools (by name; `strategies.cases.ENVELOPE` for the
+    malformed envelopes): the pytest plugin fuzzes one tool per call, on one target, with the
+    same plan (and so the same seeds) as a run of all."""
+    replay_corpus: bool = True
+    """Replay the corpus's reproductions of this target before fuzzing (when `corpus` is set)."""
     tool_max_examples: tuple[tuple[str, int], ...] = ()
     """Per tool, its own --max-examples (`--tool-max-examples TOOL=N`)."""
     known_arguments: tuple[KnownArgument, ...] = ()

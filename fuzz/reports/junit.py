@@ -13,7 +13,6 @@ last.
 
 from __future__ import annotations
 
-import json
 import re
 import socket
 import xml.etree.ElementTree as ElementTree
@@ -22,9 +21,9 @@ from pathlib import Path
 
 from fuzz.coverage import Exercise, exercise_by_tool
 from fuzz.files import write_text_atomically
-from fuzz.findings import Finding, RunResult, ToolSummary
+from fuzz.findings import RunResult, ToolSummary
 from fuzz.profiles import PROFILES
-from fuzz.reports.problems import display
+from fuzz.reports.problems import display, findings_text
 
 SUITE_PREFIX = "mcp-toolfuzz"
 
@@ -43,21 +42,6 @@ def _sanitised(root: ElementTree.Element) -> None:
             element.text = _xml_safe(element.text)
         for key, value in element.attrib.items():
             element.set(key, _xml_safe(value))
-
-
-def _failure_text(findings: list[Finding]) -> str:
-    parts = []
-    for finding in findings:
-        parts.append("\n".join(filter(None, (
-            f"{finding.rule.id} [{finding.rule.level.label}] · {finding.case.value} case · {finding.label}",
-            f"problem: {finding.why}; expected {finding.expected}",
-            f"request: {json.dumps(finding.request, ensure_ascii=False)}",
-            "answer:  " + (json.dumps(finding.response, ensure_ascii=False) if finding.response is not None else "(none)"),
-            *(f"stderr:  {line}" for line in finding.stderr[-8:]),
-            f"replay:  mcp-toolfuzz replay {finding.reproduction}" if finding.reproduction else "",
-            f"rule:    {finding.rule.source}",
-        ))))
-    return "\n\n".join(parts)
 
 
 def _suite(
@@ -81,7 +65,7 @@ def _suite(
             first = findings[0]
             failure = ElementTree.SubElement(case, "failure", type=rule_id,
                                              message=f"{rule_id} [{first.rule.level.label}]: {first.why}; expected {first.expected}")
-            failure.text = _failure_text(findings)
+            failure.text = findings_text(findings)
             counts["failures"] += 1
         elif not exercise[rule_id].exercised:
             ElementTree.SubElement(case, "skipped", message=f"not exercised, because {exercise[rule_id].reason}")

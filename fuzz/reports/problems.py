@@ -10,6 +10,7 @@ the JSON report, the exit code and the reproduction files; problems are how repo
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass
 from typing import Any, Sequence
 
@@ -95,3 +96,20 @@ def headline(findings: Sequence[Finding]) -> str:
 
 def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
+def findings_text(findings: Sequence[Finding]) -> str:
+    """Each finding as the lines a failed test shows: rule, problem, request, answer, stderr,
+    replay command, the rule's sentence."""
+    parts = []
+    for finding in findings:
+        parts.append("\n".join(filter(None, (
+            f"{finding.rule.id} [{finding.rule.level.label}] · {finding.case.value} case · {finding.label}",
+            f"problem: {finding.why}; expected {finding.expected}",
+            f"request: {json.dumps(finding.request, ensure_ascii=False)}",
+            "answer:  " + (json.dumps(finding.response, ensure_ascii=False) if finding.response is not None else "(none)"),
+            *(f"stderr:  {line}" for line in finding.stderr[-8:]),
+            f"replay:  mcp-toolfuzz replay {finding.reproduction}" if finding.reproduction else "",
+            f"rule:    {finding.rule.source}",
+        ))))
+    return "\n\n".join(parts)
