@@ -34,24 +34,12 @@ target: with xdist each worker starts its own target; `processes` is not used.
 from __future__ import annotations
 
 import json
-import random
-from dataclasses import dataclass, replace
+import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import pytest
-
-from fuzz import engine
-from fuzz.coverage import tool_exercise
-from fuzz.errors import HarnessError
-from fuzz.findings import RunResult, ToolSummary
-from fuzz.hosted import HostedTarget
-from fuzz.options import RunOptions
-from fuzz.plan import ToolPlan, plan
-from fuzz.reports.problems import ENVELOPE_DISPLAY, display, findings_text
-from fuzz.target import HttpTarget, StdioTarget, TargetSpec
-from strategies import CaseKind
-from strategies.cases import ENVELOPE
 
 _LISTS = {"tools", "exclude_tools", "rules", "exclude_rules"}
 """Options the CLI takes as one comma-separated value."""
@@ -102,9 +90,9 @@ def invariants(
     if scope not in ("session", "module"):
         raise TypeError(f"invariants(scope={scope!r}): scope is 'session' or 'module'")
     if fixture is not None:
-        return _fixture_test(fixture, tuple(arguments), seed, max_examples)
-    import sys
+        from fuzz.pytest_items import fixture_test
 
+        return fixture_test(fixture, tuple(arguments), seed, max_examples)
     caller = sys._getframe(1)
     return Invariants(tuple(command), tuple(arguments), scope, seed, max_examples, max(0, caller.f_lineno - 1))
 
@@ -135,302 +123,26 @@ def _arguments(options: dict[str, Any]) -> list[str]:
     return arguments
 
 
-# ------------------------------------------------------------------ building a run
-
-
-def _run_options(arguments: Sequence[str], command: Sequence[str], where: str, config: pytest.Config, *,
-                 seed: int | None, max_examples: int | None, spec: TargetSpec | None = None) -> RunOptions:
-    from fuzz.cli import parsed_run, run_options_from
-
-    given = list(arguments)
-    if max_examples is None and "--max-examples" not in given:
-        given += ["--max-examples", str(_profile_examples())]
-    parsed = parsed_run([*given, "--processes", "1", "--no-progress"]
-                        + ([] if "--corpus" in given else ["--no-corpus"]), where=where)
-    options, _ = run_options_from(parsed, list(command) or ["(the fixture's server)"] if spec else list(command))
-    if max_examples is not None:
-        options = replace(options, max_examples=max_examples)
-    return replace(options, seed=_seed(config, seed), replay_corpus=False, **({"target": spec} if spec else {}))
-
-
-def _profile_examples() -> int:
-    from hypothesis import settings
-
-    return settings.default.max_examples
-
-
-def _seed(config: pytest.Config, given: int | None) -> int:
-    forced = config.getoption("hypothesis_seed", None)
-    if forced is not None:
-        try:
-            return int(forced)
-        except ValueError:
-            return int.from_bytes(str(forced).encode()[:8], "big")
-    if given is not None:
-        return given
-    from hypothesis import settings
-
-    if settings.default.derandomize:
-        return 0
-    return config.stash.setdefault(_RANDOM_SEED, random.SystemRandom().randrange(2**32))
-
-
-_RANDOM_SEED = pytest.StashKey[int]()
-
-
-def _applicable(tool_plan: ToolPlan, rules: Sequence[str]) -> list[str]:
-    """The rules that apply to a planned tool, before it is fuzzed (as the reports decide it)."""
-    planned = ToolSummary(tool_plan.tool.name if tool_plan.tool else ENVELOPE, {kind: 0 for kind in tool_plan.kinds}, (),
-                          tool_plan.skips)
-    has_output = tool_plan.tool is not None and tool_plan.tool.output_schema is not None
-    return list(tool_exercise(planned, rules, has_output_schema=has_output))
-
-
-def _judged_rules(options: RunOptions) -> list[str]:
-    from fuzz.profiles import PROFILES
-
-    return [rule for rule in PROFILES[options.profile].rules if options.rules is None or rule in options.rules]
-
-
-def _tool_plans(options: RunOptions, host: HostedTarget) -> list[ToolPlan]:
-    plans = list(plan(host.target.tools, options.selection))
-    return ([ToolPlan(None, (CaseKind.MALFORMED_REQUEST,))] if options.envelope else []) + plans
-
-
-# ------------------------------------------------------------------ verdicts
-
-
-@dataclass(frozen=True)
-class Verdict:
-    outcome: str
-    """"passed", "failed" or "skipped"."""
-    text: str = ""
-
-
-def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
-    """What the run says of `rule` on `tool`."""
-    summary = next((summary for summary in result.tools if summary.tool == tool), None)
-    if summary is None:
-        return Verdict("failed", f"{display(tool)} was not fuzzed: {result.stopped_early or 'the run ended first'}")
-    findings = [finding for finding in summary.findings if finding.rule.id == rule]
-    if findings:
-        return Verdict("failed", findings_text(findings) + f"\n\nrepeat: {repeat}")
-    exercise = tool_exercise(summary, [rule], has_output_schema=summary.has_output_schema).get(rule)
-    skipped = [skip for skip in summary.skips if exercise is not None and not exercise.exercised and skip.case.value in exercise.reason]
-    if skipped:
-        return Verdict("skipped", f"{display(tool)}: {skipped[0].reason}")
-    if exercise is None or not exercise.exercised:
-        reason = exercise.reason if exercise is not None else "it does not apply to this tool"
-        if result.stopped_early:
-            reason += f" (the run stopped early: {result.stopped_early})"
-        return Verdict("skipped", f"{rule} not exercised on {display(tool)}: {reason}")
-    return Verdict("passed")
-
-
-# ------------------------------------------------------------------ collection
-
-
-class _Hosts:
-    """The session's open targets, by spec and scope key; all closed at the end of the session."""
-
-    def __init__(self) -> None:
-        self.open: dict[tuple[TargetSpec, str], HostedTarget] = {}
-
-    def get(self, spec: TargetSpec, key: str, startup_timeout: float) -> HostedTarget:
-        if (spec, key) not in self.open:
-            self.open[(spec, key)] = HostedTarget(spec, startup_timeout=startup_timeout)
-        return self.open[(spec, key)]
-
-    def close(self, key: str | None = None) -> None:
-        for (spec, scope_key), host in list(self.open.items()):
-            if key is None or scope_key == key:
-                host.close()
-                del self.open[(spec, scope_key)]
-
-
-_HOSTS = pytest.StashKey[_Hosts]()
-
-
-class InvariantsCollector(pytest.Collector):
-    """A declaration's tests: a `ToolCollector` per planned tool (the envelope first)."""
-
-    def __init__(self, *, declaration: Invariants, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.declaration = declaration
-        self.results: dict[str, RunResult] = {}
-
-    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
-        declaration = self.declaration
-        where = f"{self.nodeid}: {declaration.where(self.name)}"
-        try:
-            self.options = _run_options(declaration.arguments, declaration.command, where, self.config,
-                                        seed=declaration.seed, max_examples=declaration.max_examples)
-            self.scope_key = self.module_key if declaration.scope == "module" else "session"
-            host = self.config.stash[_HOSTS].get(self.options.target, self.scope_key, self.options.startup_timeout)
-            plans = _tool_plans(self.options, host)
-        except HarnessError as error:
-            raise self.CollectError(f"mcp-toolfuzz: {error}") from None
-        rules = _judged_rules(self.options)
-        for tool_plan in plans:
-            name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
-            yield ToolCollector.from_parent(self, name=display(name), tool=name, rules=_applicable(tool_plan, rules))
-
-    @property
-    def module_key(self) -> str:
-        module = self.getparent(pytest.Module)
-        return module.nodeid if module is not None else self.nodeid
-
-    def host(self) -> HostedTarget:
-        return self.config.stash[_HOSTS].get(self.options.target, self.scope_key, self.options.startup_timeout)
-
-    def result_for(self, tool: str, rules: Sequence[str]) -> RunResult:
-        """The run of `tool` (made on first use, by `rules`)."""
-        if tool not in self.results:
-            options = replace(self.options, only=frozenset({tool}), envelope=tool == ENVELOPE,
-                              rules=frozenset(rules))
-            self.results[tool] = self.host().run(engine.run_on, options)
-        return self.results[tool]
-
-    def repeat(self, nodeid: str) -> str:
-        return f"pytest {nodeid!r} --hypothesis-seed {self.options.seed}"
-
-
-class ToolCollector(pytest.Collector):
-    def __init__(self, *, tool: str, rules: list[str], **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.tool = tool
-        self.rules = rules
-
-    def collect(self) -> Iterator[pytest.Item]:
-        for rule in self.rules:
-            yield RuleItem.from_parent(self, name=rule, rule=rule)
-
-
-class RuleItem(pytest.Item):
-    def __init__(self, *, rule: str, **kwargs: Any) -> None:
-        super().__init__(**kwargs)
-        self.rule = rule
-
-    @property
-    def declaration(self) -> InvariantsCollector:
-        assert isinstance(self.parent, ToolCollector) and isinstance(self.parent.parent, InvariantsCollector)
-        return self.parent.parent
-
-    def runtest(self) -> None:
-        tool_collector = self.parent
-        assert isinstance(tool_collector, ToolCollector)
-        selected = [item.rule for item in self.session.items if isinstance(item, RuleItem) and item.parent is tool_collector]
-        declaration = self.declaration
-        try:
-            result = declaration.result_for(tool_collector.tool, selected or [self.rule])
-        except HarnessError as error:
-            pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
-        outcome = verdict(result, tool_collector.tool, self.rule, repeat=declaration.repeat(self.nodeid))
-        if outcome.outcome == "failed":
-            raise RuleFailed(outcome.text)
-        if outcome.outcome == "skipped":
-            raise pytest.skip.Exception(outcome.text, _use_item_location=True)
-
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
-        if isinstance(excinfo.value, RuleFailed):
-            return str(excinfo.value)
-        return super().repr_failure(excinfo)
-
-    def reportinfo(self) -> tuple[Path | str, int | None, str]:
-        return self.path, self.declaration.declaration.line, f"{self.parent.name}::{self.rule}" if self.parent else self.rule
-
-
-class RuleFailed(Exception):
-    """A (tool, rule) test's failure: the findings, shown without a traceback."""
-
-
-# ------------------------------------------------------------------ the fixture form
-
-
-def _fixture_test(fixture: str, arguments: tuple[str, ...], seed: int | None, max_examples: int | None) -> Callable[..., None]:
-    """One test that starts the server through `fixture` and reports a subtest per (tool, rule)."""
-
-    def test_invariants(request: pytest.FixtureRequest) -> None:
-        value = request.getfixturevalue(fixture)
-        spec = _spec_of(value, fixture)
-        where = f"{request.node.nodeid}: invariants(fixture={fixture!r})"
-        try:
-            options = _run_options(arguments, (), where, request.config, seed=seed, max_examples=max_examples, spec=spec)
-            host = HostedTarget(spec, startup_timeout=options.startup_timeout)
-        except HarnessError as error:
-            pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
-        try:
-            result = host.run(engine.run_on, options)
-            pairs = [(tool_plan.tool.name if tool_plan.tool else ENVELOPE, rule)
-                     for tool_plan in _tool_plans(options, host) for rule in _applicable(tool_plan, _judged_rules(options))]
-        finally:
-            host.close()
-        repeat = f"pytest {request.node.nodeid!r} --hypothesis-seed {options.seed}"
-        verdicts = [(tool, rule, verdict(result, tool, rule, repeat=repeat)) for tool, rule in pairs]
-        _report_subtests(request, verdicts)
-
-    test_invariants.__name__ = f"test_invariants_of_{fixture}"
-    return test_invariants
-
-
-def _spec_of(value: Any, fixture: str) -> TargetSpec:
-    if isinstance(value, (StdioTarget, HttpTarget)):
-        return value
-    if isinstance(value, str) and value.startswith(("http://", "https://")):
-        return HttpTarget(value)
-    if isinstance(value, (list, tuple)) and value and all(isinstance(part, str) for part in value):
-        return StdioTarget(tuple(value))
-    raise pytest.UsageError(
-        f"invariants(fixture={fixture!r}): the fixture returned {value!r}; expected a server's URL (http://...), "
-        "its command (a list of strings), or a fuzz.target.StdioTarget / HttpTarget"
-    )
-
-
-def _report_subtests(request: pytest.FixtureRequest, verdicts: list[tuple[str, str, Verdict]]) -> None:
-    try:
-        subtests = request.getfixturevalue("subtests")
-    except pytest.FixtureLookupError:
-        subtests = None
-    failed = [(tool, rule, v) for tool, rule, v in verdicts if v.outcome == "failed"]
-    if subtests is not None:
-        for tool, rule, outcome in verdicts:
-            with subtests.test(msg=f"{display(tool)}::{rule}"):
-                if outcome.outcome == "failed":
-                    pytest.fail(outcome.text, pytrace=False)
-                if outcome.outcome == "skipped":
-                    pytest.skip(outcome.text)
-        return
-    if failed:
-        pytest.fail("\n\n".join(f"{display(tool)}::{rule}\n{v.text}" for tool, rule, v in failed), pytrace=False)
-
-
 # ------------------------------------------------------------------ hooks
 
 
-def pytest_configure(config: pytest.Config) -> None:
-    config.stash[_HOSTS] = _Hosts()
-
-
 def pytest_unconfigure(config: pytest.Config) -> None:
-    hosts = config.stash.get(_HOSTS, None)
-    if hosts is not None:
-        hosts.close()
+    """Close every target the session started (after failures, Ctrl-C and -x too)."""
+    if "fuzz.pytest_items" in sys.modules:
+        sys.modules["fuzz.pytest_items"].close_hosts(config)
 
 
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> pytest.Collector | None:
     if isinstance(obj, Invariants) and collector.funcnamefilter(name):  # type: ignore[attr-defined]
-        return InvariantsCollector.from_parent(collector, name=name, declaration=obj)
+        from fuzz.pytest_items import collector_for
+
+        return collector_for(collector, name, obj)
     return None
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    """Close a module-scoped target after the module's last test."""
-    if not isinstance(item, RuleItem) or item.declaration.declaration.scope != "module":
-        return
-    module = item.getparent(pytest.Module)
-    following = nextitem.getparent(pytest.Module) if nextitem is not None else None
-    if module is not None and following is not module:
-        item.config.stash[_HOSTS].close(module.nodeid)
+    if "fuzz.pytest_items" in sys.modules:
+        sys.modules["fuzz.pytest_items"].close_module_target(item, nextitem)
 
 
 @pytest.fixture
@@ -461,4 +173,4 @@ def pytest_addoption(parser: pytest.Parser) -> None:
                   default="")
 
 
-__all__ = ["Invariants", "invariants", "verdict", "ENVELOPE_DISPLAY"]
+__all__ = ["Invariants", "invariants"]

@@ -1,0 +1,192 @@
+"""The pytest plugin (`fuzz.pytest_plugin`), run as a user runs it: a test file in a scratch
+project, `python -m pytest` in a subprocess, its JUnit XML read with junitparser."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from junitparser import Error, Failure, JUnitXml, Skipped
+
+from tests.conftest import SERVERS, TYPESCRIPT_SERVER
+
+EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pytest"
+SEED = "5"
+BUDGET = 48
+ENVELOPE = "(envelope)"
+
+
+def _pytest(project: Path, *arguments: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *arguments], cwd=project,
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def _project(tmp_path: Path, declaration: str, conftest: str = "") -> Path:
+    project = tmp_path / "project"
+    (project / "tests").mkdir(parents=True)
+    (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\ntestpaths = ['tests']\n")
+    (project / "tests" / "test_invariants.py").write_text(
+        "import sys\nfrom fuzz.pytest_plugin import invariants\n\n" + textwrap.dedent(declaration))
+    if conftest:
+        (project / "tests" / "conftest.py").write_text(textwrap.dedent(conftest))
+    return project
+
+
+def _outcomes(report: Path) -> dict[tuple[str, str], str]:
+    """(tool, rule) -> passed / failed / skipped, from pytest's own --junitxml."""
+    outcomes = {}
+    for suite in JUnitXml.fromfile(str(report)):
+        for case in suite:
+            tool = case.classname.rsplit(".", 1)[-1] if not case.classname.endswith(ENVELOPE) else ENVELOPE
+            kinds = {type(result) for result in case.result}
+            outcomes[(tool, case.name)] = ("failed" if kinds & {Failure, Error} else "skipped" if Skipped in kinds else "passed")
+    return outcomes
+
+
+def _cli_pairs(tmp_path: Path, command: list[str], *options: str) -> set[tuple[str, str]]:
+    report = tmp_path / "cli.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--seed", SEED, "--max-examples", str(BUDGET), "--timeout", "2",
+         "--allow-destructive", "--no-corpus", "--no-progress", *options, "--report", f"json:{report}", "--", *command],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )
+    assert run.returncode in (0, 1), run.stdout[-2000:] + run.stderr
+    return {(finding["tool"] or ENVELOPE, finding["rule"]) for finding in json.loads(report.read_text())["findings"]}
+
+
+SDK_SERVERS = {
+    "MCPServer": ([sys.executable, str(SERVERS / "python_sdk_highlevel.py")], {}),
+    "low-level Server": ([sys.executable, str(SERVERS / "python_sdk_lowlevel.py")], {}),
+    "fastmcp": ([sys.executable, str(SERVERS / "fastmcp_server.py")], {"unavailable": ["secret"], "mirror_tool": "mirror"}),
+    "TypeScript SDK": (["node", str(TYPESCRIPT_SERVER / "server.mjs")], {}),
+}
+
+
+@pytest.mark.parametrize("server", SDK_SERVERS)
+def test_the_plugin_fails_exactly_the_tool_rule_pairs_the_cli_finds(tmp_path: Path, server: str) -> None:
+    command, options = SDK_SERVERS[server]
+    if command[0] == "node" and not (TYPESCRIPT_SERVER / "node_modules").is_dir():
+        pytest.fail("the TypeScript SDK is not installed: run `npm ci --prefix tests/servers/typescript`")
+    cli_options = [part for name, value in options.items() for one in (value if isinstance(value, list) else [value])
+                   for part in (f"--{name.replace('_', '-')}", one)]
+    expected = _cli_pairs(tmp_path, command, *cli_options)
+    assert expected, f"{server} has findings at this budget (tests/test_sdk_servers.py says which)"
+    keywords = ", ".join(f"{name}={value!r}" for name, value in options.items())
+    project = _project(tmp_path, f"test_sdk = invariants(*{command!r}, allow_destructive=True, timeout=2, "
+                                 f"max_examples={BUDGET}, {keywords})\n")
+    run = _pytest(project, "--hypothesis-seed", SEED, "--junitxml", "report.xml")
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr
+    outcomes = _outcomes(project / "report.xml")
+    failed = {pair for pair, outcome in outcomes.items() if outcome == "failed"}
+    assert failed == expected, (failed ^ expected, run.stdout[-3000:])
+    assert {outcome for pair, outcome in outcomes.items() if pair not in expected} <= {"passed", "skipped"}
+    assert sum(outcome == "passed" for outcome in outcomes.values()) > len(failed), "most pairs pass"
+
+
+def test_a_compliant_server_is_all_green_and_a_buggy_one_stops_at_its_first_failure_with_x(tmp_path: Path) -> None:
+    reference = [sys.executable, str(SERVERS / "reference_server.py")]
+    project = _project(tmp_path, f"""
+        test_reference = invariants(*{reference!r}, allow_destructive=True, max_examples=40, mirror_tool="mirror",
+                                    unavailable=["maintenance"])
+    """)
+    green = _pytest(project, "-rs", "--junitxml", "report.xml")
+    assert green.returncode == 0, green.stdout[-3000:]
+    outcomes = _outcomes(project / "report.xml")
+    assert "failed" not in outcomes.values() and list(outcomes.values()).count("passed") >= 60
+    assert outcomes[("mirror", "output-schema")] == "passed" and outcomes[("maintenance", "unavailable-tool")] == "passed"
+    assert outcomes[("admin", "tool-failure")] == "passed", "the destructive tool is fuzzed: allow_destructive=True"
+
+    buggy = _project(tmp_path / "buggy", f"test_reference = invariants(*{reference!r}, '--bug', 'invalid-arguments', "
+                                         "allow_destructive=True, max_examples=40)\n")
+    stopped = _pytest(buggy, "-x")
+    assert stopped.returncode == 1, stopped.stdout[-3000:]
+    assert "stopping after 1 failures" in stopped.stdout and "1 failed" in stopped.stdout
+    assert "::invalid-arguments" in stopped.stdout and "request: {" in stopped.stdout and "answer:  {" in stopped.stdout
+    assert "repeat: pytest " in stopped.stdout and "Traceback" not in stopped.stdout
+
+
+def test_a_destructive_tool_is_skipped_with_the_reason_the_cli_gives(tmp_path: Path) -> None:
+    reference = [sys.executable, str(SERVERS / "reference_server.py")]
+    project = _project(tmp_path, f"test_reference = invariants(*{reference!r}, max_examples=16, tools=['book', 'admin'])\n")
+    run = _pytest(project, "-rs", "-k", "admin")
+    assert run.returncode == 0, run.stdout[-3000:]
+    skips = [line for line in run.stdout.splitlines() if line.startswith("SKIPPED")]
+    assert skips and all("admin" in line and "destructive" in line for line in skips), run.stdout[-3000:]
+    assert "deselected" in run.stdout, "-k admin leaves out book's tests"
+
+
+def test_a_target_that_does_not_start_is_one_error_not_one_per_test(tmp_path: Path) -> None:
+    project = _project(tmp_path, "test_missing = invariants('/nonexistent/mcp-server', '--stdio')\n")
+    run = _pytest(project)
+    assert run.returncode == 2
+    errors = [line for line in run.stdout.splitlines() if line.startswith("ERROR ")]
+    assert len(errors) == 1, run.stdout
+    assert "mcp-toolfuzz: " in run.stdout and "/nonexistent/mcp-server" in run.stdout and "Traceback" not in run.stdout
+
+
+def test_a_wrong_option_is_one_error_naming_the_declaration(tmp_path: Path) -> None:
+    project = _project(tmp_path, "test_bad = invariants(sys.executable, 'server.py', max_time='soon')\n")
+    run = _pytest(project)
+    assert run.returncode == 2
+    assert "invariants() of test_bad: argument --max-time" in run.stdout, run.stdout[-2000:]
+
+
+def test_a_server_the_suite_starts_in_a_fixture_is_fuzzed_with_a_subtest_per_pair(tmp_path: Path) -> None:
+    highlevel = SERVERS / "python_sdk_highlevel.py"
+    project = _project(tmp_path, "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=48, seed=5)\n",
+                       conftest=f"""
+        import sys
+        import pytest
+        from tests.conftest import serving_http
+
+        @pytest.fixture
+        def server_url():
+            with serving_http(sys.executable, {str(highlevel)!r}) as target:
+                yield target.url
+    """)
+    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"], cwd=project, capture_output=True,
+                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr
+    failed = {line.split("[", 1)[1].split("]", 1)[0] for line in run.stdout.splitlines() if line.startswith("SUBFAIL")}
+    # The high-level server's findings over HTTP (tests/test_sdk_servers.py says why each is right).
+    assert {"add::malformed-request", "divide::arguments-not-validated", "divide::output-schema"} <= failed, run.stdout[-3000:]
+    assert not any(pair.endswith("::unknown-tool") for pair in failed), "MCPServer answers unknown tools as SEP-2145 asks"
+
+
+def test_the_example_project_runs_as_its_readme_says(tmp_path: Path) -> None:
+    project = tmp_path / "example"
+    shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".pytest_cache", "__pycache__"))
+    run = _pytest(project, "-rs")
+    assert run.returncode == 0, run.stdout[-3000:]
+    assert "33 passed, 1 skipped" in run.stdout
+    assert "(envelope): no tool execution error came" in run.stdout
+    two = _pytest(project, "-n", "2", "--junitxml", "report.xml")
+    assert two.returncode == 0 and "33 passed, 1 skipped" in two.stdout, two.stdout[-2000:]
+    assert len(_outcomes(project / "report.xml")) == 34
+
+
+def test_an_exported_regression_file_runs_under_the_plugin_and_standalone(tmp_path: Path) -> None:
+    corpus = tmp_path / "corpus"
+    buggy = [sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"]
+    found = subprocess.run([sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "16", "--tools", "book",
+                            "--corpus", str(corpus), "--no-progress", "--", *buggy],
+                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert found.returncode == 1, found.stdout[-2000:]
+    project = tmp_path / "regressions"
+    project.mkdir()
+    exported = subprocess.run([sys.executable, "-m", "fuzz", "export", str(corpus), "--pytest", "-o", str(project / "test_regressions.py")],
+                              capture_output=True, text=True, timeout=60)
+    assert exported.returncode == 0, exported.stderr
+    fixed = f"{sys.executable} {SERVERS / 'reference_server.py'}"
+    (project / "pytest.ini").write_text(f"[pytest]\nmcp_toolfuzz_command = {fixed}\n")
+    under_plugin = _pytest(project)
+    assert under_plugin.returncode == 0 and "1 passed" in under_plugin.stdout, under_plugin.stdout[-2000:]
+    (project / "pytest.ini").write_text("[pytest]\n")
+    standalone = _pytest(project, "-p", "no:mcp_toolfuzz")
+    assert standalone.returncode == 1 and "1 failed" in standalone.stdout, "its own SERVER_COMMAND: the buggy server"
