@@ -14,7 +14,7 @@ from typing import Any, Awaitable, Callable, TypeVar
 
 import trio
 
-from fuzz.errors import HarnessError
+from fuzz.errors import HarnessError, first_leaf
 from fuzz.target import Target, TargetSpec, open_target
 
 T = TypeVar("T")
@@ -47,10 +47,10 @@ class HostedTarget:
     def _serve(self) -> None:
         try:
             trio.run(self._main)
-        except HarnessError as error:
-            self.error = error
         except BaseException as error:  # noqa: B036 - told to the caller, never lost in a thread
-            self.error = HarnessError(f"the target's thread failed: {type(error).__name__}: {error}")
+            leaf = first_leaf(error)
+            self.error = leaf if isinstance(leaf, HarnessError) else HarnessError(
+                f"the target's thread failed: {type(leaf).__name__}: {leaf}")
         finally:
             self._ready.set()
 

@@ -4,7 +4,6 @@ project, `python -m pytest` in a subprocess, its JUnit XML read with junitparser
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -141,17 +140,26 @@ def test_a_server_the_suite_starts_in_a_fixture_is_fuzzed_with_a_subtest_per_pai
     highlevel = SERVERS / "python_sdk_highlevel.py"
     project = _project(tmp_path, "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=48, seed=5)\n",
                        conftest=f"""
-        import sys
+        import socket, subprocess, sys, time
         import pytest
-        from tests.conftest import serving_http
 
         @pytest.fixture
         def server_url():
-            with serving_http(sys.executable, {str(highlevel)!r}) as target:
-                yield target.url
+            with socket.socket() as probe:
+                probe.bind(("127.0.0.1", 0))
+                port = probe.getsockname()[1]
+            server = subprocess.Popen([sys.executable, {str(highlevel)!r}, "--http", str(port)], stderr=subprocess.DEVNULL)
+            while True:
+                try:
+                    socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                    break
+                except OSError:
+                    time.sleep(0.1)
+            yield f"http://127.0.0.1:{{port}}/mcp"
+            server.kill()
+            server.wait()
     """)
-    run = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"], cwd=project, capture_output=True,
-                         text=True, timeout=300, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parent.parent)})
+    run = _pytest(project, "-rA")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr
     failed = {line.split("[", 1)[1].split("]", 1)[0] for line in run.stdout.splitlines() if line.startswith("SUBFAIL")}
     # The high-level server's findings over HTTP (tests/test_sdk_servers.py says why each is right).
