@@ -141,21 +141,29 @@ def _report_of_run(path: Path, *options: str) -> dict[str, Any]:
     return document
 
 
+def _difference(first: dict[str, Any], second: dict[str, Any]) -> str:
+    """Where two reports differ, as the lines of a diff (a failure's message must say what)."""
+    import difflib
+
+    lines = [json.dumps(json.loads(without_jsonrpc_ids(report)), indent=1, sort_keys=True).splitlines() for report in (first, second)]
+    return "\n".join(list(difflib.unified_diff(*lines, lineterm="", n=2))[:80])
+
+
 def test_two_runs_with_one_seed_give_identical_reports_but_for_timings_and_ids(tmp_path: Path) -> None:
     """The JSON-RPC ids a request gets depend on what else was in flight (other explorations'
     batches, the canonical cases sent ahead); everything else is the same, whatever --workers and
     --processes (each process has its own connection, and its own ids)."""
     first, second = (_report_of_run(tmp_path / f"{name}.json", "--workers", "4", "--processes", "2") for name in ("first", "second"))
     assert first["findings"], "the demo has findings at this budget"
-    assert without_jsonrpc_ids(first) == without_jsonrpc_ids(second)
+    assert without_jsonrpc_ids(first) == without_jsonrpc_ids(second), _difference(first, second)
     alone = [_report_of_run(tmp_path / f"{name}.json", "--workers", "1", "--processes", "1") for name in ("alone-1", "alone-2")]
     assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(alone[1])
     three = _report_of_run(tmp_path / "three.json", "--workers", "1", "--processes", "3")
     for report in (first, three, *alone):
         report["options"].pop("workers")
         report["options"].pop("processes")
-    assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(first)
-    assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(three)
+    assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(first), _difference(alone[0], first)
+    assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(three), _difference(alone[0], three)
 
 
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
