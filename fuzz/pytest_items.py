@@ -215,6 +215,10 @@ class RuleItem(pytest.Item):
         except HarnessError as error:
             pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
         outcome = verdict(result, tool_collector.tool, self.rule, repeat=declaration.repeat(self.nodeid))
+        summary = next((summary for summary in result.tools if summary.tool == tool_collector.tool), None)
+        self.user_properties += [("seed", result.seed), ("casesSent", summary.total_sent if summary else 0)]
+        self.user_properties += [("reproduction", finding.reproduction) for finding in (summary.findings if summary else ())
+                                 if finding.rule.id == self.rule and finding.reproduction]
         if outcome.outcome == "failed":
             raise RuleFailed(outcome.text)
         if outcome.outcome == "skipped":

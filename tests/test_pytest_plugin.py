@@ -4,6 +4,7 @@ project, `python -m pytest` in a subprocess, its JUnit XML read with junitparser
 from __future__ import annotations
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -198,3 +199,76 @@ def test_an_exported_regression_file_runs_under_the_plugin_and_standalone(tmp_pa
     (project / "pytest.ini").write_text("[pytest]\n")
     standalone = _pytest(project, "-p", "no:mcp_toolfuzz")
     assert standalone.returncode == 1 and "1 failed" in standalone.stdout, "its own SERVER_COMMAND: the buggy server"
+
+
+def _properties(report: Path, tool: str, rule: str) -> dict[str, list[str]]:
+    """The properties pytest wrote for one (tool, rule) test (`user_properties`)."""
+    import xml.etree.ElementTree as ElementTree
+
+    found: dict[str, list[str]] = {}
+    for case in ElementTree.parse(report).iter("testcase"):
+        if case.get("name") == rule and case.get("classname", "").endswith("." + tool):
+            for prop in case.iter("property"):
+                found.setdefault(prop.get("name", ""), []).append(prop.get("value", ""))
+    return found
+
+
+def test_the_loaded_hypothesis_profile_sets_the_budget_and_the_corpus_keeps_reproductions(tmp_path: Path) -> None:
+    reference = [sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"]
+    project = _project(tmp_path, f"test_reference = invariants(*{reference!r}, tools=['book'], corpus='corpus')\n", conftest="""
+        from hypothesis import settings
+
+        settings.register_profile("tiny", max_examples=8)
+        settings.register_profile("more", max_examples=64)
+    """)
+    sent = {}
+    for profile in ("tiny", "more"):
+        run = _pytest(project, "--hypothesis-profile", profile, "--hypothesis-seed", "1", "--junitxml", f"{profile}.xml")
+        assert run.returncode == 1, run.stdout[-2000:]
+        properties = _properties(project / f"{profile}.xml", "book", "unknown-tool")
+        assert properties["seed"] == ["1"]
+        sent[profile] = int(properties["casesSent"][0])
+        (reproduction,) = properties["reproduction"]
+        assert (project / reproduction).is_file(), "the finding's reproduction is written into corpus="
+        assert f"replay:  mcp-toolfuzz replay {reproduction}" in run.stdout
+    assert sent["tiny"] < sent["more"], sent
+
+
+def _processes_with(marker: str) -> list[str]:
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            arguments = (proc / "cmdline").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in arguments and state != "Z":
+            found.append(b" ".join(arguments).decode(errors="replace"))
+    return found
+
+
+def test_the_target_is_closed_when_x_stops_the_session_and_when_it_is_interrupted(tmp_path: Path) -> None:
+    import signal
+    import time
+
+    marker = f"--label=plugin-{os.getpid()}-{time.monotonic_ns()}"
+    misbehaving = [sys.executable, str(SERVERS / "misbehaving_server.py"), marker]
+    project = _project(tmp_path, f"test_buggy = invariants(*{misbehaving!r}, tools=['double'], max_examples=16, timeout=0.5)\n"
+                                 f"test_slow = invariants(*{misbehaving!r}, tools=['slow'], max_examples=100000, timeout=5)\n")
+    stopped = _pytest(project, "-x", "-k", "test_buggy")
+    assert stopped.returncode == 1 and "stopping after 1 failures" in stopped.stdout, stopped.stdout[-2000:]
+    assert _processes_with(marker) == []
+    process = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-k", "test_slow and slow"], cwd=project,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 30
+    while not _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    time.sleep(2.0)
+    assert _processes_with(marker), "the slow tool's server runs"
+    process.send_signal(signal.SIGINT)
+    out, err = process.communicate(timeout=60)
+    assert "KeyboardInterrupt" in out, out[-2000:]
+    deadline = time.monotonic() + 10
+    while _processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert _processes_with(marker) == [], "interrupted: the target is closed"
