@@ -286,7 +286,7 @@ class Exploration:
             if violations:
                 self.findings = [violation.finding for violation in violations]
             elif self.lost is None and not self.out_of_time and not share_spent:
-                self.skip = f"could not generate {self.kind.value} cases: {type(error).__name__}: {error}"
+                self.skip = f"could not generate {self.kind.value} cases: {_where_raised(error)}"
         if not self.findings and self._latest:
             self.findings = list(self._latest.values())
 
@@ -513,3 +513,16 @@ def _leaves_of_type(error: BaseException, types: tuple[type[BaseException], ...]
     if isinstance(error, BaseExceptionGroup):
         return any(_leaves_of_type(inner, types) for inner in error.exceptions)
     return isinstance(error, types)
+
+
+def _where_raised(error: BaseException) -> str:
+    """The error with the place it was raised (its innermost frame): a generation error is a
+    harness bug, and its report should say where to look."""
+    import traceback
+
+    leaf = error
+    while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+        leaf = leaf.exceptions[0]
+    frames = traceback.extract_tb(leaf.__traceback__)
+    where = f" (raised at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    return f"{type(leaf).__name__}: {leaf}{where}"
