@@ -195,8 +195,13 @@ def named_fields(texts: Iterable[str], fields: Iterable[str]) -> Counter[str]:
 
 def judged_rules(result: RunResult) -> list[str]:
     """The rules the run judged by: its profile's, less those --rules / --exclude-rules left out."""
-    enabled = result.options.get("rules")
-    return [rule for rule in PROFILES[result.profile].rules if enabled is None or rule in enabled]
+    return rules_of(result.profile, result.options.get("rules"))
+
+
+def rules_of(profile: str, enabled: Iterable[str] | None) -> list[str]:
+    """The rules a profile judges by, in its order, of those `enabled` (None: all)."""
+    chosen = None if enabled is None else set(enabled)
+    return [rule for rule in PROFILES[profile].rules if chosen is None or rule in chosen]
 
 
 def exercise_by_tool(result: RunResult) -> dict[str, dict[str, Exercise]]:

@@ -52,7 +52,7 @@ from fuzz.findings import Finding, FindingKey, Replayed, RunResult, Skip, ToolSu
 from fuzz.known_arguments import resolve_known_arguments
 from fuzz.options import RunOptions
 from fuzz.oracle import Criteria
-from fuzz.plan import ToolPlan, excluded, plan
+from fuzz.plan import ToolPlan, excluded, plan, with_envelope
 from fuzz.profiles import PROFILES
 from fuzz.replay import ReplayStatus, replay_on
 from fuzz.shards import assign, run_in_processes
@@ -226,8 +226,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
         protocol_version=target.description.protocol_version,
         listed_names=tuple(tool.name for tool in target.tools),
     )
-    envelope = ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)) if options.envelope else None
-    tool_plans = (envelope, *plans) if envelope else plans
+    tool_plans = with_envelope(plans, options.envelope)
     owned = _owned(tool_plans, options)
     runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned)
     cut = await runner.run_round(runner.linked([

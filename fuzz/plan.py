@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable
+from typing import Iterable, Sequence
 
 from fuzz.errors import ConfigurationError
 from fuzz.findings import Skip
@@ -136,3 +136,9 @@ def _check_names(selection: Selection, tools: list[Tool], names: set[str]) -> No
             )
     if mirror is not None and mirror in selection.unavailable:
         raise ConfigurationError(f"{mirror!r} is given both as --mirror-tool and as --unavailable; a tool is one or the other")
+
+
+def with_envelope(plans: Sequence[ToolPlan], envelope: bool) -> tuple[ToolPlan, ...]:
+    """The run's plan: the malformed requests that name no tool first (when `envelope`), then
+    the tools'."""
+    return ((ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)),) if envelope else ()) + tuple(plans)

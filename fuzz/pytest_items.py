@@ -11,16 +11,15 @@ from typing import Any, Callable, Iterator, Sequence
 import pytest
 
 from fuzz import engine
-from fuzz.coverage import tool_exercise
+from fuzz.coverage import rules_of, tool_exercise
 from fuzz.errors import HarnessError
 from fuzz.findings import RunResult, ToolSummary
 from fuzz.hosted import HostedTarget
 from fuzz.options import RunOptions
-from fuzz.plan import ToolPlan, plan
+from fuzz.plan import ToolPlan, plan, with_envelope
 from fuzz.pytest_plugin import Invariants
 from fuzz.reports.problems import display, findings_text
 from fuzz.target import HttpTarget, StdioTarget, TargetSpec
-from strategies import CaseKind
 from strategies.cases import ENVELOPE
 
 
@@ -77,14 +76,11 @@ def _applicable(tool_plan: ToolPlan, rules: Sequence[str]) -> list[str]:
 
 
 def _judged_rules(options: RunOptions) -> list[str]:
-    from fuzz.profiles import PROFILES
-
-    return [rule for rule in PROFILES[options.profile].rules if options.rules is None or rule in options.rules]
+    return rules_of(options.profile, options.rules)
 
 
 def _tool_plans(options: RunOptions, host: HostedTarget) -> list[ToolPlan]:
-    plans = list(plan(host.target.tools, options.selection))
-    return ([ToolPlan(None, (CaseKind.MALFORMED_REQUEST,))] if options.envelope else []) + plans
+    return list(with_envelope(plan(host.target.tools, options.selection), options.envelope))
 
 
 # ------------------------------------------------------------------ verdicts
