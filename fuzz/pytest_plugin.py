@@ -19,7 +19,7 @@ work on, and what a failure names. A pair passes when its rule was judged on the
 nothing, fails with the rule, the minimal request, the answer and the replay command, and is
 skipped with the reason the CLI gives (a destructive tool's cases, a rule that was not
 exercised). A tool is fuzzed when its first selected test runs, all its case kinds in one run
-(`engine.run_on` with `only`), by the rules of its selected tests: so `-k` fuzzes less, and `-x`
+(`engine.run_on` with `only`), by the rules of its selected tests: so `-k add` fuzzes only `add`, and `-x`
 stops after the first tool with a failure. With `fixture=` the tools are known only once the
 fixture has run, after collection: that declaration is one test, with a subtest per (tool,
 rule) (pytest's `subtests`), failing on any.

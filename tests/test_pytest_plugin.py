@@ -272,3 +272,16 @@ def test_the_target_is_closed_when_x_stops_the_session_and_when_it_is_interrupte
     while _processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert _processes_with(marker) == [], "interrupted: the target is closed"
+
+
+@pytest.mark.parametrize(("scope", "starts"), [("session", 1), ("module", 2)])
+def test_a_target_is_started_once_per_session_or_once_per_module(tmp_path: Path, scope: str, starts: int) -> None:
+    started = tmp_path / "started"
+    command = ["sh", "-c", f'echo $$ >> {started}; exec {sys.executable} {SERVERS / "reference_server.py"}']
+    project = _project(tmp_path, f"test_first = invariants(*{command!r}, tools=['book'], max_examples=8, scope={scope!r})\n")
+    (project / "tests" / "test_second.py").write_text(
+        "from fuzz.pytest_plugin import invariants\n\n"
+        f"test_second = invariants(*{command!r}, tools=['book'], max_examples=8, scope={scope!r})\n")
+    run = _pytest(project)
+    assert run.returncode == 0, run.stdout[-2000:]
+    assert len(started.read_text().split()) == starts, run.stdout[-2000:]
