@@ -285,3 +285,37 @@ def test_a_target_is_started_once_per_session_or_once_per_module(tmp_path: Path,
     run = _pytest(project)
     assert run.returncode == 0, run.stdout[-2000:]
     assert len(started.read_text().split()) == starts, run.stdout[-2000:]
+
+
+def test_a_url_with_headers_and_a_server_from_a_config_file(tmp_path: Path) -> None:
+    from tests.conftest import serving_http
+
+    secret = "tok-31c9-plugin-secret"
+    with serving_http(sys.executable, str(SERVERS / "python_sdk_highlevel.py")) as target:
+        project = _project(tmp_path / "url", f"test_remote = invariants(url={target.url!r}, headers={{'Authorization': 'Bearer {secret}'}}, "
+                                             "tools=['add'], allow_destructive=True, timeout=2, max_examples=24, seed=5)\n")
+        remote = _pytest(project, "--junitxml", "report.xml")
+    assert remote.returncode == 1, remote.stdout[-2000:]
+    failed = {pair for pair, outcome in _outcomes(project / "report.xml").items() if outcome == "failed"}
+    assert ("add", "malformed-request") in failed, "MCPServer answers `arguments: null` with a result (test_sdk_servers)"
+    assert secret not in remote.stdout + remote.stderr + (project / "report.xml").read_text()
+
+    config = tmp_path / "mcp.json"
+    config.write_text(json.dumps({"mcpServers": {"reference": {"command": sys.executable, "args": [str(SERVERS / "reference_server.py")]},
+                                                 "other": {"url": "http://127.0.0.1:9/mcp"}}}))
+    project = _project(tmp_path / "config", f"test_configured = invariants(config={str(config)!r}, server='reference', tools=['book'], "
+                                            "max_examples=16)\n")
+    configured = _pytest(project, "--junitxml", "report.xml")
+    assert configured.returncode == 0, configured.stdout[-2000:]
+    assert ("book", "unknown-tool") in _outcomes(project / "report.xml")
+
+
+def test_profile_and_rules_choose_what_is_judged_and_collected(tmp_path: Path) -> None:
+    """The reference server answers an unknown tool with a tool execution error: what SEP-2145
+    requires, and a violation of the 2025-11-25 revision's text (unknown tools are protocol errors)."""
+    reference = [sys.executable, str(SERVERS / "reference_server.py")]
+    project = _project(tmp_path, f"test_revision = invariants(*{reference!r}, profile='2025-11-25', rules=['unknown-tool'], "
+                                 "tools=['book', 'weather'], max_examples=8)\n")
+    run = _pytest(project, "--junitxml", "report.xml")
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert _outcomes(project / "report.xml") == {("book", "unknown-tool"): "failed", ("weather", "unknown-tool"): "failed"}
