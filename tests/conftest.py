@@ -107,3 +107,17 @@ def serving_http(*command: str, startup: float = 20.0) -> Iterator[HttpTarget]:
         except ProcessLookupError:
             pass
         process.wait()
+
+
+def processes_running(marker: str) -> list[str]:
+    """The command lines of live processes (not zombies) whose arguments include `marker`."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            arguments = (proc / "cmdline").read_bytes().split(b"\0")
+            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        if marker.encode() in arguments and state != "Z":
+            found.append(b" ".join(arguments).decode(errors="replace"))
+    return found

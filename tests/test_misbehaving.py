@@ -16,23 +16,9 @@ import pytest
 from fuzz.cli import main
 from fuzz.plan import Selection
 from fuzz.target import StdioTarget
-from tests.conftest import SERVERS, fuzz
+from tests.conftest import SERVERS, fuzz, processes_running
 
 MISBEHAVING = (sys.executable, str(SERVERS / "misbehaving_server.py"))
-
-
-def _processes_running(marker: str) -> list[str]:
-    """The command lines of live processes (not zombies) whose arguments include `marker`."""
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            arguments = (proc / "cmdline").read_bytes().split(b"\0")
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in arguments and state != "Z":
-            found.append(b" ".join(arguments).decode(errors="replace"))
-    return found
 
 
 def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> None:
@@ -48,7 +34,7 @@ def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> 
     crash = next(f for f in result.findings if f.tool == "crash")
     assert "fatal: n too large" in crash.stderr and "exited (code 3)" in crash.why
     assert result.target_restarts >= 1
-    assert _processes_running(marker) == [], "the harness left the target running"
+    assert processes_running(marker) == [], "the harness left the target running"
 
 
 def test_huge_answers_and_floods_of_notifications_are_answers_like_any_other() -> None:
@@ -96,14 +82,14 @@ def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     deadline = time.monotonic() + 20
-    while len(_processes_running(marker)) < 5 and time.monotonic() < deadline:
+    while len(processes_running(marker)) < 5 and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(_processes_running(marker)) == 5, "the harness, its two worker processes and their targets should be running"
+    assert len(processes_running(marker)) == 5, "the harness, its two worker processes and their targets should be running"
     time.sleep(1.0)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)
     assert "interrupted (Ctrl-C)" in stdout and "Traceback" not in stderr
-    assert _processes_running(marker) == [], stdout[-3000:] + stderr[-3000:]
+    assert processes_running(marker) == [], stdout[-3000:] + stderr[-3000:]
 
 
 def test_a_server_from_an_mcp_servers_config_with_env(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from tests.conftest import SERVERS, TYPESCRIPT_SERVER
+from tests.conftest import SERVERS, TYPESCRIPT_SERVER, processes_running
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pytest"
 SEED = "5"
@@ -234,19 +234,6 @@ def test_the_loaded_hypothesis_profile_sets_the_budget_and_the_corpus_keeps_repr
     assert sent["tiny"] < sent["more"], sent
 
 
-def _processes_with(marker: str) -> list[str]:
-    found = []
-    for proc in Path("/proc").iterdir():
-        try:
-            arguments = (proc / "cmdline").read_bytes().split(b"\0")
-            state = (proc / "stat").read_text().rsplit(")", 1)[1].split()[0]
-        except OSError:
-            continue
-        if marker.encode() in arguments and state != "Z":
-            found.append(b" ".join(arguments).decode(errors="replace"))
-    return found
-
-
 def test_the_target_is_closed_when_x_stops_the_session_and_when_it_is_interrupted(tmp_path: Path) -> None:
     import signal
     import time
@@ -257,21 +244,21 @@ def test_the_target_is_closed_when_x_stops_the_session_and_when_it_is_interrupte
                                  f"test_slow = invariants(*{misbehaving!r}, tools=['slow'], max_examples=100000, timeout=5)\n")
     stopped = _pytest(project, "-x", "-k", "test_buggy")
     assert stopped.returncode == 1 and "stopping after 1 failures" in stopped.stdout, stopped.stdout[-2000:]
-    assert _processes_with(marker) == []
+    assert processes_running(marker) == []
     process = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-k", "test_slow and slow"], cwd=project,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     deadline = time.monotonic() + 30
-    while not _processes_with(marker) and time.monotonic() < deadline:
+    while not processes_running(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     time.sleep(2.0)
-    assert _processes_with(marker), "the slow tool's server runs"
+    assert processes_running(marker), "the slow tool's server runs"
     process.send_signal(signal.SIGINT)
     out, err = process.communicate(timeout=60)
     assert "KeyboardInterrupt" in out, out[-2000:]
     deadline = time.monotonic() + 10
-    while _processes_with(marker) and time.monotonic() < deadline:
+    while processes_running(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert _processes_with(marker) == [], "interrupted: the target is closed"
+    assert processes_running(marker) == [], "interrupted: the target is closed"
 
 
 @pytest.mark.parametrize(("scope", "starts"), [("session", 1), ("module", 2)])
