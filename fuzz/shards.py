@@ -5,7 +5,7 @@ a URL), their events and results merged into one run.
 Why processes, not more threads: the harness computes (Hypothesis draws and shrinks, the
 oracle judges) under one GIL, and waits while the target answers; two processes on two cores
 compute side by side and overlap each other's waits. Measured on a 2-core machine
-(`benchmarks/throughput.py`): 2.2 times the cases per second of one process on the demo, 2.0
+(`benchmarks/throughput.py`): 2.3 times the cases per second of one process on the demo, 2.0
 times on an `mcp` SDK server.
 
 What a run finds does not depend on the process count: a tool is fuzzed whole by one process
@@ -15,8 +15,8 @@ own answers (`fuzz.engine`), so one process or four make the same findings from 
 
 The processes are forked before anything runs (no threads yet), with the garbage collector's
 objects frozen (`gc.freeze`) so that the pages the imports filled stay shared between them (a
-collection would write to every object's header and copy the page): 20% less memory, PSS summed
-over the processes, on the demo. They ignore Ctrl-C (the parent,
+collection would write to every object's header and copy the page): PSS summed over the
+processes 156 -> 125 MB on the demo. They ignore Ctrl-C (the parent,
 which gets it, asks each to stop with SIGTERM, as a CI runner's timeout does: each keeps what it
 found) and die with the parent. A process that ends without a result loses no finding already
 reported: the summaries of the tools it finished came with its events.
