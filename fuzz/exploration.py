@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import threading
 import time
 from dataclasses import replace
 from typing import Any, Callable, Sequence
@@ -37,6 +38,16 @@ from fuzz.session import Answered
 from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import ABSENT, ENVELOPE, canonical_cases, canonical_envelope_cases, coercion_cases, envelope_cases
 from strategies.values import Known
+
+_BUILDING = threading.Lock()
+"""Explorations in worker threads build their strategies one at a time. Hypothesis reads a
+lambda's source when a filter is applied to a numeric strategy (and for a strategy's repr),
+through `ast.parse` (whose recursion-depth bookkeeping CPython 3.11 does not guard between
+threads: "SystemError: AST constructor recursion depth mismatch"), a WeakKeyDictionary and an
+LRU cache, none safe to share between threads; built at once by several explorations, a
+strategy failed now and then ("dictionary changed size during iteration") and its case kind
+was skipped. `validate()` resolves the lazy strategies inside, so no building is left for
+the draws."""
 
 CASES_PER_EXAMPLE = 8
 """Cases in one Hypothesis example; an eighth of --max-examples when that is fewer, so that a
@@ -254,12 +265,14 @@ class Exploration:
 
     def _search(self) -> None:
         try:
-            strategy = envelope_cases() if self.tool is None else cases(
-                self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known
-            )
-            if self._silent_labels:
-                strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
-            batches = st.lists(strategy, min_size=self.batch_size, max_size=self.batch_size)
+            with _BUILDING:
+                strategy = envelope_cases() if self.tool is None else cases(
+                    self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known
+                )
+                if self._silent_labels:
+                    strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
+                batches = st.lists(strategy, min_size=self.batch_size, max_size=self.batch_size)
+                batches.validate()
             left = -(-self.max_examples // self.batch_size)
             part = 0
             while left > 0:
