@@ -20,6 +20,7 @@ from fuzz.corpus import load as load_reproduction
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.export import export_pytest
 from fuzz.known_arguments import KnownArgument, parse_known_argument
+from fuzz.lifecycle import ACCEPTED_PROTOCOL_VERSIONS, OFFERED_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION
 from fuzz.options import DEFAULT_WORKERS, default_processes
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.profiles import PROFILES, SEP_2145
@@ -44,6 +45,17 @@ def _report_request(text: str) -> ReportRequest:
             f"{text!r} is not FORMAT:PATH with FORMAT one of {', '.join(WRITERS)}; e.g. --report junit:results.xml"
         )
     return ReportRequest(kind, Path(path))
+
+
+def _protocol_version(text: str) -> str:
+    if text == STATELESS_PROTOCOL_VERSION:
+        raise argparse.ArgumentTypeError(
+            f"{text} (the stateless revision, with server/discover and no initialize) is not spoken by this "
+            f"release; it speaks {', '.join(reversed(ACCEPTED_PROTOCOL_VERSIONS))}"
+        )
+    if text not in ACCEPTED_PROTOCOL_VERSIONS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not an MCP revision mcp-toolfuzz speaks: {', '.join(reversed(ACCEPTED_PROTOCOL_VERSIONS))}")
+    return text
 
 
 def _positive_int(text: str) -> int:
@@ -119,6 +131,9 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
                      help=f"explorations (tool x case kind) fuzzed at once on the one connection; what is found "
                           f"does not depend on it (default {DEFAULT_WORKERS})")
+    run.add_argument("--protocol-version", type=_protocol_version, default=None, metavar="VERSION",
+                     help=f"the MCP revision to speak ({', '.join(reversed(ACCEPTED_PROTOCOL_VERSIONS))}); the target must "
+                          f"answer it (default: offer {OFFERED_PROTOCOL_VERSION}, speak the revision the target answers)")
     run.add_argument("--processes", type=_positive_int, default=default_processes(), metavar="N",
                      help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
                           f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
@@ -337,6 +352,7 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[e
         max_time=options.max_time,
         workers=options.workers,
         processes=options.processes,
+        protocol_version=options.protocol_version,
         known_arguments=tuple(options.argument),
         tool_max_examples=tuple(options.tool_max_examples),
     )

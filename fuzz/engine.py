@@ -199,7 +199,7 @@ async def _raise_on_sigterm() -> None:
 
 
 async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
-    async with open_target(options.target, startup_timeout=options.startup_timeout) as target:
+    async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version) as target:
         await _fuzz_on(target, options, listener, progress, deadline)
 
 

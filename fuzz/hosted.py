@@ -24,9 +24,10 @@ CLOSE_GRACE = 10.0
 
 
 class HostedTarget:
-    def __init__(self, spec: TargetSpec, *, startup_timeout: float) -> None:
+    def __init__(self, spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None) -> None:
         self.spec = spec
         self._startup_timeout = startup_timeout
+        self._protocol_version = protocol_version
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
@@ -58,7 +59,7 @@ class HostedTarget:
         self._token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as scope:
             self._scope = scope
-            async with open_target(self.spec, startup_timeout=self._startup_timeout) as target:
+            async with open_target(self.spec, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version) as target:
                 self._target = target
                 self._ready.set()
                 await trio.sleep_forever()

@@ -13,6 +13,10 @@ from strategies import InvalidSchema, Tool
 
 OFFERED_PROTOCOL_VERSION = "2025-11-25"
 ACCEPTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+"""The revisions with the `initialize` handshake, newest first: offered the newest, a server
+may answer any of them (the client then speaks that one)."""
+STATELESS_PROTOCOL_VERSION = "2026-07-28"
+"""The revision without the handshake (`server/discover`), not spoken yet."""
 MAX_TOOL_PAGES = 1000
 
 
@@ -27,15 +31,23 @@ class ServerDescription:
     handshake: tuple[dict[str, Any], ...] = field(default=(), repr=False)
 
 
-async def initialize(session: Session, *, timeout: float) -> ServerDescription:
+async def initialize(session: Session, *, timeout: float, version: str | None = None) -> ServerDescription:
+    """The handshake, offering `version` (`--protocol-version`: the server must answer it) or
+    else the newest revision (the server may answer any it speaks)."""
     params = {
-        "protocolVersion": OFFERED_PROTOCOL_VERSION,
+        "protocolVersion": version or OFFERED_PROTOCOL_VERSION,
         "capabilities": {},
         "clientInfo": {"name": "mcp-toolfuzz", "version": __version__},
     }
     exchange = await session.request("initialize", params, timeout=timeout)
     result = _result_of(exchange, "initialize", session)
-    version = result.get("protocolVersion")
+    answered = result.get("protocolVersion")
+    if version is not None and answered != version:
+        raise HandshakeError(
+            f"--protocol-version {version}: the target answered initialize with protocolVersion {answered!r}, "
+            f"so it does not speak {version}; leave --protocol-version out to fuzz it under the revision it answers"
+        )
+    version = answered
     if version not in ACCEPTED_PROTOCOL_VERSIONS:
         raise HandshakeError(
             f"the target answered initialize with protocolVersion {version!r}; mcp-toolfuzz speaks "

@@ -50,6 +50,9 @@ class RunOptions:
     """Seconds to wait for the answer to one request."""
     startup_timeout: float = 20.0
     """Seconds to wait for the answers to `initialize` and `tools/list`."""
+    protocol_version: str | None = None
+    """The revision to speak (`--protocol-version`); None: offer the newest, speak what the
+    server answers."""
     selection: Selection = Selection()
     profile: str = SEP_2145.id
     rules: frozenset[str] | None = None
@@ -105,6 +108,7 @@ class RunOptions:
             "maxTime": self.max_time,
             "workers": self.workers,
             "processes": self.processes,
+            "protocolVersion": self.protocol_version,
             "arguments": [{"field": key, "value": value} for key, value in self.known_arguments],
             "toolMaxExamples": dict(self.tool_max_examples),
             "destructiveAllowed": sorted(selection.destructive_allowed),

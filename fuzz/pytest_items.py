@@ -117,21 +117,24 @@ def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
 
 
 class _Hosts:
-    """The session's open targets, by spec and scope key; all closed at the end of the session."""
+    """The session's open targets, by spec, revision and scope key; all closed at the end of the
+    session."""
 
     def __init__(self) -> None:
-        self.open: dict[tuple[TargetSpec, str], HostedTarget] = {}
+        self.open: dict[tuple[TargetSpec, str | None, str], HostedTarget] = {}
 
-    def get(self, spec: TargetSpec, key: str, startup_timeout: float) -> HostedTarget:
-        if (spec, key) not in self.open:
-            self.open[(spec, key)] = HostedTarget(spec, startup_timeout=startup_timeout)
-        return self.open[(spec, key)]
+    def get(self, options: RunOptions, key: str) -> HostedTarget:
+        place = (options.target, options.protocol_version, key)
+        if place not in self.open:
+            self.open[place] = HostedTarget(options.target, startup_timeout=options.startup_timeout,
+                                            protocol_version=options.protocol_version)
+        return self.open[place]
 
     def close(self, key: str | None = None) -> None:
-        for (spec, scope_key), host in list(self.open.items()):
-            if key is None or scope_key == key:
+        for place, host in list(self.open.items()):
+            if key is None or place[2] == key:
                 host.close()
-                del self.open[(spec, scope_key)]
+                del self.open[place]
 
 
 
@@ -151,7 +154,7 @@ class InvariantsCollector(pytest.Collector):
             self.options = _run_options(declaration.arguments, declaration.command, where, self.config,
                                         seed=declaration.seed, max_examples=declaration.max_examples)
             self.scope_key = self.module_key if declaration.scope == "module" else "session"
-            host = hosts(self.config).get(self.options.target, self.scope_key, self.options.startup_timeout)
+            host = hosts(self.config).get(self.options, self.scope_key)
             plans = _tool_plans(self.options, host)
         except HarnessError as error:
             raise self.CollectError(f"mcp-toolfuzz: {error}") from None
@@ -166,7 +169,7 @@ class InvariantsCollector(pytest.Collector):
         return module.nodeid if module is not None else self.nodeid
 
     def host(self) -> HostedTarget:
-        return hosts(self.config).get(self.options.target, self.scope_key, self.options.startup_timeout)
+        return hosts(self.config).get(self.options, self.scope_key)
 
     def result_for(self, tool: str, rules: Sequence[str]) -> RunResult:
         """The run of `tool` (made on first use, by `rules`)."""
@@ -245,7 +248,7 @@ def fixture_test(fixture: str, arguments: tuple[str, ...], seed: int | None, max
         where = f"{request.node.nodeid}: invariants(fixture={fixture!r})"
         try:
             options = _run_options(arguments, (), where, request.config, seed=seed, max_examples=max_examples, spec=spec)
-            host = HostedTarget(spec, startup_timeout=options.startup_timeout)
+            host = HostedTarget(spec, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version)
         except HarnessError as error:
             pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
         try:

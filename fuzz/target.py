@@ -84,8 +84,11 @@ class Target:
     """A running, initialized server. Open it with `open_target`; `restart` replaces a dead
     process with a new one (handshake again) and keeps the same tools."""
 
-    def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float) -> None:
+    def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float,
+                 protocol_version: str | None = None) -> None:
         self.spec = spec
+        self.protocol_version = protocol_version
+        """The revision to ask for (`--protocol-version`); None: the newest, or what the server answers."""
         self._nursery = nursery
         self._startup_timeout = startup_timeout
         self._scope: trio.CancelScope | None = None
@@ -104,7 +107,7 @@ class Target:
         self._scope = await self._nursery.start(_serve, session)
         self.session = session
         try:
-            self.description = await initialize(session, timeout=self._startup_timeout)
+            self.description = await initialize(session, timeout=self._startup_timeout, version=self.protocol_version)
             self.tools = await list_tools(session, timeout=self._startup_timeout)
         except HandshakeError as error:
             await self.aclose()
@@ -142,9 +145,9 @@ async def _serve(session: Session, task_status: trio.TaskStatus[trio.CancelScope
 
 
 @asynccontextmanager
-async def open_target(spec: TargetSpec, *, startup_timeout: float) -> AsyncIterator[Target]:
+async def open_target(spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None) -> AsyncIterator[Target]:
     async with trio.open_nursery() as nursery:
-        target = Target(spec, nursery, startup_timeout=startup_timeout)
+        target = Target(spec, nursery, startup_timeout=startup_timeout, protocol_version=protocol_version)
         try:
             await target.start()
             yield target
