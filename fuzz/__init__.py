@@ -15,7 +15,11 @@
   its violations shrunk into `findings`; `engine` runs `--workers` explorations at once
   (`options` holds what it is asked), spreads `--max-time`, writes reproductions, emits events
   and knows no reporter.
-- `reports` render a run (terminal, JSON); `cli` parses arguments and calls the engine.
+- `shards` splits a run's tools between `--processes` forked worker processes, each with its
+  own target, and merges their events and results into one run.
+- `reports` render a run (terminal, JSON, JUnit, SARIF, Markdown); `cli` parses arguments and
+  calls the engine; `pytest_plugin` (what pytest loads) and `pytest_items` (its tests, on a
+  target kept open by `hosted`) are the other face, building runs with the CLI's code.
 
 `strategies` (the package beside this one) knows nothing of any of it.
 """
