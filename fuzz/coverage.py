@@ -101,6 +101,19 @@ _KIND_OF_RULE = {
 }
 """The rules judged on the answers to one case kind only."""
 
+
+def kinds_judging(rule_ids: Iterable[str]) -> frozenset[CaseKind] | None:
+    """The case kinds whose answers judge these rules; None when one of them is judged on any
+    kind's answers (or, like output-schema, on several)."""
+    kinds = set()
+    for rule in rule_ids:
+        if rule not in _KIND_OF_RULE:
+            return None
+        kinds.add(_KIND_OF_RULE[rule])
+    if CaseKind.INVALID_ARGUMENTS in kinds:
+        kinds.add(CaseKind.VALID_ARGUMENTS)  # the values invalid ones mutate, and the successes that make a refusal count
+    return frozenset(kinds)
+
 _NOT_APPLICABLE = {
     "unavailable-tool": "no tool was named with --unavailable",
     "output-schema": "no tool declares an outputSchema, and no --mirror-tool was given",

@@ -231,7 +231,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned)
     cut = await runner.run_round(runner.linked([
         _Job(index, tool_plan.tool, kind)
-        for index, tool_plan in enumerate(tool_plans) if index in owned for kind in tool_plan.kinds
+        for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)
     ]))
     while cut and time.monotonic() < deadline - _LEAST_SHARE:
         cut = await runner.run_round(runner.linked([_Job(job.index, job.tool, job.kind, job.round + 1) for job in cut]))
@@ -312,10 +312,15 @@ class _Runner:
         self.started = time.monotonic()
         self.listed = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
         self._unfinished_kinds = {
-            index: len(tool_plan.kinds) if index in self.owned else 0 for index, tool_plan in enumerate(tool_plans)
+            index: len(self.kinds_of(tool_plan)) if index in self.owned else 0 for index, tool_plan in enumerate(tool_plans)
         }
         self._announced = 0
         """Tools announced finished: always a prefix of the plan, so they are announced in order."""
+
+    def kinds_of(self, tool_plan: ToolPlan) -> tuple[CaseKind, ...]:
+        """The planned case kinds of a tool this run sends (`options.kinds`)."""
+        chosen = self.options.kinds
+        return tuple(kind for kind in tool_plan.kinds if chosen is None or kind in chosen)
 
     def linked(self, jobs: list[_Job]) -> list[_Job]:
         """`jobs` (of one round), each built on the job of its tool that draws its valid values."""

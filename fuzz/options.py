@@ -13,6 +13,7 @@ from fuzz.plan import Selection
 from fuzz.profiles import SEP_2145
 from fuzz.rules import Level
 from fuzz.target import TargetSpec
+from strategies import CaseKind
 
 
 DEFAULT_WORKERS = 1
@@ -80,6 +81,9 @@ class RunOptions:
     """Fuzz only these of the planned tools (by name; `strategies.cases.ENVELOPE` for the
     malformed envelopes): the pytest plugin fuzzes one tool per call, on one target, with the
     same plan (and so the same seeds) as a run of all."""
+    kinds: frozenset[CaseKind] | None = None
+    """Send only these of the planned case kinds (None: all): the pytest plugin's `-k RULE`
+    needs only the kinds its rules judge (`coverage.kinds_judging`)."""
     replay_corpus: bool = True
     """Replay the corpus's reproductions of this target before fuzzing (when `corpus` is set)."""
     tool_max_examples: tuple[tuple[str, int], ...] = ()

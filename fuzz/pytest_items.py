@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, Sequence
 import pytest
 
 from fuzz import engine
-from fuzz.coverage import rules_of, tool_exercise
+from fuzz.coverage import kinds_judging, rules_of, tool_exercise
 from fuzz.errors import HarnessError
 from fuzz.findings import RunResult, ToolSummary
 from fuzz.hosted import HostedTarget
@@ -175,7 +175,7 @@ class InvariantsCollector(pytest.Collector):
         """The run of `tool` (made on first use, by `rules`)."""
         if tool not in self.results:
             options = replace(self.options, only=frozenset({tool}), envelope=tool == ENVELOPE,
-                              rules=frozenset(rules))
+                              rules=frozenset(rules), kinds=kinds_judging(rules))
             self.results[tool] = self.host().run(engine.run_on, options)
         return self.results[tool]
 

@@ -18,8 +18,9 @@ at collection, because the target is started then (once per session, or per modu
 work on, and what a failure names. A pair passes when its rule was judged on the tool and found
 nothing, fails with the rule, the minimal request, the answer and the replay command, and is
 skipped with the reason the CLI gives (a destructive tool's cases, a rule that was not
-exercised). A tool is fuzzed when its first selected test runs, all its case kinds in one run
-(`engine.run_on` with `only`), by the rules of its selected tests: so `-k add` fuzzes only `add`, and `-x`
+exercised). A tool is fuzzed when its first selected test runs, in one run (`engine.run_on` with
+`only`), by the rules of its selected tests and the case kinds they judge: so `-k add` fuzzes
+only `add`, `-k unknown-tool` only sends unknown-tool cases, and `-x`
 stops after the first tool with a failure. With `fixture=` the tools are known only once the
 fixture has run, after collection: that declaration is one test, with a subtest per (tool,
 rule) (pytest's `subtests`), failing on any.

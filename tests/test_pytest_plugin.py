@@ -306,3 +306,15 @@ def test_profile_and_rules_choose_what_is_judged_and_collected(tmp_path: Path) -
     run = _pytest(project, "--junitxml", "report.xml")
     assert run.returncode == 1, run.stdout[-2000:]
     assert _outcomes(project / "report.xml") == {("book", "unknown-tool"): "failed", ("weather", "unknown-tool"): "failed"}
+
+
+def test_k_on_a_rule_sends_only_the_case_kinds_that_rule_judges(tmp_path: Path) -> None:
+    reference = [sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"]
+    project = _project(tmp_path, f"test_reference = invariants(*{reference!r}, tools=['book'], allow_destructive=True, max_examples=16, seed=3)\n")
+    whole = _pytest(project, "--junitxml", "whole.xml")
+    narrow = _pytest(project, "-k", "unknown-tool", "--junitxml", "narrow.xml")
+    assert whole.returncode == 1 and narrow.returncode == 1, whole.stdout[-2000:] + narrow.stdout[-2000:]
+    assert _outcomes(project / "narrow.xml") == {("book", "unknown-tool"): "failed"}
+    assert _outcomes(project / "whole.xml")[("book", "unknown-tool")] == "failed"
+    sent = {name: int(_properties(project / f"{name}.xml", "book", "unknown-tool")["casesSent"][0]) for name in ("whole", "narrow")}
+    assert sent["narrow"] < sent["whole"] / 2, sent
