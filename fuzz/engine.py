@@ -107,9 +107,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     use_user_cache()
     if options.processes > 1 and options.shard is None:
         return run_in_processes(options, listener, run)
-    progress = _Progress()
-    started = time.monotonic()
-    deadline = started + options.max_time if options.max_time is not None else float("inf")
+    progress, started, deadline = _Progress(), time.monotonic(), _deadline(options)
     stopped_early: str | None = None
     try:
         trio.run(_run, options, listener, progress, deadline)
@@ -123,9 +121,7 @@ async def run_on(target: Target, options: RunOptions, listener: Listener = lambd
     plugin fuzzes one tool per call on the target it started once). No signal handling: that
     is the caller's."""
     use_user_cache()
-    progress = _Progress()
-    started = time.monotonic()
-    deadline = started + options.max_time if options.max_time is not None else float("inf")
+    progress, started, deadline = _Progress(), time.monotonic(), _deadline(options)
     stopped_early: str | None = None
     try:
         with trio.move_on_at(on_trio_clock(deadline) + _GRACE) as scope:
@@ -135,6 +131,11 @@ async def run_on(target: Target, options: RunOptions, listener: Listener = lambd
     except BaseException as error:  # noqa: B036 - what the explorations raise arrives in groups
         stopped_early = _stopped_by(error, options)
     return _finished(options, listener, progress, started, stopped_early)
+
+
+def _deadline(options: RunOptions) -> float:
+    """When --max-time ends, on time.monotonic's clock (infinity without it)."""
+    return time.monotonic() + options.max_time if options.max_time is not None else float("inf")
 
 
 def _stopped_by(error: BaseException, options: RunOptions) -> str:

@@ -102,7 +102,8 @@ def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
     if findings:
         return Verdict("failed", findings_text(findings) + f"\n\nrepeat: {repeat}")
     exercise = tool_exercise(summary, [rule], has_output_schema=summary.has_output_schema).get(rule)
-    skipped = [skip for skip in summary.skips if exercise is not None and not exercise.exercised and skip.case.value in exercise.reason]
+    judging = kinds_judging([rule]) or frozenset()
+    skipped = [skip for skip in summary.skips if skip.case in judging and exercise is not None and not exercise.exercised]
     if skipped:
         return Verdict("skipped", f"{display(tool)}: {skipped[0].reason}")
     if exercise is None or not exercise.exercised:
@@ -137,8 +138,6 @@ class _Hosts:
                 del self.open[place]
 
 
-
-
 class InvariantsCollector(pytest.Collector):
     """A declaration's tests: a `ToolCollector` per planned tool (the envelope first)."""
 
@@ -154,8 +153,7 @@ class InvariantsCollector(pytest.Collector):
             self.options = _run_options(declaration.arguments, declaration.command, where, self.config,
                                         seed=declaration.seed, max_examples=declaration.max_examples)
             self.scope_key = self.module_key if declaration.scope == "module" else "session"
-            host = hosts(self.config).get(self.options, self.scope_key)
-            plans = _tool_plans(self.options, host)
+            plans = _tool_plans(self.options, self.host())
         except HarnessError as error:
             raise self.CollectError(f"mcp-toolfuzz: {error}") from None
         rules = _judged_rules(self.options)
@@ -171,13 +169,14 @@ class InvariantsCollector(pytest.Collector):
     def host(self) -> HostedTarget:
         return hosts(self.config).get(self.options, self.scope_key)
 
-    def result_for(self, tool: str, rules: Sequence[str]) -> RunResult:
-        """The run of `tool` (made on first use, by `rules`)."""
-        if tool not in self.results:
-            options = replace(self.options, only=frozenset({tool}), envelope=tool == ENVELOPE,
+    def result_for(self, tool: ToolCollector) -> RunResult:
+        """The run of `tool` (made on first use, by the rules of its selected tests)."""
+        if tool.tool not in self.results:
+            rules = tool.selected_rules()
+            options = replace(self.options, only=frozenset({tool.tool}), envelope=tool.tool == ENVELOPE,
                               rules=frozenset(rules), kinds=kinds_judging(rules))
-            self.results[tool] = self.host().run(engine.run_on, options)
-        return self.results[tool]
+            self.results[tool.tool] = self.host().run(engine.run_on, options)
+        return self.results[tool.tool]
 
     def repeat(self, nodeid: str) -> str:
         return f"pytest {nodeid!r} --hypothesis-seed {self.options.seed}"
@@ -193,6 +192,10 @@ class ToolCollector(pytest.Collector):
         for rule in self.rules:
             yield RuleItem.from_parent(self, name=rule, rule=rule)
 
+    def selected_rules(self) -> list[str]:
+        """The rules of this tool's tests that the session runs (after `-k` and the like)."""
+        return [item.rule for item in self.session.items if isinstance(item, RuleItem) and item.parent is self]
+
 
 class RuleItem(pytest.Item):
     def __init__(self, *, rule: str, **kwargs: Any) -> None:
@@ -207,10 +210,9 @@ class RuleItem(pytest.Item):
     def runtest(self) -> None:
         tool_collector = self.parent
         assert isinstance(tool_collector, ToolCollector)
-        selected = [item.rule for item in self.session.items if isinstance(item, RuleItem) and item.parent is tool_collector]
         declaration = self.declaration
         try:
-            result = declaration.result_for(tool_collector.tool, selected or [self.rule])
+            result = declaration.result_for(tool_collector)
         except HarnessError as error:
             pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
         outcome = verdict(result, tool_collector.tool, self.rule, repeat=declaration.repeat(self.nodeid))

@@ -29,6 +29,7 @@ import multiprocessing
 import os
 import signal
 import sys
+import threading
 import time
 import traceback
 from dataclasses import dataclass, replace
@@ -105,7 +106,7 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
             if process.is_alive() and process.pid is not None:
                 os.kill(process.pid, signal.SIGTERM)
 
-    previous = signal.signal(signal.SIGTERM, _raise_stop) if _main_thread() else None
+    previous = signal.signal(signal.SIGTERM, _raise_stop) if threading.current_thread() is threading.main_thread() else None
     stopped: str | None = None
     try:
         try:
@@ -113,7 +114,7 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
         except (KeyboardInterrupt, _Stop) as why:
             stopped = "interrupted (Ctrl-C)" if isinstance(why, KeyboardInterrupt) else "terminated (SIGTERM)"
             stop_all()
-            _collect(connections, merger, until=time.monotonic() + STOP_GRACE + (options.timeout or 0), on_failure=stop_all)
+            _collect(connections, merger, until=time.monotonic() + STOP_GRACE + options.timeout, on_failure=stop_all)
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
@@ -125,12 +126,6 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
     result = merger.result(stopped, exit_codes=[process.exitcode for process in processes])
     listener(RunFinished(result))
     return result
-
-
-def _main_thread() -> bool:
-    import threading
-
-    return threading.current_thread() is threading.main_thread()
 
 
 def _raise_stop(signum: int, frame: Any) -> None:
