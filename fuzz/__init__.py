@@ -1,12 +1,10 @@
 """mcp-toolfuzz: the harness. Layers import downward only:
 
-- `transport` moves bytes: a stdio subprocess (stdout is the channel, stderr is kept for
-  reports), newline-delimited.
-- `jsonrpc` parses what comes back into responses, server requests, notifications, or garbage.
-- `session` is the JSON-RPC client over a transport: ids, answers matched by id while several
-  requests are in flight, per-request timeouts, "no answer" and "target exited" as outcomes.
-- `lifecycle` speaks MCP: `initialize`, `notifications/initialized`, paginated `tools/list`;
-  `target` owns a started, initialized server and restarts it when it dies.
+- `wire` reaches a server and speaks to it: transports (stdio, Streamable HTTP), the JSON-RPC
+  `session` (ids, answers matched by id while several requests are in flight, timeouts, "no
+  answer" and "target exited" as outcomes), and the two lifecycles (the `initialize` handshake,
+  the stateless `server/discover` revision); `target` owns a started server, knows the revision
+  it speaks, and restarts it when it dies.
 - `rules` names what is checked (stable ids, levels, the spec sentence); `oracle` classifies an
   answer and judges it against a case.
 - `dispatch` sends every case of a run: batches in flight together, a request re-sent alone

@@ -12,10 +12,10 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
-from fuzz.jsonrpc import JSONRPC_VERSION
-from fuzz.session import Answered, Exchange, NoAnswer, NotDelivered, TargetExited
+from fuzz.wire.jsonrpc import JSONRPC_VERSION
+from fuzz.wire.session import Answered, Exchange, NoAnswer, NotDelivered, TargetExited
 from fuzz.text import quote
-from fuzz.wire import (
+from fuzz.wire.shapes import (
     LATEST_KNOWN_VERSION,
     call_tool_result_problem,
     error_object_problem,

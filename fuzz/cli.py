@@ -20,7 +20,7 @@ from fuzz.corpus import load as load_reproduction
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.export import export_pytest
 from fuzz.known_arguments import KnownArgument, parse_known_argument
-from fuzz.lifecycle import ACCEPTED_PROTOCOL_VERSIONS, OFFERED_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION
+from fuzz.wire.handshake import ACCEPTED_PROTOCOL_VERSIONS, OFFERED_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION
 from fuzz.options import DEFAULT_WORKERS, default_processes
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.profiles import PROFILES, SEP_2145

@@ -30,7 +30,7 @@ from typing import Iterator, Sequence
 import trio
 
 from fuzz.errors import HarnessError
-from fuzz.session import Exchange, NoAnswer, NotDelivered, TargetExited
+from fuzz.wire.session import Exchange, NoAnswer, NotDelivered, TargetExited
 from fuzz.target import Target
 from strategies import Case
 

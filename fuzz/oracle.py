@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from fuzz.answers import AnswerClass, Observation, observe
-from fuzz.jsonrpc import INVALID_PARAMS
+from fuzz.wire.jsonrpc import INVALID_PARAMS
 from fuzz.profiles import SEP_2145, Profile
 from fuzz.rules import Rule
-from fuzz.session import AnomalyKind, Answered, Exchange
+from fuzz.wire.session import AnomalyKind, Answered, Exchange
 from fuzz.text import clip, show
-from fuzz.wire import LATEST_KNOWN_VERSION
+from fuzz.wire.shapes import LATEST_KNOWN_VERSION
 from strategies import ABSENT, Case, CaseKind, Tool
 from strategies.schemas import json_equal
 

@@ -12,10 +12,10 @@ from typing import AsyncIterator
 import trio
 
 from fuzz.errors import HandshakeError, TargetStartError
-from fuzz.lifecycle import ServerDescription, initialize, list_tools
+from fuzz.wire.handshake import ServerDescription, initialize, list_tools
 from fuzz.redaction import REDACTED, redact_command, redact_names, redact_url
-from fuzz.session import Answered, Session
-from fuzz.transport import StdioTransport, Transport
+from fuzz.wire.session import Answered, Session
+from fuzz.wire.transport import StdioTransport, Transport
 from strategies import Tool
 
 
@@ -67,7 +67,7 @@ class HttpTarget:
         return recorded
 
     async def connect(self) -> Transport:
-        from fuzz.http_transport import HttpTransport  # httpx: ~80 ms of start-up a stdio run does not need
+        from fuzz.wire.streamable_http import HttpTransport  # httpx: ~80 ms of start-up a stdio run does not need
 
         return HttpTransport(self.url, dict(self.headers))
 

@@ -9,7 +9,7 @@ import pytest
 from fuzz.answers import AnswerClass, observe
 from fuzz.oracle import Criteria, judge
 from fuzz.profiles import REVISION_2025_11_25, SEP_2145, Profile
-from fuzz.session import Anomaly, AnomalyKind, Answered, Exchange, NoAnswer, NotDelivered, Reply, TargetExited
+from fuzz.wire.session import Anomaly, AnomalyKind, Answered, Exchange, NoAnswer, NotDelivered, Reply, TargetExited
 from strategies import ABSENT, Case, CaseKind, Tool
 
 REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "arguments": {}}}

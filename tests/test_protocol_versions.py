@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.lifecycle import ACCEPTED_PROTOCOL_VERSIONS
+from fuzz.wire.handshake import ACCEPTED_PROTOCOL_VERSIONS
 from tests.conftest import SERVERS
 
 REFERENCE = [sys.executable, str(SERVERS / "reference_server.py")]

@@ -189,10 +189,10 @@ def test_invalid_arguments_shrink_to_the_required_properties_plus_the_one_mutati
 
 @pytest.mark.parametrize("file_name", FILES)
 def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: str) -> None:
-    """Both transports send `fuzz.jsonrpc.encode(message)` (a stdio line; an HTTP body): it must
+    """Both transports send `fuzz.wire.jsonrpc.encode(message)` (a stdio line; an HTTP body): it must
     not raise, and the bytes must be UTF-8 JSON text that reads back as the same message. A value
     that cannot be encoded is a bug in `strategies/`, so this fails loudly instead of skipping."""
-    from fuzz.jsonrpc import encode
+    from fuzz.wire.jsonrpc import encode
     from strategies import CaseKind, cases
     from strategies.cases import envelope_cases
 

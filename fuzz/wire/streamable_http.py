@@ -28,8 +28,8 @@ import httpx
 import trio
 
 from fuzz.text import clip
-from fuzz.jsonrpc import id_key
-from fuzz.transport import MAX_MESSAGE_BYTES, Arrival, Carried, TransportClosed, Undelivered
+from fuzz.wire.jsonrpc import id_key
+from fuzz.wire.transport import MAX_MESSAGE_BYTES, Arrival, Carried, TransportClosed, Undelivered
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"

@@ -6,7 +6,7 @@ answer (stdio has none). The stdio transport is a subprocess speaking newline-de
 stdout is the protocol channel; stderr is captured line by line into a bounded buffer that
 findings quote, and is never parsed as protocol. The process runs in its own process group, so
 that closing the transport reaches every process the target started. The HTTP transport is in
-`fuzz.http_transport`.
+`fuzz.wire.streamable_http`.
 """
 
 from __future__ import annotations

@@ -8,7 +8,7 @@ from typing import Any
 
 from fuzz import __version__
 from fuzz.errors import HandshakeError
-from fuzz.session import Answered, Exchange, NoAnswer, NotDelivered, Session, TargetExited
+from fuzz.wire.session import Answered, Exchange, NoAnswer, NotDelivered, Session, TargetExited
 from strategies import InvalidSchema, Tool
 
 OFFERED_PROTOCOL_VERSION = "2025-11-25"

@@ -17,7 +17,7 @@ from typing import Any, Callable
 
 import trio
 
-from fuzz.jsonrpc import (
+from fuzz.wire.jsonrpc import (
     JSONRPC_VERSION,
     METHOD_NOT_FOUND,
     Garbage,
@@ -29,7 +29,7 @@ from fuzz.jsonrpc import (
     parse_line,
 )
 from fuzz.text import show
-from fuzz.transport import Carried, Transport, TransportClosed, Undelivered
+from fuzz.wire.transport import Carried, Transport, TransportClosed, Undelivered
 
 
 @dataclass(frozen=True, slots=True)
