@@ -8,7 +8,7 @@ SDKs write "MCP error -32602: ..." inside an `isError` result, and that is a com
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -25,6 +25,7 @@ from fuzz.wire.shapes import (
 class AnswerClass(Enum):
     SUCCESS = "a successful tool result"
     TOOL_EXECUTION_ERROR = "a tool execution error (a result with isError: true)"
+    INPUT_REQUIRED = "a result asking for more input (resultType input_required)"
     PROTOCOL_ERROR = "a JSON-RPC error"
     INVALID_RESULT = "a result that is not a CallToolResult"
     MALFORMED_ANSWER = "an answer that is not a JSON-RPC 2.0 response"
@@ -43,6 +44,9 @@ class Observation:
     """The CallToolResult, for the two result classes."""
     error_message: str | None = None
     """A protocol error's message and data, as text."""
+    error_data: Any = None
+    status: int | None = None
+    """The HTTP status of the response that carried the answer (None over stdio)."""
 
     @property
     def error_texts(self) -> tuple[str, ...]:
@@ -61,7 +65,8 @@ def observe(exchange: Exchange, protocol_version: str = LATEST_KNOWN_VERSION) ->
     if isinstance(reply, NotDelivered):
         return Observation(AnswerClass.NOT_DELIVERED, reply.detail)
     assert isinstance(reply, Answered)
-    return _observe_message(reply.message, protocol_version)
+    observation = _observe_message(reply.message, protocol_version)
+    return observation if reply.status is None else replace(observation, status=reply.status)
 
 
 def _observe_message(message: dict[str, Any], protocol_version: str) -> Observation:
@@ -81,11 +86,14 @@ def _observe_message(message: dict[str, Any], protocol_version: str) -> Observat
             f"JSON-RPC error {error['code']} {quote(error['message'])}",
             error_code=error["code"],
             error_message=text,
+            error_data=data,
         )
     result = message["result"]
     problem = call_tool_result_problem(result, protocol_version)
     if problem is not None and not _only_structured_content_is_wrong(result, protocol_version):
         return Observation(AnswerClass.INVALID_RESULT, problem)
+    if result.get("resultType") == "input_required":
+        return Observation(AnswerClass.INPUT_REQUIRED, "a result asking for more input (resultType input_required)", result=result)
     if result.get("isError") is True:
         return Observation(AnswerClass.TOOL_EXECUTION_ERROR, f"a tool execution error {quote(_first_text(result))}", result=result)
     return Observation(AnswerClass.SUCCESS, f"a successful result {quote(_first_text(result))}", result=result)

@@ -20,7 +20,7 @@ from fuzz.corpus import load as load_reproduction
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.export import export_pytest
 from fuzz.known_arguments import KnownArgument, parse_known_argument
-from fuzz.wire.handshake import ACCEPTED_PROTOCOL_VERSIONS, OFFERED_PROTOCOL_VERSION, STATELESS_PROTOCOL_VERSION
+from fuzz.wire.lifecycle import ALL_VERSIONS, SPOKEN_PROTOCOL_VERSIONS
 from fuzz.options import DEFAULT_WORKERS, default_processes
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.profiles import PROFILES, SEP_2145
@@ -48,13 +48,10 @@ def _report_request(text: str) -> ReportRequest:
 
 
 def _protocol_version(text: str) -> str:
-    if text == STATELESS_PROTOCOL_VERSION:
+    if text != ALL_VERSIONS and text not in SPOKEN_PROTOCOL_VERSIONS:
         raise argparse.ArgumentTypeError(
-            f"{text} (the stateless revision, with server/discover and no initialize) is not spoken by this "
-            f"release; it speaks {', '.join(reversed(ACCEPTED_PROTOCOL_VERSIONS))}"
+            f"{text!r} is not an MCP revision mcp-toolfuzz speaks: {', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}, or {ALL_VERSIONS}"
         )
-    if text not in ACCEPTED_PROTOCOL_VERSIONS:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an MCP revision mcp-toolfuzz speaks: {', '.join(reversed(ACCEPTED_PROTOCOL_VERSIONS))}")
     return text
 
 
@@ -132,8 +129,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help=f"explorations (tool x case kind) fuzzed at once on the one connection; what is found "
                           f"does not depend on it (default {DEFAULT_WORKERS})")
     run.add_argument("--protocol-version", type=_protocol_version, default=None, metavar="VERSION",
-                     help=f"the MCP revision to speak ({', '.join(reversed(ACCEPTED_PROTOCOL_VERSIONS))}); the target must "
-                          f"answer it (default: offer {OFFERED_PROTOCOL_VERSION}, speak the revision the target answers)")
+                     help=f"the MCP revision to speak ({', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}), which the target must "
+                          f"speak; {ALL_VERSIONS}: fuzz under each revision it speaks, one after the other (default: the newest "
+                          "both sides speak, found with server/discover, else the initialize handshake)")
     run.add_argument("--processes", type=_positive_int, default=default_processes(), metavar="N",
                      help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
                           f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "

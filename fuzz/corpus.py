@@ -24,6 +24,7 @@ from typing import Any, Iterable
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
 from strategies import CaseKind
+from strategies.meta import HeaderOverrides
 
 FORMAT = "mcp-toolfuzz/reproduction"
 VERSION = 1
@@ -52,13 +53,16 @@ class Reproduction:
     seed: int
     timeout: float
     stderr: tuple[str, ...] = ()
+    headers: HeaderOverrides = ()
+    """HTTP header values sent instead of those the request implies (a header mismatch)."""
     source: Path | None = field(default=None, compare=False)
     """The file it was read from, if any."""
 
     @property
     def file_name(self) -> str:
         request = {key: value for key, value in self.request.items() if key != "id"}
-        identity = json.dumps([self.rule, self.tool, self.case.value, request], sort_keys=True, ensure_ascii=False)
+        identity = json.dumps([self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else [])],
+                              sort_keys=True, ensure_ascii=False)
         digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
         tool = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.tool)[:40] or "envelope"
         return f"{self.rule}--{tool}--{digest}.json"
@@ -81,6 +85,7 @@ class Reproduction:
             "request": self.request,
             "response": self.response,
             "stderr": list(self.stderr),
+            **({"headers": [list(pair) for pair in self.headers]} if self.headers else {}),
             "seed": self.seed,
             "timeout": self.timeout,
             "reproduce": f"mcp-toolfuzz replay {shlex.quote(self.file_name)}",
@@ -111,10 +116,21 @@ class Reproduction:
                 seed=_typed(data, "seed", int),
                 timeout=float(_typed(data, "timeout", (int, float))),
                 stderr=tuple(data.get("stderr") or ()),
+                headers=_headers(data.get("headers")),
                 source=source,
             )
         except (ValueError, TypeError) as error:
             raise CorruptReproduction(f"{where} is damaged: {error}") from None
+
+
+def _headers(value: Any) -> HeaderOverrides:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(
+        isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], str) and isinstance(pair[1], (str, type(None))) for pair in value
+    ):
+        raise TypeError(f"'headers' is {value!r:.60}, expected [[NAME, VALUE or null], ...]")
+    return tuple((name, header) for name, header in value)
 
 
 def _typed(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:

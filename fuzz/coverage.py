@@ -19,15 +19,16 @@ from fuzz.findings import RunResult, ToolSummary
 from fuzz.profiles import PROFILES
 from strategies import CaseKind
 
-SUCCESS, TOOL_ERROR, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED = (
-    "success", "tool-error", "protocol-error", "no-answer", "malformed-answer", "target-exited"
+SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED = (
+    "success", "tool-error", "input-required", "protocol-error", "no-answer", "malformed-answer", "target-exited"
 )
-BUCKETS = (SUCCESS, TOOL_ERROR, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
+BUCKETS = (SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
 """How a case was answered, as reports name it."""
 
 _BUCKET_OF = {
     AnswerClass.SUCCESS: SUCCESS,
     AnswerClass.TOOL_EXECUTION_ERROR: TOOL_ERROR,
+    AnswerClass.INPUT_REQUIRED: INPUT_REQUIRED,
     AnswerClass.PROTOCOL_ERROR: PROTOCOL_ERROR,
     AnswerClass.NO_ANSWER: NO_ANSWER,
     AnswerClass.NOT_DELIVERED: NO_ANSWER,
@@ -35,7 +36,7 @@ _BUCKET_OF = {
     AnswerClass.MALFORMED_ANSWER: MALFORMED,
     AnswerClass.TARGET_EXITED: EXITED,
 }
-_ANSWERED = (SUCCESS, TOOL_ERROR, PROTOCOL_ERROR, MALFORMED)
+_ANSWERED = (SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, MALFORMED)
 
 
 class RuleState(Enum):
@@ -98,6 +99,9 @@ _KIND_OF_RULE = {
     "malformed-request": CaseKind.MALFORMED_REQUEST,
     "malformed-request-code": CaseKind.MALFORMED_REQUEST,
     "unavailable-tool": CaseKind.UNAVAILABLE_TOOL,
+    "malformed-meta": CaseKind.MALFORMED_META,
+    "unsupported-version": CaseKind.UNSUPPORTED_VERSION,
+    "header-mismatch": CaseKind.HEADER_MISMATCH,
 }
 """The rules judged on the answers to one case kind only."""
 
@@ -117,6 +121,9 @@ def kinds_judging(rule_ids: Iterable[str]) -> frozenset[CaseKind] | None:
 _NOT_APPLICABLE = {
     "unavailable-tool": "no tool was named with --unavailable",
     "output-schema": "no tool declares an outputSchema, and no --mirror-tool was given",
+    "malformed-meta": "it is judged only under the stateless revision (2026-07-28)",
+    "unsupported-version": "it is judged only under the stateless revision (2026-07-28)",
+    "header-mismatch": "it is judged only under the stateless revision (2026-07-28) over Streamable HTTP",
 }
 
 
@@ -155,8 +162,8 @@ def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_s
             results[rule] = by_kind(rule, CaseKind.VALID_ARGUMENTS)
         elif rule in ("malformed-request", "malformed-request-code"):
             results[rule] = by_kind(rule, CaseKind.MALFORMED_REQUEST)
-        elif rule == "unavailable-tool":
-            results[rule] = by_kind(rule, CaseKind.UNAVAILABLE_TOOL)
+        elif rule in _KIND_OF_RULE:
+            results[rule] = by_kind(rule, _KIND_OF_RULE[rule])
         elif rule == "output-schema":
             mirrored = _answered(summary, CaseKind.VALID_OUTPUT) + _answered(summary, CaseKind.INVALID_OUTPUT)
             if mirrored or (has_output_schema and successes):

@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
+from functools import partial
 from dataclasses import dataclass
 from typing import Iterator, Sequence
 
@@ -162,13 +163,16 @@ class Dispatcher:
         """Send each case of `batch` at once; `counted`: they were counted in flight by `_enter`,
         and each leaves the count as its own exchange ends (an alone send waits for requests,
         not for batches)."""
-        session = self.target.session
+        session, meta = self.target.session, self.target.request_meta
         ids = [session.next_id() for _ in batch]
         exchanges: list[Exchange | None] = [None] * len(batch)
 
         async def send(index: int) -> None:
             try:
-                exchanges[index] = await session.send_request(batch[index].message, timeout=timeout, request_id=ids[index])
+                case = batch[index]
+                exchanges[index] = await session.send_request(
+                    partial(case.message, meta=meta), timeout=timeout, request_id=ids[index], headers=case.headers
+                )
             finally:
                 if counted:
                     self._leave(1)

@@ -52,13 +52,14 @@ from fuzz.findings import Finding, FindingKey, Replayed, RunResult, Skip, ToolSu
 from fuzz.known_arguments import resolve_known_arguments
 from fuzz.options import RunOptions
 from fuzz.oracle import Criteria
-from fuzz.plan import ToolPlan, excluded, plan, with_envelope
-from fuzz.profiles import PROFILES
+from fuzz.plan import ToolPlan, excluded, plan, revision_kinds_for, with_envelope
+from fuzz.profiles import resolve
 from fuzz.replay import ReplayStatus, replay_on
 from fuzz.shards import assign, run_in_processes
 from fuzz.target import Target, open_target
 from strategies import CaseKind, Tool
 from strategies.cases import ENVELOPE
+from strategies.meta import Stateless
 
 __all__ = ["RunOptions", "run"]
 
@@ -206,7 +207,8 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
 
 async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
     progress.description = target.description
-    plans = plan(target.tools, options.selection)
+    stateless = target.stateless
+    plans = plan(target.tools, options.selection, revision_kinds_for(stateless is not None, stateless is not None and stateless.over_http))
     progress.excluded = excluded(target.tools, options.selection)
     known = resolve_known_arguments(options.known_arguments, target.tools)
     listener(
@@ -222,14 +224,14 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     if options.corpus is not None and options.replay_corpus and (options.shard is None or options.shard.index == 0):
         await _replay_corpus(options, target, listener, progress)
     criteria = Criteria(
-        profile=PROFILES[options.profile],
+        profile=resolve(options.profile, target.description.protocol_version),
         enabled=options.rules,
         protocol_version=target.description.protocol_version,
         listed_names=tuple(tool.name for tool in target.tools),
     )
     tool_plans = with_envelope(plans, options.envelope)
     owned = _owned(tool_plans, options)
-    runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned)
+    runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
     cut = await runner.run_round(runner.linked([
         _Job(index, tool_plan.tool, kind)
         for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)
@@ -294,8 +296,10 @@ class _Runner:
         deadline: float,
         known: dict[str, dict[str, tuple[Any, ...]]] | None = None,
         owned: frozenset[int] | None = None,
+        stateless: Stateless | None = None,
     ) -> None:
         self.options = options
+        self.stateless = stateless
         self.owned = frozenset(range(len(tool_plans))) if owned is None else owned
         """The places in the plan of the tools this process fuzzes (`_owned`)."""
         self.known = known or {}
@@ -355,7 +359,7 @@ class _Runner:
 
         async def send_canonical_of(job: _Job) -> None:
             try:
-                cases = canonical_for(job.tool, job.kind, self.listed) if job.round == 0 else []
+                cases = canonical_for(job.tool, job.kind, self.listed, self.stateless) if job.round == 0 else []
                 if cases:
                     async with canonical_slots:
                         with trio.move_on_at(on_trio_clock(self.deadline)):
@@ -424,6 +428,7 @@ class _Runner:
             job.canonical,
             accepted=self.accepted.get(job.index, ()) if job.kind is CaseKind.INVALID_ARGUMENTS else (),
             known=self.known.get(job.tool.name) if job.tool is not None else None,
+            stateless=self.stateless,
         )
         await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
         kept = self.accepted.setdefault(job.index, [])
@@ -489,10 +494,10 @@ async def _replay_corpus(options: RunOptions, target: Target, listener: Listener
         except CorruptReproduction as error:
             replayed = Replayed(str(path), ReplayStatus.ERROR.value, f"skipped: {error}")
         else:
-            if reproduction.target != options.target.as_json():
+            if reproduction.target != options.target.as_json() or reproduction.protocol_version != target.description.protocol_version:
                 continue
             outcome = await replay_on(target, reproduction)
-            rule = PROFILES[options.profile].rules.get(reproduction.rule)
+            rule = resolve(options.profile, target.description.protocol_version).rules.get(reproduction.rule)
             replayed = Replayed(
                 str(path),
                 outcome.status.value,
@@ -526,6 +531,7 @@ def _keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | No
         seed=options.seed,
         timeout=options.timeout,
         stderr=finding.stderr,
+        headers=finding.headers,
     )
     path = options.corpus / reproduction.file_name
     existed = path.exists()

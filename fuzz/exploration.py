@@ -37,6 +37,7 @@ from fuzz.oracle import Criteria, assess, describe_violation
 from fuzz.wire.session import Answered
 from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import ABSENT, ENVELOPE, canonical_cases, canonical_envelope_cases, coercion_cases, envelope_cases
+from strategies.meta import Stateless
 from strategies.values import Known
 
 _BUILDING = threading.Lock()
@@ -116,9 +117,9 @@ ACCEPTED_KEPT = 32
 ones in the order they were judged: the bases invalid arguments mutate."""
 
 
-def canonical_for(tool: Tool | None, kind: CaseKind, listed: tuple[str, ...]) -> list[Case]:
+def canonical_for(tool: Tool | None, kind: CaseKind, listed: tuple[str, ...], stateless: Stateless | None = None) -> list[Case]:
     """The canonical cases of one exploration (of its first round)."""
-    return canonical_envelope_cases() if tool is None else canonical_cases(tool, kind, listed)
+    return canonical_envelope_cases() if tool is None else canonical_cases(tool, kind, listed, stateless)
 
 
 async def send_canonical(dispatcher: Dispatcher, cases: list[Case], *, timeout: float) -> Canonical:
@@ -147,8 +148,11 @@ class Exploration:
         canonical: Canonical | None = None,
         accepted: Sequence[dict[str, Any]] = (),
         known: Known | None = None,
+        stateless: Stateless | None = None,
     ) -> None:
         self.options = options
+        self.stateless = stateless
+        """The stateless revision's envelope, when the run speaks it (its kinds need it)."""
         self.criteria = criteria
         self.dispatcher = dispatcher
         self.tool = tool
@@ -267,7 +271,7 @@ class Exploration:
         try:
             with _BUILDING:
                 strategy = envelope_cases() if self.tool is None else cases(
-                    self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known
+                    self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known, stateless=self.stateless
                 )
                 if self._silent_labels:
                     strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
@@ -478,6 +482,7 @@ class Exploration:
             why=violation.why,
             expected=violation.expected,
             stderr=exchange.stderr,
+            headers=exchange.headers,
         )
         self._case_of[id(finding)] = (finding, case)
         return finding

@@ -11,6 +11,7 @@ import json
 from typing import Any
 
 from fuzz.corpus import Reproduction
+from fuzz.profiles import ALIASES, BOTH_REFUSALS, PUBLISHED_ID
 from strategies import CaseKind
 
 # What a compliant answer looks like, per case kind and profile, as a checker name in the file.
@@ -23,8 +24,11 @@ _EXPECTATIONS: dict[str, dict[CaseKind, str]] = {
         CaseKind.MALFORMED_REQUEST: "invalid_params_error",
         CaseKind.VALID_OUTPUT: "result",
         CaseKind.INVALID_OUTPUT: "tool_execution_error",
+        CaseKind.MALFORMED_META: "invalid_params_error",
+        CaseKind.UNSUPPORTED_VERSION: "unsupported_version_error",
+        CaseKind.HEADER_MISMATCH: "header_mismatch_error",
     },
-    "2025-11-25": {
+    PUBLISHED_ID: {
         CaseKind.UNKNOWN_TOOL: "jsonrpc_error",
         CaseKind.UNAVAILABLE_TOOL: "refusal",
         CaseKind.VALID_ARGUMENTS: "result",
@@ -32,8 +36,18 @@ _EXPECTATIONS: dict[str, dict[CaseKind, str]] = {
         CaseKind.MALFORMED_REQUEST: "invalid_params_error",
         CaseKind.VALID_OUTPUT: "result",
         CaseKind.INVALID_OUTPUT: "refusal",
+        CaseKind.MALFORMED_META: "invalid_params_error",
+        CaseKind.UNSUPPORTED_VERSION: "unsupported_version_error",
+        CaseKind.HEADER_MISMATCH: "header_mismatch_error",
     },
 }
+
+
+def _expectation(reproduction: Reproduction) -> str:
+    profile = ALIASES.get(reproduction.profile, reproduction.profile)
+    if profile == PUBLISHED_ID and reproduction.case is CaseKind.INVALID_ARGUMENTS and reproduction.protocol_version in BOTH_REFUSALS:
+        return "refusal"
+    return _EXPECTATIONS[profile][reproduction.case]
 
 _TEMPLATE = '''"""Reproductions exported by mcp-toolfuzz: each test sends one exact request that once broke
 a rule of {profiles}, and asserts the answer the rule asks for.
@@ -127,6 +141,16 @@ def invalid_params_error(answer, case):
     assert answer["error"]["code"] == -32602, f"expected code -32602, got {{answer['error']}}"
 
 
+def unsupported_version_error(answer, case):
+    assert answer is not None and "error" in answer, f"expected a JSON-RPC error, got {{answer}}"
+    assert answer["error"]["code"] == -32022, f"expected code -32022, got {{answer['error']}}"
+
+
+def header_mismatch_error(answer, case):
+    assert answer is not None and "error" in answer, f"expected a JSON-RPC error, got {{answer}}"
+    assert answer["error"]["code"] == -32020, f"expected code -32020, got {{answer['error']}}"
+
+
 def jsonrpc_error(answer, case):
     assert answer is not None and "error" in answer, f"expected a JSON-RPC error, got {{answer}}"
 
@@ -158,7 +182,7 @@ def export_pytest(reproductions: list[Reproduction], *, file_name: str = "test_m
                 "label": reproduction.label,
                 "handshake": list(reproduction.handshake),
                 "request": reproduction.request,
-                "expect": _EXPECTATIONS[reproduction.profile][reproduction.case],
+                "expect": _expectation(reproduction),
                 "output": output,
             }
         )

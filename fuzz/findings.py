@@ -8,6 +8,7 @@ from typing import Any
 
 from fuzz.rules import Level, Rule
 from strategies import CaseKind
+from strategies.meta import HeaderOverrides
 
 
 @dataclass(frozen=True, slots=True, order=True)
@@ -52,6 +53,8 @@ class Finding:
     """What was wrong with the answer, e.g. `answered with JSON-RPC error -32602 "Unknown tool"`."""
     expected: str = ""
     stderr: tuple[str, ...] = ()
+    headers: HeaderOverrides = ()
+    """The HTTP header values sent instead of those the request implies (a header mismatch)."""
     reproduction: str | None = None
     """The reproduction file written for it, if the run keeps a corpus."""
     first_seen: bool = True
@@ -73,6 +76,7 @@ class Finding:
             "message": self.message,
             "expected": self.expected,
             "stderr": list(self.stderr),
+            **({"headers": dict(self.headers)} if self.headers else {}),
             "reproduction": self.reproduction,
             "firstSeen": self.first_seen,
         }

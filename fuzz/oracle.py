@@ -13,13 +13,15 @@ from dataclasses import dataclass
 from typing import Callable, Iterator
 
 from fuzz.answers import AnswerClass, Observation, observe
-from fuzz.wire.jsonrpc import INVALID_PARAMS
+from fuzz.wire import stateless
+from fuzz.wire.jsonrpc import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION
 from fuzz.profiles import SEP_2145, Profile
 from fuzz.rules import Rule
 from fuzz.wire.session import AnomalyKind, Answered, Exchange
 from fuzz.text import clip, show
-from fuzz.wire.shapes import LATEST_KNOWN_VERSION
+from fuzz.wire.shapes import LATEST_KNOWN_VERSION, OBJECT_STRUCTURED_CONTENT, WITHOUT_OUTPUT_SCHEMA
 from strategies import ABSENT, Case, CaseKind, Tool
+from strategies.meta import PROTOCOL_VERSION_KEY
 from strategies.schemas import json_equal
 
 
@@ -93,18 +95,20 @@ def _candidates(
     if answer is AnswerClass.MALFORMED_ANSWER:
         yield "response-well-formed", observation.detail
         return
-    rule_id = criteria.profile.expectations[case.kind].violations.get(answer)
+    rule_id = criteria.profile.expectations[case.kind].violated_by(answer)
     if rule_id is not None:
         yield rule_id, f"answered with {observation.detail}"
-    if case.kind is CaseKind.MALFORMED_REQUEST and answer is AnswerClass.PROTOCOL_ERROR and observation.error_code != INVALID_PARAMS:
-        yield "malformed-request-code", f"answered with {observation.detail}"
+    if answer is AnswerClass.PROTOCOL_ERROR:
+        yield from _error_problems(case, exchange, observation)
     if answer is AnswerClass.INVALID_RESULT:
         yield "response-well-formed", observation.detail
         return
-    if answer is AnswerClass.SUCCESS:
-        yield from _output_problems(case, tool, observation)
+    has_output = criteria.protocol_version not in WITHOUT_OUTPUT_SCHEMA
+    if answer is AnswerClass.SUCCESS and has_output:
+        yield from _output_problems(case, tool, observation, criteria.protocol_version)
     structured = (observation.result or {}).get("structuredContent", {})
-    if not isinstance(structured, dict) and (tool is None or tool.output_check is None):
+    object_only = criteria.protocol_version in OBJECT_STRUCTURED_CONTENT
+    if object_only and not isinstance(structured, dict) and (tool is None or tool.output_check is None):
         yield "response-well-formed", f"structuredContent {show(structured, 100)} is not an object"
     for check in _ADVISORY_CHECKS:
         yield from check(case, criteria, observation)
@@ -112,9 +116,50 @@ def _candidates(
         yield "stdout-not-protocol", garbage[0].describe()
 
 
-def _output_problems(case: Case, tool: Tool | None, observation: Observation) -> Iterator[tuple[str, str]]:
-    """A success of a tool that declares an outputSchema must carry conforming structuredContent;
-    a mirror asked for a conforming value must return that very value."""
+def _error_problems(case: Case, exchange: Exchange, observation: Observation) -> Iterator[tuple[str, str]]:
+    """A JSON-RPC error of the wrong code (or, over HTTP, status) for its case kind."""
+    code, status = observation.error_code, observation.status
+    if case.kind in (CaseKind.MALFORMED_REQUEST, CaseKind.MALFORMED_META):
+        rule = "malformed-request-code" if case.kind is CaseKind.MALFORMED_REQUEST else "malformed-meta"
+        unmirrorable = stateless.unmirrorable(exchange.request) if status is not None else None
+        if code != INVALID_PARAMS and not (code == HEADER_MISMATCH and unmirrorable):
+            yield rule, f"answered with {observation.detail}, not -32602"
+        elif case.kind is CaseKind.MALFORMED_META and status is not None and status != 400:
+            yield rule, f"answered with {observation.detail} and HTTP status {status}, not 400 Bad Request"
+    elif case.kind is CaseKind.UNSUPPORTED_VERSION:
+        problem = _unsupported_version_problem(exchange, observation)
+        if problem is not None:
+            yield "unsupported-version", f"answered with {observation.detail}: {problem}"
+    elif case.kind is CaseKind.HEADER_MISMATCH:
+        if code != HEADER_MISMATCH:
+            yield "header-mismatch", f"answered with {observation.detail}, not -32020"
+        elif status is not None and status != 400:
+            yield "header-mismatch", f"answered with {observation.detail} and HTTP status {status}, not 400 Bad Request"
+
+
+def _unsupported_version_problem(exchange: Exchange, observation: Observation) -> str | None:
+    if observation.error_code != UNSUPPORTED_PROTOCOL_VERSION:
+        return "the code is not -32022"
+    data = observation.error_data
+    params = exchange.request.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    requested = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
+    if not isinstance(data, dict):
+        return "its data is not an object with supported and requested"
+    supported = data.get("supported")
+    if not isinstance(supported, list) or not all(isinstance(version, str) for version in supported):
+        return f"data.supported is {show(supported, 80)}, not an array of revision strings"
+    if data.get("requested") != requested:
+        return f"data.requested is {show(data.get('requested'), 80)}, not the revision requested ({requested!r})"
+    if observation.status is not None and observation.status != 400:
+        return f"the HTTP status is {observation.status}, not 400 Bad Request"
+    return None
+
+
+def _output_problems(case: Case, tool: Tool | None, observation: Observation, protocol_version: str) -> Iterator[tuple[str, str]]:
+    """A success of a tool that declares an outputSchema must carry conforming structuredContent
+    (an object, but under 2026-07-28, which allows any JSON value); a mirror asked for a
+    conforming value must return that very value."""
     result = observation.result or {}
     structured = result.get("structuredContent", ABSENT)
     asked = case.mirrored_output
@@ -126,7 +171,7 @@ def _output_problems(case: Case, tool: Tool | None, observation: Observation) ->
         return
     if structured is ABSENT:
         yield "output-schema", "answered a success without structuredContent, though the tool declares an outputSchema"
-    elif not isinstance(structured, dict):
+    elif not isinstance(structured, dict) and protocol_version in OBJECT_STRUCTURED_CONTENT:
         yield "output-schema", f"answered a success whose structuredContent {show(structured, 100)} is not an object"
     else:
         error = next(tool.output_check.errors(structured), None)

@@ -24,6 +24,7 @@ from typing import Iterable, Sequence
 from fuzz.errors import ConfigurationError
 from fuzz.findings import Skip
 from strategies import CaseKind, Tool
+from strategies.cases import STATELESS_KINDS
 from strategies.values import can_reject_an_object
 
 ARGUMENT_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
@@ -60,16 +61,18 @@ class ToolPlan:
     skips: tuple[Skip, ...] = ()
 
 
-def plan(listed: Iterable[Tool], selection: Selection) -> tuple[ToolPlan, ...]:
+def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> tuple[ToolPlan, ...]:
     """One plan per tool to fuzz, listed tools first, then unavailable tools the server does not
-    list. Raises ConfigurationError when the selection names tools that cannot be used."""
+    list; `revision_kinds`: the kinds the spoken revision adds (`revision_kinds_for`), which go
+    where argument cases go. Raises ConfigurationError when the selection names tools that
+    cannot be used."""
     tools = list(listed)
     names = {tool.name for tool in tools}
     _check_names(selection, tools, names)
     plans: list[ToolPlan] = []
     for tool in tools:
         if _selected(tool, selection):
-            plans.append(_plan_tool(tool, selection))
+            plans.append(_plan_tool(tool, selection, revision_kinds))
     for name in sorted(selection.unavailable - names):
         unlisted = Tool(name=name, input_schema={"type": "object"})
         plans.append(ToolPlan(unlisted, (CaseKind.UNAVAILABLE_TOOL,)))
@@ -86,7 +89,15 @@ def _selected(tool: Tool, selection: Selection) -> bool:
     return chosen and tool.name not in selection.exclude_tools
 
 
-def _plan_tool(tool: Tool, selection: Selection) -> ToolPlan:
+def revision_kinds_for(stateless: bool, over_http: bool) -> tuple[CaseKind, ...]:
+    """The case kinds a revision adds: the stateless one its envelope's (its headers' only over
+    HTTP)."""
+    if not stateless:
+        return ()
+    return tuple(kind for kind in STATELESS_KINDS if over_http or kind is not CaseKind.HEADER_MISMATCH)
+
+
+def _plan_tool(tool: Tool, selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> ToolPlan:
     if tool.name in selection.unavailable:
         return ToolPlan(tool, (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS))
     if tool.name == selection.mirror_tool:
@@ -94,13 +105,14 @@ def _plan_tool(tool: Tool, selection: Selection) -> ToolPlan:
     mode = DestructiveMode.ALLOW if tool.name in selection.destructive_allowed else selection.destructive
     reason = _unsafe_reason(tool, mode)
     if reason is not None:
-        return ToolPlan(tool, BODYLESS_KINDS, tuple(Skip(tool.name, kind, reason) for kind in ARGUMENT_KINDS))
+        return ToolPlan(tool, BODYLESS_KINDS, tuple(Skip(tool.name, kind, reason) for kind in (*ARGUMENT_KINDS, *revision_kinds)))
     if not can_reject_an_object(tool.input_schema):
         nothing_invalid = Skip(
             tool.name, CaseKind.INVALID_ARGUMENTS, "the inputSchema accepts every object: no arguments are invalid"
         )
-        return ToolPlan(tool, tuple(k for k in GENERAL_KINDS if k is not CaseKind.INVALID_ARGUMENTS), (nothing_invalid,))
-    return ToolPlan(tool, GENERAL_KINDS)
+        kinds = tuple(k for k in GENERAL_KINDS if k is not CaseKind.INVALID_ARGUMENTS)
+        return ToolPlan(tool, (*kinds, *revision_kinds), (nothing_invalid,))
+    return ToolPlan(tool, (*GENERAL_KINDS, *revision_kinds))
 
 
 def _unsafe_reason(tool: Tool, mode: DestructiveMode) -> str | None:

@@ -1,14 +1,18 @@
 """Profiles: which rule set judges the answers, and what each case kind must get.
 
-`sep-2145` (the default) is the accepted proposal. `2025-11-25` is the published MCP revision,
-where an unknown tool is still a protocol error, input validation failures are tool execution
-errors (SEP-1303), and structured results MUST conform to `outputSchema`. The same server can be
-compliant under one and not the other; the report always names the profile.
+`sep-2145` (the default) is the accepted proposal, the same under every revision. `published`
+is what the spoken revision's own text says (`resolve` builds it for each revision; its old
+name `2025-11-25` is an alias): an unknown tool is a protocol error in every published revision,
+2026-07-28 included; invalid arguments are a tool execution error from 2025-11-25 on (SEP-1303),
+while up to 2025-06-18 the text lists them under both kinds of error, so either refusal passes;
+structured results MUST conform to `outputSchema` from 2025-06-18 on (there is none before).
+The same server can be compliant under one and not the other; the report names the profile.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Mapping
 
 from fuzz import rules
@@ -26,6 +30,12 @@ class Expectation:
     expected: str
     violations: Mapping[AnswerClass, str]
 
+    def violated_by(self, answer: AnswerClass) -> str | None:
+        """The rule `answer` violates; a result asking for more input counts as a success."""
+        if answer is A.INPUT_REQUIRED and answer not in self.violations:
+            answer = A.SUCCESS
+        return self.violations.get(answer)
+
 
 @dataclass(frozen=True, slots=True)
 class Profile:
@@ -40,7 +50,7 @@ class Profile:
 
 _TOOL_ERROR = "a tool execution error (a result with isError: true)"
 _ANY_RESULT = "a result (a success, or a tool execution error if the tool failed)"
-_RESULT_CLASSES = (A.SUCCESS, A.TOOL_EXECUTION_ERROR, A.INVALID_RESULT)
+_RESULT_CLASSES = (A.SUCCESS, A.TOOL_EXECUTION_ERROR, A.INPUT_REQUIRED, A.INVALID_RESULT)
 
 
 def _all(answer_classes: tuple[AnswerClass, ...], rule: Rule) -> dict[AnswerClass, str]:
@@ -62,6 +72,12 @@ _SEP_2145_EXPECTATIONS: dict[CaseKind, Expectation] = {
         {A.PROTOCOL_ERROR: "tool-failure", A.TOOL_EXECUTION_ERROR: "output-schema"},
     ),
     CaseKind.INVALID_OUTPUT: Expectation(_TOOL_ERROR, {A.SUCCESS: "output-schema", A.PROTOCOL_ERROR: "output-schema"}),
+    CaseKind.MALFORMED_META: Expectation("a JSON-RPC error with code -32602 (over HTTP, status 400)", _all(_RESULT_CLASSES, rules.MALFORMED_META)),
+    CaseKind.UNSUPPORTED_VERSION: Expectation(
+        "a JSON-RPC error -32022 whose data lists the supported revisions and the one requested (over HTTP, status 400)",
+        _all(_RESULT_CLASSES, rules.UNSUPPORTED_VERSION),
+    ),
+    CaseKind.HEADER_MISMATCH: Expectation("a JSON-RPC error -32020 with HTTP status 400", _all(_RESULT_CLASSES, rules.HEADER_MISMATCH)),
 }
 
 SEP_2145 = Profile(
@@ -71,34 +87,34 @@ SEP_2145 = Profile(
     expectations=_SEP_2145_EXPECTATIONS,
 )
 
-_REVISION = "MCP 2025-11-25, server/tools, Error Handling"
+_NO_OUTPUT_SCHEMA = ("2024-11-05", "2025-03-26")
+BOTH_REFUSALS = ("2024-11-05", "2025-03-26", "2025-06-18")
+"""Revisions that list invalid arguments under protocol errors and invalid input data under
+tool execution errors."""
+_PUBLISHED_DEFAULT = "2025-11-25"
 
-REVISION_2025_11_25 = Profile(
-    id="2025-11-25",
-    title="MCP 2025-11-25 (published revision): unknown tools are protocol errors",
-    rules={
-        **SEP_2145.rules,
+
+@lru_cache(maxsize=None)
+def published(version: str) -> Profile:
+    """The rules as revision `version`'s own text states them (an unknown revision: as 2025-11-25)."""
+    if version not in (*BOTH_REFUSALS, "2025-11-25", "2026-07-28"):
+        version = _PUBLISHED_DEFAULT
+    where = f"MCP {version}, server/tools, Error Handling"
+    changed = {
         "unknown-tool": replace(
             rules.UNKNOWN_TOOL,
             title="a call naming no listed tool gets a JSON-RPC error",
-            source=f"{_REVISION}: Protocol Errors: standard JSON-RPC errors for issues like unknown "
+            source=f"{where}: Protocol Errors: standard JSON-RPC errors for issues like unknown "
             "tools (example: -32602 \"Unknown tool: invalid_tool_name\").",
         ),
         "unavailable-tool": replace(
             rules.UNAVAILABLE_TOOL,
             title="a call to a tool the server must refuse (--unavailable) is refused",
-            source=f"{_REVISION} does not classify unavailable tools: a refusal of either kind "
+            source=f"{where} does not classify unavailable tools: a refusal of either kind "
             "(protocol error or tool execution error) is accepted; running the tool is not.",
         ),
-        "output-schema": replace(
-            rules.OUTPUT_SCHEMA,
-            level=Level.MUST,
-            title="structured results conform to the outputSchema",
-            source="MCP 2025-11-25, server/tools, Output Schema: if an output schema is provided, "
-            "servers MUST provide structured results that conform to this schema.",
-        ),
-    },
-    expectations={
+    }
+    expectations = {
         **_SEP_2145_EXPECTATIONS,
         CaseKind.UNKNOWN_TOOL: Expectation(
             "a JSON-RPC error (-32602)", {A.SUCCESS: "unknown-tool", A.TOOL_EXECUTION_ERROR: "unknown-tool"}
@@ -107,9 +123,50 @@ REVISION_2025_11_25 = Profile(
         CaseKind.INVALID_OUTPUT: Expectation(
             "a refusal (a tool execution error, or a JSON-RPC server error)", {A.SUCCESS: "output-schema"}
         ),
-    },
-)
+    }
+    if version in BOTH_REFUSALS:
+        changed["invalid-arguments"] = replace(
+            rules.INVALID_ARGUMENTS,
+            title="arguments that violate the inputSchema are refused (either kind of error)",
+            source=f"{where} lists invalid arguments under Protocol Errors and invalid input data under Tool "
+            "Execution Errors: a refusal of either kind is accepted.",
+        )
+        expectations[CaseKind.INVALID_ARGUMENTS] = Expectation(
+            "a refusal (a JSON-RPC error or a tool execution error)", {A.SUCCESS: "arguments-not-validated"}
+        )
+    else:
+        changed["invalid-arguments"] = replace(
+            rules.INVALID_ARGUMENTS,
+            source=f"{where}: Tool Execution Errors ... are reported in tool results with isError: true: "
+            "input validation errors (e.g., date in wrong format, value out of range).",
+        )
+    if version not in _NO_OUTPUT_SCHEMA:
+        changed["output-schema"] = replace(
+            rules.OUTPUT_SCHEMA,
+            level=Level.MUST,
+            title="structured results conform to the outputSchema",
+            source=f"MCP {version}, server/tools, Output Schema: if an output schema is provided, "
+            "servers MUST provide structured results that conform to this schema.",
+        )
+    return Profile(
+        id=PUBLISHED_ID,
+        title=f"MCP {version} (the revision's own text): unknown tools are protocol errors",
+        rules={**SEP_2145.rules, **changed},
+        expectations=expectations,
+    )
 
 
+PUBLISHED_ID = "published"
+ALIASES = {"2025-11-25": PUBLISHED_ID}
+"""Old profile names, still accepted (and recorded as given)."""
 
-PROFILES: dict[str, Profile] = {profile.id: profile for profile in (SEP_2145, REVISION_2025_11_25)}
+PROFILES: dict[str, Profile] = {SEP_2145.id: SEP_2145, PUBLISHED_ID: published(_PUBLISHED_DEFAULT), "2025-11-25": published(_PUBLISHED_DEFAULT)}
+"""Every profile name, each with its rules as the default revision (2025-11-25) states them;
+`resolve` gives them as the spoken revision does."""
+
+
+def resolve(profile_id: str, protocol_version: str | None) -> Profile:
+    """Profile `profile_id` as it judges under `protocol_version` (None: the default revision)."""
+    if ALIASES.get(profile_id, profile_id) == PUBLISHED_ID:
+        return published(protocol_version or _PUBLISHED_DEFAULT)
+    return PROFILES[profile_id]

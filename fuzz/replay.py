@@ -20,7 +20,7 @@ from fuzz.corpus import CorruptReproduction, Reproduction, discover, load
 from fuzz.redaction import REDACTED
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.oracle import Criteria, Violation, judge
-from fuzz.profiles import PROFILES
+from fuzz.profiles import PROFILES, resolve
 from fuzz.wire.session import NoAnswer, NotDelivered
 from fuzz.target import HttpTarget, StdioTarget, Target, TargetSpec, demo_target, open_target
 from strategies import ABSENT, Case, InvalidSchema, Tool
@@ -53,9 +53,9 @@ def case_of(reproduction: Reproduction) -> Case:
 async def replay_on(target: Target, reproduction: Reproduction, *, timeout: float | None = None) -> ReplayOutcome:
     """Send the reproduction's request to a running target and judge the answer by the rule,
     profile and tool definition the file records."""
-    profile = PROFILES.get(reproduction.profile)
-    if profile is None:
+    if reproduction.profile not in PROFILES:
         return _error(reproduction, f"profile {reproduction.profile!r} is unknown to this mcp-toolfuzz")
+    profile = resolve(reproduction.profile, target.description.protocol_version)
     try:
         tool = Tool.from_listing(reproduction.tool_listing) if reproduction.tool_listing else None
     except InvalidSchema as error:
@@ -67,7 +67,7 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
         request["id"] = request_id
         return request
 
-    exchange = await target.session.send_request(build, timeout=wait)
+    exchange = await target.session.send_request(build, timeout=wait, headers=reproduction.headers)
     answers_ping = True
     if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not target.session.closed:
         answers_ping = await target.ping(timeout=wait)
@@ -132,7 +132,7 @@ async def _replay_file(path: Path, override: TargetSpec | None, timeout: float |
         return _error(None, str(error), path)
     try:
         spec = override or target_of(reproduction)
-        async with open_target(spec, startup_timeout=startup_timeout) as target:
+        async with open_target(spec, startup_timeout=startup_timeout, protocol_version=reproduction.protocol_version) as target:
             return await replay_on(target, reproduction, timeout=timeout)
     except BaseExceptionGroup as group:
         leaf = first_leaf(group)

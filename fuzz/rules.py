@@ -101,8 +101,9 @@ RESPONSE_WELL_FORMED = Rule(
 TARGET_ALIVE = Rule(
     "target-alive",
     Level.MUST,
-    "the target neither exits nor stops answering ping",
-    "MCP basic/utilities/ping: the receiver MUST respond promptly with an empty response. "
+    "the target neither exits nor stops answering ping (server/discover under 2026-07-28, which has no ping)",
+    "MCP basic/utilities/ping: the receiver MUST respond promptly with an empty response; MCP 2026-07-28, "
+    "basic/versioning: servers MUST implement server/discover. "
     f"{_SEP}: exceptions thrown by the tool implementation MUST be reported as Tool Execution Errors.",
 )
 
@@ -150,6 +151,35 @@ STDOUT_NOT_PROTOCOL = Rule(
     "a valid MCP message. (The harness skips such lines and goes on; a client may not.)",
 )
 
+_STATELESS = "MCP 2026-07-28"
+
+MALFORMED_META = Rule(
+    "malformed-meta",
+    Level.MUST,
+    "a request whose _meta envelope is missing or malformed gets JSON-RPC error -32602 (HTTP 400)",
+    f"{_STATELESS}, basic (Per-request protocol fields): a request missing any required field is malformed; "
+    "the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status "
+    "MUST be 400 Bad Request.",
+)
+UNSUPPORTED_VERSION = Rule(
+    "unsupported-version",
+    Level.MUST,
+    "a request naming a revision the server does not speak gets -32022 listing the supported ones (HTTP 400)",
+    f"{_STATELESS}, basic/versioning (Protocol Version Negotiation): if the server does not implement the "
+    "requested version, it MUST respond with an UnsupportedProtocolVersionError listing the versions it does "
+    "support (code -32022, data.supported and data.requested); transports/streamable-http: it MUST respond with "
+    "400 Bad Request.",
+)
+HEADER_MISMATCH = Rule(
+    "header-mismatch",
+    Level.MUST,
+    "a request whose HTTP headers disagree with its body gets -32020 with HTTP 400",
+    f"{_STATELESS}, transports/streamable-http (Server Validation): servers that process the request body MUST "
+    "reject requests where the values specified in the headers do not match the corresponding values in the "
+    "request body; when rejecting a request due to header validation failure, servers MUST return HTTP status "
+    "400 Bad Request and MUST include a JSON-RPC error response using the error code -32020 (HeaderMismatch).",
+)
+
 RULES: tuple[Rule, ...] = (
     UNKNOWN_TOOL,
     INVALID_ARGUMENTS,
@@ -166,5 +196,8 @@ RULES: tuple[Rule, ...] = (
     TOOL_LIST_LEAK,
     INTERNAL_DETAILS_LEAK,
     STDOUT_NOT_PROTOCOL,
+    MALFORMED_META,
+    UNSUPPORTED_VERSION,
+    HEADER_MISMATCH,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

@@ -7,16 +7,19 @@ import shlex
 import sys
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import AsyncIterator
+from typing import Any, AsyncIterator
 
 import trio
 
 from fuzz.errors import HandshakeError, TargetStartError
-from fuzz.wire.handshake import ServerDescription, initialize, list_tools
+from fuzz.wire.lifecycle import list_tools, open_session
+from fuzz.wire.opening import ServerDescription
 from fuzz.redaction import REDACTED, redact_command, redact_names, redact_url
 from fuzz.wire.session import Answered, Session
+from fuzz.wire.stateless import alive
 from fuzz.wire.transport import StdioTransport, Transport
 from strategies import Tool
+from strategies.meta import Stateless
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +84,8 @@ def demo_target() -> StdioTarget:
 
 
 class Target:
-    """A running, initialized server. Open it with `open_target`; `restart` replaces a dead
-    process with a new one (handshake again) and keeps the same tools."""
+    """A running, opened server. Open it with `open_target`; `restart` replaces a dead process
+    with a new one (opened again, under the revision first spoken) and keeps the same tools."""
 
     def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float,
                  protocol_version: str | None = None) -> None:
@@ -107,8 +110,9 @@ class Target:
         self._scope = await self._nursery.start(_serve, session)
         self.session = session
         try:
-            self.description = await initialize(session, timeout=self._startup_timeout, version=self.protocol_version)
-            self.tools = await list_tools(session, timeout=self._startup_timeout)
+            self.description = await open_session(session, timeout=self._startup_timeout, version=self.protocol_version)
+            self.protocol_version = self.description.protocol_version
+            self.tools = await list_tools(session, timeout=self._startup_timeout, meta=self.description.request_meta)
         except HandshakeError as error:
             await self.aclose()
             raise TargetStartError(f"{self.spec.describe()}: {error}") from None
@@ -123,7 +127,24 @@ class Target:
         self.tools = tools
         self.restarts += 1
 
+    @property
+    def request_meta(self) -> dict[str, Any] | None:
+        """The `_meta` every request carries under the stateless revision (None: handshake)."""
+        return self.description.request_meta
+
+    @property
+    def stateless(self) -> Stateless | None:
+        """What the strategies need of the stateless revision, when it is spoken."""
+        description = self.description
+        if description.request_meta is None:
+            return None
+        return Stateless(description.protocol_version, description.request_meta, description.supported_versions,
+                         over_http=isinstance(self.spec, HttpTarget))
+
     async def ping(self, *, timeout: float) -> bool:
+        """Whether the target answers: `ping`, or `server/discover` where there is no ping."""
+        if self.description.stateless:
+            return await alive(self.session, timeout=timeout, version=self.description.protocol_version)
         exchange = await self.session.request("ping", timeout=timeout)
         return isinstance(exchange.reply, Answered) and "result" in exchange.reply.message
 

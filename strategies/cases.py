@@ -20,6 +20,18 @@ from strategies.envelopes import (
 )
 from strategies.generation import json_text
 from strategies.labelled import Labelled
+from strategies.meta import (
+    NEVER_RELEASED_VERSIONS,
+    PROTOCOL_VERSION_KEY,
+    HeaderOverrides,
+    Stateless,
+    canonical_header_mismatches,
+    canonical_malformed_metas,
+    header_mismatches,
+    malformed_metas,
+    unsupported_version_calls,
+    with_meta,
+)
 from strategies.names import unknown_tool_names
 from strategies.outputs import non_object_outputs, outputs
 from strategies.tools import Tool
@@ -39,6 +51,18 @@ class CaseKind(Enum):
     """A call to a mirror tool asking it to return conforming structuredContent."""
     INVALID_OUTPUT = "invalid-output"
     """A call to a mirror tool asking it to return structuredContent its outputSchema rejects."""
+    MALFORMED_META = "malformed-meta"
+    """A call whose `_meta` envelope is missing or malformed (2026-07-28): a malformed request."""
+    UNSUPPORTED_VERSION = "unsupported-version"
+    """A well-formed call whose `_meta` names a revision the server does not speak (2026-07-28)."""
+    HEADER_MISMATCH = "header-mismatch"
+    """A well-formed call whose HTTP headers disagree with its body (2026-07-28, Streamable HTTP)."""
+
+
+STATELESS_KINDS = (CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION, CaseKind.HEADER_MISMATCH)
+"""The kinds that exist only under the stateless revision (the last only over HTTP). A server
+that ignored the envelope would run the tool (with `{}` arguments), so they go where argument
+cases may."""
 
 
 MIRROR_ARGUMENT = "output"
@@ -54,10 +78,19 @@ class Case:
     tool: str
     params: Any
     label: str
+    own_meta: bool = False
+    """`params` carry their own `_meta` (or lack it on purpose): sent as drawn, never given the
+    revision's envelope."""
+    headers: HeaderOverrides = ()
+    """HTTP header values sent instead of those the request implies."""
 
-    def message(self, request_id: int | str) -> dict[str, Any]:
-        """The exact JSON-RPC request to send."""
-        body = call_message(self.params)
+    def message(self, request_id: int | str, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The exact JSON-RPC request to send; `meta`: the revision's `_meta` envelope, added to
+        params that are an object unless the case carries its own."""
+        params = self.params
+        if meta is not None and not self.own_meta and isinstance(params, dict) and "_meta" not in params:
+            params = {**params, "_meta": dict(meta)}
+        body = call_message(params)
         return {"jsonrpc": body.pop("jsonrpc"), "id": request_id, **body}
 
     @property
@@ -79,13 +112,28 @@ def cases(
     *,
     accepted: Sequence[dict[str, Any]] = (),
     known: Known | None = None,
+    stateless: Stateless | None = None,
 ) -> st.SearchStrategy[Case]:
     """Requests of `kind` aimed at `tool`. `listed_names` are every listed tool's name, so that an
     unknown name is never one of them. `accepted`: arguments the server took, which invalid
-    arguments mutate most of the time; `known`: known-good values every argument object holds."""
+    arguments mutate most of the time; `known`: known-good values every argument object holds;
+    `stateless`: the run speaks 2026-07-28 (the stateless kinds need it)."""
 
     def case(params: Any, label: str) -> Case:
         return Case(kind=kind, tool=tool.name, params=params, label=label)
+
+    if kind in STATELESS_KINDS:
+        if stateless is None or (kind is CaseKind.HEADER_MISMATCH and not stateless.over_http):
+            raise ValueError(f"{kind.value} cases exist only under the stateless revision{' over HTTP' if stateless else ''}")
+        if kind is CaseKind.MALFORMED_META:
+            return malformed_metas(tool.name, stateless.meta).map(lambda p: Case(kind, tool.name, p.value, f"malformed: {p.label}", own_meta=True))
+        if kind is CaseKind.UNSUPPORTED_VERSION:
+            return unsupported_version_calls(tool.name, stateless.meta, stateless.supported).map(
+                lambda p: Case(kind, tool.name, p.value, f"unsupported revision: {p.label}", own_meta=True)
+            )
+        return header_mismatches(tool.name, stateless.version).map(
+            lambda h: Case(kind, tool.name, call_params(tool.name, {}), f"header mismatch: {h.label}", headers=h.value)
+        )
 
     if kind is CaseKind.VALID_ARGUMENTS:
         return valid_arguments(tool, known=known).map(lambda a: case(call_params(tool.name, a.value), a.label))
@@ -137,7 +185,7 @@ def coercion_cases(tool: Tool, accepted: dict[str, Any]) -> list[Case]:
     ]
 
 
-def canonical_cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -> list[Case]:
+def canonical_cases(tool: Tool, kind: CaseKind, listed_names: Collection[str], stateless: Stateless | None = None) -> list[Case]:
     """The simplest case of each shape `kind` has, to be sent before the search: every way to
     malform a request, the empty and a near-miss name, every non-object output. Valid and
     invalid arguments have none (their simplest forms are what Hypothesis tries first anyway)."""
@@ -145,6 +193,17 @@ def canonical_cases(tool: Tool, kind: CaseKind, listed_names: Collection[str]) -
         return [_mirror_case(tool, kind, output) for output in non_object_outputs(tool)]
     if kind is CaseKind.MALFORMED_REQUEST:
         return [Case(kind, tool.name, p.value, f"malformed: {p.label}") for p in canonical_malformed_arguments(tool.name)]
+    if kind is CaseKind.MALFORMED_META and stateless is not None:
+        return [Case(kind, tool.name, p.value, f"malformed: {p.label}", own_meta=True) for p in canonical_malformed_metas(tool.name, stateless.meta)]
+    if kind is CaseKind.UNSUPPORTED_VERSION and stateless is not None:
+        version = next(v for v in NEVER_RELEASED_VERSIONS if v not in stateless.supported)
+        params = with_meta(call_params(tool.name, {}), {**stateless.meta, PROTOCOL_VERSION_KEY: version})
+        return [Case(kind, tool.name, params, f"unsupported revision: protocolVersion {version!r}", own_meta=True)]
+    if kind is CaseKind.HEADER_MISMATCH and stateless is not None:
+        return [
+            Case(kind, tool.name, call_params(tool.name, {}), f"header mismatch: {h.label}", headers=h.value)
+            for h in canonical_header_mismatches(tool.name, stateless.version)
+        ]
     if kind is CaseKind.UNKNOWN_TOOL:
         candidates = [
             ("", "unknown tool: empty name"),

@@ -46,14 +46,14 @@ _small_json: st.SearchStrategy[Any] = st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(json_text(max_size=6), children, max_size=3),
     max_leaves=6,
 )
-_non_string = st.one_of(
+non_string_values = st.one_of(
     st.none().map(lambda v: Labelled(v, "null")),
     st.integers().map(lambda v: Labelled(v, "a number")),
     st.booleans().map(lambda v: Labelled(v, "a boolean")),
     st.dictionaries(json_text(max_size=6), _small_json, max_size=2).map(lambda v: Labelled(v, "an object")),
     st.lists(_small_json, max_size=2).map(lambda v: Labelled(v, "an array")),
 )
-_non_object = st.one_of(
+non_object_values = st.one_of(
     st.lists(_small_json, max_size=3).map(lambda v: Labelled(v, "an array")),
     json_text(max_size=10).map(lambda v: Labelled(v, "a string")),
     st.integers().map(lambda v: Labelled(v, "a number")),
@@ -101,11 +101,11 @@ def malformed_envelopes() -> st.SearchStrategy[Labelled[Any]]:
         st.dictionaries(json_text(max_size=6), _small_json, max_size=2)
         .map(lambda extra: {**{k: v for k, v in extra.items() if k != "name"}, "arguments": {}})
         .map(lambda params: Labelled(params, "name missing")),
-        _non_string.map(lambda name: Labelled(call_params(name.value, {}), f"name is {name.label}")),
+        non_string_values.map(lambda name: Labelled(call_params(name.value, {}), f"name is {name.label}")),
     )
 
 
 def malformed_arguments(tool_name: str) -> st.SearchStrategy[Labelled[Any]]:
     """Calls to `tool_name` (a listed tool, so that only the envelope is wrong) whose `arguments`
     is not an object. Shrinks towards `"arguments": []`."""
-    return _non_object.map(lambda arguments: Labelled(call_params(tool_name, arguments.value), f"arguments is {arguments.label}"))
+    return non_object_values.map(lambda arguments: Labelled(call_params(tool_name, arguments.value), f"arguments is {arguments.label}"))

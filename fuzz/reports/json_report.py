@@ -9,7 +9,7 @@ from fuzz import __version__
 from fuzz.coverage import exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.files import write_json_atomically
 from fuzz.findings import RunResult
-from fuzz.profiles import PROFILES
+from fuzz.profiles import resolve
 from fuzz.reports.problems import group
 
 FORMAT_VERSION = 1
@@ -32,7 +32,7 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "targetRestarts": result.target_restarts,
         "seconds": round(result.seconds, 3),
         "exitCode": result.exit_code,
-        "rules": [rule.as_json() for rule in PROFILES[result.profile].rules.values()],
+        "rules": [rule.as_json() for rule in resolve(result.profile, result.protocol_version).rules.values()],
         "tools": [
             {
                 "name": summary.tool or None,

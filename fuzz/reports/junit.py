@@ -22,7 +22,7 @@ from pathlib import Path
 from fuzz.coverage import Exercise, exercise_by_tool
 from fuzz.files import write_text_atomically
 from fuzz.findings import RunResult, ToolSummary
-from fuzz.profiles import PROFILES
+from fuzz.profiles import resolve
 from fuzz.reports.problems import display, findings_text
 
 SUITE_PREFIX = "mcp-toolfuzz"
@@ -55,7 +55,7 @@ def _suite(
                        ("casesSent", summary.total_sent)):
         ElementTree.SubElement(properties, "property", name=key, value=str(value))
     counts = {"tests": 0, "failures": 0, "skipped": 0}
-    rules = PROFILES[result.profile].rules
+    rules = resolve(result.profile, result.protocol_version).rules
     found = {finding.rule.id for finding in summary.findings}
     for rule_id in [rule for rule in rules if rule in exercise or rule in found]:
         case = ElementTree.SubElement(suite, "testcase", name=rule_id, classname=name, time="0")

@@ -19,7 +19,7 @@ from typing import Any
 from fuzz import __version__
 from fuzz.files import write_json_atomically
 from fuzz.findings import RunResult
-from fuzz.profiles import PROFILES
+from fuzz.profiles import resolve
 from fuzz.reports.problems import Problem, display, group
 from fuzz.rules import Level, Rule
 
@@ -91,7 +91,7 @@ def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, A
 
 
 def as_sarif(result: RunResult, cwd: Path | None = None) -> dict[str, Any]:
-    rules = list(PROFILES[result.profile].rules.values())
+    rules = list(resolve(result.profile, result.protocol_version).rules.values())
     index = {rule.id: position for position, rule in enumerate(rules)}
     entry = entry_point(result.target, cwd or Path.cwd())
     return {

@@ -16,6 +16,10 @@ from fuzz.text import clip
 JSONRPC_VERSION = "2.0"
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
+HEADER_MISMATCH = -32020
+"""2026-07-28: an HTTP header disagrees with the request body."""
+UNSUPPORTED_PROTOCOL_VERSION = -32022
+"""2026-07-28: the request names a revision the server does not speak (`data.supported`, `data.requested`)."""
 
 
 def encode(message: Any) -> bytes:

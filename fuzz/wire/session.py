@@ -30,12 +30,15 @@ from fuzz.wire.jsonrpc import (
 )
 from fuzz.text import show
 from fuzz.wire.transport import Carried, Transport, TransportClosed, Undelivered
+from strategies.meta import HeaderOverrides
 
 
 @dataclass(frozen=True, slots=True)
 class Answered:
     message: dict[str, Any]
     seconds: float
+    status: int | None = None
+    """The HTTP status of the response that carried the answer (None over stdio)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,12 +94,15 @@ class Exchange:
     reply: Reply
     anomalies: tuple[Anomaly, ...] = ()
     stderr: tuple[str, ...] = ()
+    headers: HeaderOverrides = ()
+    """The HTTP header values sent instead of those the request implies."""
 
 
 @dataclass(slots=True)
 class _Waiter:
     event: trio.Event = field(default_factory=trio.Event)
     message: dict[str, Any] | None = None
+    status: int | None = None
     undelivered: str | None = None
     answered_at: float = 0.0
     written: int = -1
@@ -143,8 +149,9 @@ class Session:
                         self._undelivered(item)
                         continue
                     origin = self._waiters.get(id_key(item.request_id)) if isinstance(item, Carried) else None
+                    status = item.status if isinstance(item, Carried) else None
                     for incoming in parse_line(item.data if isinstance(item, Carried) else item):
-                        await self._dispatch(incoming, origin)
+                        await self._dispatch(incoming, origin, status)
             finally:
                 self._closed.set()
                 for waiter in self._waiters.values():
@@ -164,10 +171,12 @@ class Session:
         return await self.send_request(build, timeout=timeout)
 
     async def send_request(
-        self, build: Callable[[int], dict[str, Any]], *, timeout: float, request_id: int | None = None
+        self, build: Callable[[int], dict[str, Any]], *, timeout: float, request_id: int | None = None,
+        headers: HeaderOverrides = (),
     ) -> Exchange:
         """Send `build(id)` with `request_id` (a fresh id when None; take one from `next_id` to fix
-        the order of concurrent requests) and wait up to `timeout` seconds for its answer."""
+        the order of concurrent requests) and wait up to `timeout` seconds for its answer.
+        `headers`: HTTP header values instead of those the request implies."""
         request = build(self.next_id() if request_id is None else request_id)
         key = id_key(request["id"])
         waiter = _Waiter()
@@ -177,11 +186,11 @@ class Session:
         started = time.monotonic()
         try:
             if self.closed:
-                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter)
+                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter, headers)
             try:
-                await self.transport.send(encode(request))
+                await self.transport.send(encode(request), headers)
             except TransportClosed:
-                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter)
+                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter, headers)
             waiter.written, waiter.written_at = self._written, time.monotonic()
             self._written += 1
             with trio.move_on_after(timeout):
@@ -190,7 +199,7 @@ class Session:
                 with trio.move_on_after(min(SETTLE_SECONDS, max(0.0, started + timeout - time.monotonic()))):
                     await waiter.ended.wait()
             if waiter.message is not None:
-                reply: Reply = Answered(waiter.message, waiter.answered_at - started)
+                reply: Reply = Answered(waiter.message, waiter.answered_at - started, waiter.status)
             elif waiter.undelivered is not None:
                 reply = NotDelivered(waiter.undelivered, waiter.answered_at - started)
             elif self.closed:
@@ -198,7 +207,7 @@ class Session:
             else:
                 reply = NoAnswer(timeout, overtaken=self._latest_written_answered > waiter.written)
                 self.transport.abandon(request["id"])
-            return self._exchange(request, reply, anomaly_mark, stderr_mark, waiter)
+            return self._exchange(request, reply, anomaly_mark, stderr_mark, waiter, headers)
         finally:
             del self._waiters[key]
             self._remember_finished(key, answered=waiter.message is not None)
@@ -223,12 +232,15 @@ class Session:
         except TransportClosed:
             pass
 
-    def _exchange(self, request: dict[str, Any], reply: Reply, anomaly_mark: int, stderr_mark: int, waiter: _Waiter) -> Exchange:
+    def _exchange(
+        self, request: dict[str, Any], reply: Reply, anomaly_mark: int, stderr_mark: int, waiter: _Waiter, headers: HeaderOverrides
+    ) -> Exchange:
         return Exchange(
             request=request,
             reply=reply,
             anomalies=tuple(waiter.anomalies + self._anomalies[anomaly_mark:]),
             stderr=self.transport.stderr_since(stderr_mark),
+            headers=headers,
         )
 
     async def _exited(self) -> TargetExited:
@@ -245,7 +257,9 @@ class Session:
             waiter.answered_at = time.monotonic()
             waiter.event.set()
 
-    async def _dispatch(self, incoming: Response | ServerRequest | Notification | Garbage, origin: _Waiter | None = None) -> None:
+    async def _dispatch(
+        self, incoming: Response | ServerRequest | Notification | Garbage, origin: _Waiter | None = None, status: int | None = None
+    ) -> None:
         """`origin` is the waiter whose HTTP exchange carried the message, when known: an
         anomaly is then recorded for that request alone."""
         anomalies = origin.anomalies if origin is not None else self._anomalies
@@ -254,6 +268,7 @@ class Session:
             waiter = self._waiters.get(key)
             if waiter is not None and waiter.message is None:
                 waiter.message = incoming.message
+                waiter.status = status
                 waiter.answered_at = time.monotonic()
                 waiter.event.set()
                 self._latest_written_answered = max(self._latest_written_answered, waiter.written)

@@ -10,7 +10,9 @@ answer came, and otherwise it is the reply the oracle judges. HTTP failures are 
 exceptions.
 
 The `Mcp-Session-Id` the server issues on `initialize` is sent back on every later message, with
-`MCP-Protocol-Version` once it is negotiated; `aclose` ends the session with DELETE. The GET
+`MCP-Protocol-Version` once it is negotiated; `aclose` ends the session with DELETE. Under the
+stateless revision (`speak_stateless`) there is no session: every POST carries the headers its
+body implies (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), and a case may override them. The GET
 stream for server-initiated messages is not opened: the harness declares no client capabilities
 and needs nothing a server would send unprompted.
 
@@ -28,7 +30,9 @@ import httpx
 import trio
 
 from fuzz.text import clip
+from strategies.meta import HeaderOverrides
 from fuzz.wire.jsonrpc import id_key
+from fuzz.wire.stateless import mirrored_headers, with_overrides
 from fuzz.wire.transport import MAX_MESSAGE_BYTES, Arrival, Carried, TransportClosed, Undelivered
 
 SESSION_HEADER = "Mcp-Session-Id"
@@ -54,6 +58,7 @@ class HttpTransport:
         )
         self._session_id: str | None = None
         self._protocol_version: str | None = None
+        self._stateless: str | None = None
         self._to_session, self._from_transport = trio.open_memory_channel[Arrival](1024)
         self._nursery: trio.Nursery | None = None
         self._posts: dict[str, trio.CancelScope] = {}
@@ -69,12 +74,17 @@ class HttpTransport:
             await self._closed.wait()
             nursery.cancel_scope.cancel()
 
-    async def send(self, data: bytes) -> None:
+    def speak_stateless(self, version: str | None) -> None:
+        """From now on, POST as the stateless `version` requires (None: as the handshake
+        revisions do)."""
+        self._stateless = version
+
+    async def send(self, data: bytes, headers: HeaderOverrides = ()) -> None:
         if self._closed.is_set():
             raise TransportClosed("the HTTP transport is closed")
         await self._ready.wait()
         assert self._nursery is not None
-        self._nursery.start_soon(self._post, data)
+        self._nursery.start_soon(self._post, data, headers)
 
     async def incoming(self) -> AsyncIterator[Arrival]:
         async with self._from_transport:
@@ -120,15 +130,17 @@ class HttpTransport:
             await self._to_session.aclose()
             await self._client.aclose()
 
-    def _headers_for(self, method: str | None) -> dict[str, str]:
+    def _headers_for(self, method: str | None, message: dict[str, Any] | None = None, overrides: HeaderOverrides = ()) -> dict[str, str]:
         headers = {**self._headers, "Accept": ACCEPT, "Content-Type": "application/json"}
+        if self._stateless is not None:
+            return with_overrides({**headers, **mirrored_headers(message or {}, self._stateless)}, overrides)
         if self._session_id is not None:
             headers[SESSION_HEADER] = self._session_id
         if self._protocol_version is not None and method != "initialize":
             headers[VERSION_HEADER] = self._protocol_version
         return headers
 
-    async def _post(self, data: bytes) -> None:
+    async def _post(self, data: bytes, overrides: HeaderOverrides = ()) -> None:
         message = _parsed(data)
         method = message.get("method") if isinstance(message.get("method"), str) else None
         request_id = message.get("id") if method is not None and "id" in message else None
@@ -138,14 +150,16 @@ class HttpTransport:
             if is_request:
                 self._posts[key] = scope
             try:
-                await self._exchange(data, method, request_id, is_request)
+                await self._exchange(data, message, request_id, is_request, overrides)
             finally:
                 if self._posts.get(key) is scope:
                     del self._posts[key]
 
-    async def _exchange(self, data: bytes, method: str | None, request_id: object, is_request: bool) -> None:
+    async def _exchange(self, data: bytes, message: dict[str, Any], request_id: object, is_request: bool, overrides: HeaderOverrides) -> None:
+        method = message.get("method") if isinstance(message.get("method"), str) else None
         try:
-            async with self._client.stream("POST", self.url, content=data, headers=self._headers_for(method)) as response:
+            headers = self._headers_for(method, message, overrides)
+            async with self._client.stream("POST", self.url, content=data, headers=headers) as response:
                 if method == "initialize" and SESSION_HEADER in response.headers:
                     self._session_id = response.headers[SESSION_HEADER]
                 detail = await self._deliver(response, request_id, sniff_version=method == "initialize")
@@ -166,13 +180,13 @@ class HttpTransport:
             async for event in _sse_messages(response):
                 events += 1
                 self._sniff(event, sniff_version)
-                await self._hand_on(Carried(request_id, event) if request_id is not None else event)
+                await self._hand_on(Carried(request_id, event, response.status_code) if request_id is not None else event)
             return f"{status}: an SSE stream of {events} message events ended without the answer"
         body = await _read_capped(response)
         if not body.strip():
             return f"{status} with an empty body"
         self._sniff(body, sniff_version)
-        await self._hand_on(Carried(request_id, body) if request_id is not None else body)
+        await self._hand_on(Carried(request_id, body, response.status_code) if request_id is not None else body)
         shown = clip(body.decode("utf-8", errors="replace"), 300)
         return f"{status} ({content_type or 'no content-type'}) whose body is not the answer: {shown}"
 

@@ -21,6 +21,7 @@ from typing import AsyncIterator, Mapping, Protocol, Sequence
 import trio
 
 from fuzz.errors import TargetStartError
+from strategies.meta import HeaderOverrides
 
 MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 """A message (a stdout line, an HTTP body, an SSE event) longer than this is cut off and handed
@@ -55,6 +56,8 @@ class Carried:
 
     request_id: object
     data: bytes
+    status: int | None = None
+    """The HTTP status of the response that carried it."""
 
 
 Arrival = bytes | Carried | Undelivered
@@ -73,8 +76,13 @@ class Transport(Protocol):
     async def background(self) -> None:
         """Work that runs for the transport's whole life (reading stderr, HTTP exchanges)."""
 
-    async def send(self, data: bytes) -> None:
-        """Send one encoded message. Raises TransportClosed."""
+    def speak_stateless(self, version: str | None) -> None:
+        """Carry messages as the stateless `version` requires (HTTP: its headers, no session);
+        None: as the handshake revisions do."""
+
+    async def send(self, data: bytes, headers: HeaderOverrides = ()) -> None:
+        """Send one encoded message (`headers`: header values instead of those the message
+        implies, where the transport has headers). Raises TransportClosed."""
 
     def incoming(self) -> AsyncIterator[Arrival]:
         """What arrives, in order, until the target is gone."""
@@ -148,7 +156,10 @@ class StdioTransport:
     def returncode(self) -> int | None:
         return self._process.poll()
 
-    async def send(self, data: bytes) -> None:
+    def speak_stateless(self, version: str | None) -> None:
+        """stdio frames every revision alike."""
+
+    async def send(self, data: bytes, headers: HeaderOverrides = ()) -> None:
         """Write one framed message (the caller adds the newline). Raises TransportClosed."""
         assert self._process.stdin is not None
         async with self._send_lock:
