@@ -17,6 +17,7 @@ from typing import Iterable, Mapping, Sequence
 from fuzz.answers import AnswerClass
 from fuzz.findings import RunResult, ToolSummary
 from fuzz.profiles import PROFILES
+from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS
 from strategies import CaseKind
 
 SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED = (
@@ -214,8 +215,24 @@ def named_fields(texts: Iterable[str], fields: Iterable[str]) -> Counter[str]:
 
 
 def judged_rules(result: RunResult) -> list[str]:
-    """The rules the run judged by: its profile's, less those --rules / --exclude-rules left out."""
-    return rules_of(result.profile, result.options.get("rules"))
+    """The rules the run judged by: its profile's, less those --rules / --exclude-rules left out
+    and those of another revision or transport than the run's."""
+    rules = rules_of(result.profile, result.options.get("rules"))
+    return spoken_rules(rules, result.protocol_version, over_http=result.target.get("transport") == "http")
+
+
+_STATELESS_RULES = {"malformed-meta": False, "unsupported-version": False, "header-mismatch": True}
+"""The rules of the stateless revision, and whether each is judged only over Streamable HTTP."""
+
+
+def spoken_rules(rule_ids: Iterable[str], protocol_version: str | None, *, over_http: bool) -> list[str]:
+    """Of `rule_ids`, those a run under `protocol_version` can judge: the stateless revision's
+    rules only under it (the header rule only over HTTP)."""
+    stateless = protocol_version in STATELESS_PROTOCOL_VERSIONS
+    return [
+        rule for rule in rule_ids
+        if rule not in _STATELESS_RULES or (stateless and (over_http or not _STATELESS_RULES[rule]))
+    ]
 
 
 def rules_of(profile: str, enabled: Iterable[str] | None) -> list[str]:

@@ -208,7 +208,7 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, de
 async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
     progress.description = target.description
     stateless = target.stateless
-    plans = plan(target.tools, options.selection, revision_kinds_for(stateless is not None, stateless is not None and stateless.over_http))
+    plans = plan(target.tools, options.selection, revision_kinds_for(stateless))
     progress.excluded = excluded(target.tools, options.selection)
     known = resolve_known_arguments(options.known_arguments, target.tools)
     listener(

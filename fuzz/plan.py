@@ -25,6 +25,7 @@ from fuzz.errors import ConfigurationError
 from fuzz.findings import Skip
 from strategies import CaseKind, Tool
 from strategies.cases import STATELESS_KINDS
+from strategies.meta import Stateless
 from strategies.values import can_reject_an_object
 
 ARGUMENT_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
@@ -89,12 +90,12 @@ def _selected(tool: Tool, selection: Selection) -> bool:
     return chosen and tool.name not in selection.exclude_tools
 
 
-def revision_kinds_for(stateless: bool, over_http: bool) -> tuple[CaseKind, ...]:
-    """The case kinds a revision adds: the stateless one its envelope's (its headers' only over
-    HTTP)."""
-    if not stateless:
+def revision_kinds_for(stateless: Stateless | None) -> tuple[CaseKind, ...]:
+    """The case kinds the spoken revision adds: the stateless one its envelope's (its headers'
+    only over HTTP); the handshake revisions none."""
+    if stateless is None:
         return ()
-    return tuple(kind for kind in STATELESS_KINDS if over_http or kind is not CaseKind.HEADER_MISMATCH)
+    return tuple(kind for kind in STATELESS_KINDS if stateless.over_http or kind is not CaseKind.HEADER_MISMATCH)
 
 
 def _plan_tool(tool: Tool, selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> ToolPlan:

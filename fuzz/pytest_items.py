@@ -16,7 +16,7 @@ from fuzz.errors import HarnessError
 from fuzz.findings import RunResult, ToolSummary
 from fuzz.hosted import HostedTarget
 from fuzz.options import RunOptions
-from fuzz.plan import ToolPlan, plan, with_envelope
+from fuzz.plan import ToolPlan, plan, revision_kinds_for, with_envelope
 from fuzz.pytest_plugin import Invariants
 from fuzz.reports.problems import display, findings_text
 from fuzz.target import HttpTarget, StdioTarget, TargetSpec
@@ -80,7 +80,8 @@ def _judged_rules(options: RunOptions) -> list[str]:
 
 
 def _tool_plans(options: RunOptions, host: HostedTarget) -> list[ToolPlan]:
-    return list(with_envelope(plan(host.target.tools, options.selection), options.envelope))
+    kinds = revision_kinds_for(host.target.stateless)
+    return list(with_envelope(plan(host.target.tools, options.selection, kinds), options.envelope))
 
 
 # ------------------------------------------------------------------ verdicts

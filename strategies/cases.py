@@ -32,7 +32,7 @@ from strategies.meta import (
     unsupported_version_calls,
     with_meta,
 )
-from strategies.names import unknown_tool_names
+from strategies.names import LONGEST_NAME, unknown_tool_names
 from strategies.outputs import non_object_outputs, outputs
 from strategies.tools import Tool
 from strategies.values import Known, coerced_variants
@@ -146,11 +146,18 @@ def cases(
     if kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT):
         return outputs(tool, valid=kind is CaseKind.VALID_OUTPUT).map(lambda o: _mirror_case(tool, kind, o))
     if kind is CaseKind.UNKNOWN_TOOL:
-        return st.tuples(unknown_tool_names(listed_names), _any_arguments).map(
+        longest = HEADER_NAME_LONGEST if stateless is not None and stateless.over_http else LONGEST_NAME
+        return st.tuples(unknown_tool_names(listed_names, longest=longest), _any_arguments).map(
             lambda drawn: case(call_params(drawn[0].value, drawn[1]), f"unknown tool: {drawn[0].label}")
         )
     return malformed_arguments(tool.name).map(lambda p: case(p.value, f"malformed: {p.label}"))
 
+
+HEADER_NAME_LONGEST = 2048
+"""The longest unknown name drawn when an `Mcp-Name` header carries it: Node.js refuses a
+request whose headers pass 16 KiB, and many proxies 8 KiB, by dropping the connection or with
+431, before any MCP code runs (a name's header form may be base64, 4/3 and up to 4 bytes a
+character)."""
 
 ENVELOPE = ""
 """The `tool` of a case that concerns no tool: a malformed request envelope."""

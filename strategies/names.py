@@ -19,10 +19,14 @@ from strategies.mutations import pick
 _WHITESPACE = " \t\n\r\u00a0\u2028\u3000\ufeff"
 
 
-def unknown_tool_names(listed: Collection[str]) -> st.SearchStrategy[Labelled[str]]:
+LONGEST_NAME = 20_000
+
+
+def unknown_tool_names(listed: Collection[str], *, longest: int = LONGEST_NAME) -> st.SearchStrategy[Labelled[str]]:
     """Names not in `listed` (exact comparison), each labelled with how it was made.
 
-    Shrinks towards the empty name, then towards the smallest near-miss of the first listed name
+    `longest`: the longest name drawn (a name an HTTP header must carry, under 2026-07-28, is
+    kept to what servers' header limits allow). Shrinks towards the empty name, then towards the smallest near-miss of the first listed name
     (a one-character change).
     """
     known = frozenset(listed)
@@ -34,7 +38,7 @@ def unknown_tool_names(listed: Collection[str]) -> st.SearchStrategy[Labelled[st
     families += [
         st.text(alphabet=_WHITESPACE, min_size=1, max_size=8).map(lambda n: Labelled(n, "whitespace only")),
         json_text(1, 40).map(lambda n: Labelled(n, "arbitrary unicode")),
-        st.integers(min_value=256, max_value=20_000).map(lambda size: Labelled("t" * size, f"{size} characters long")),
+        st.integers(min_value=min(256, longest), max_value=longest).map(lambda size: Labelled("t" * size, f"{size} characters long")),
     ]
     return st.one_of(families).filter(lambda labelled: labelled.value not in known)
 

@@ -8,7 +8,9 @@ import pytest
 
 from fuzz.answers import AnswerClass, observe
 from fuzz.oracle import Criteria, judge
-from fuzz.profiles import REVISION_2025_11_25, SEP_2145, Profile
+from fuzz.profiles import SEP_2145, Profile, published
+
+REVISION_2025_11_25 = published("2025-11-25")
 from fuzz.wire.session import Anomaly, AnomalyKind, Answered, Exchange, NoAnswer, NotDelivered, Reply, TargetExited
 from strategies import ABSENT, Case, CaseKind, Tool
 
@@ -208,3 +210,78 @@ def test_an_image_first_is_an_error_message_finding_and_rules_can_be_disabled() 
 def test_a_stack_trace_in_a_protocol_errors_data_is_a_leak() -> None:
     error = {"code": -32603, "message": "Internal error", "data": 'Traceback (most recent call last):\n  File "x.py", line 1'}
     assert _rule_for(_case(CaseKind.VALID_ARGUMENTS), _answered(error=error), None, Criteria(enabled=frozenset({"internal-details-leak"}))) == "internal-details-leak"
+
+
+_STATELESS = Criteria(protocol_version="2026-07-28")
+_META = {"io.modelcontextprotocol/protocolVersion": "1999-01-01", "io.modelcontextprotocol/clientCapabilities": {}}
+_COMPLETE = {**SUCCESS, "resultType": "complete"}
+
+
+def _stateless_rule(kind: CaseKind, reply: Reply, params: Any = None) -> str | None:
+    params = params or {"name": "x", "arguments": {}, "_meta": _META}
+    case = Case(kind, "x", params, "test", own_meta=True)
+    violation = judge(case, Exchange(case.message(1), reply), criteria=_STATELESS)
+    return None if violation is None else violation.rule.id
+
+
+def _http(status: int, **members: Any) -> Answered:
+    return Answered({"jsonrpc": "2.0", "id": 1, **members}, 0.01, status)
+
+
+_UNSUPPORTED = {"code": -32022, "message": "Unsupported protocol version", "data": {"supported": ["2026-07-28"], "requested": "1999-01-01"}}
+
+
+@pytest.mark.parametrize(
+    ("kind", "reply", "rule"),
+    [
+        (CaseKind.UNSUPPORTED_VERSION, _answered(error=_UNSUPPORTED), None),
+        (CaseKind.UNSUPPORTED_VERSION, _http(400, error=_UNSUPPORTED), None),
+        (CaseKind.UNSUPPORTED_VERSION, _http(200, error=_UNSUPPORTED), "unsupported-version"),
+        (CaseKind.UNSUPPORTED_VERSION, _answered(result=_COMPLETE), "unsupported-version"),
+        (CaseKind.UNSUPPORTED_VERSION, _answered(error={**_UNSUPPORTED, "code": -32602}), "unsupported-version"),
+        (CaseKind.UNSUPPORTED_VERSION, _answered(error={**_UNSUPPORTED, "data": {"supported": ["2026-07-28"]}}), "unsupported-version"),
+        (CaseKind.UNSUPPORTED_VERSION, _answered(error={**_UNSUPPORTED, "data": {"supported": "2026-07-28", "requested": "1999-01-01"}}), "unsupported-version"),
+        (CaseKind.HEADER_MISMATCH, _http(400, error={"code": -32020, "message": "mismatch"}), None),
+        (CaseKind.HEADER_MISMATCH, _http(200, error={"code": -32020, "message": "mismatch"}), "header-mismatch"),
+        (CaseKind.HEADER_MISMATCH, _http(400, error={"code": -32602, "message": "bad"}), "header-mismatch"),
+        (CaseKind.HEADER_MISMATCH, _http(200, result=_COMPLETE), "header-mismatch"),
+        (CaseKind.MALFORMED_META, _http(400, error={"code": -32602, "message": "no _meta"}), None),
+        (CaseKind.MALFORMED_META, _http(200, error={"code": -32602, "message": "no _meta"}), "malformed-meta"),
+        (CaseKind.MALFORMED_META, _http(400, error={"code": -32600, "message": "not JSON-RPC"}), "malformed-meta"),
+        (CaseKind.MALFORMED_META, _answered(result=_COMPLETE), "malformed-meta"),
+    ],
+)
+def test_the_stateless_rules(kind: CaseKind, reply: Reply, rule: str | None) -> None:
+    assert _stateless_rule(kind, reply) == rule
+
+
+def test_a_header_that_cannot_mirror_the_body_may_be_answered_minus_32020() -> None:
+    """A `_meta` protocolVersion that is not a string (or a name that is not one) disagrees with
+    any header: -32020 is as right as -32602, over HTTP only."""
+    unmirrorable = {"name": "x", "arguments": {}, "_meta": {**_META, "io.modelcontextprotocol/protocolVersion": 20260728}}
+    mismatch = {"code": -32020, "message": "header does not match"}
+    assert _stateless_rule(CaseKind.MALFORMED_META, _http(400, error=mismatch), unmirrorable) is None
+    assert _stateless_rule(CaseKind.MALFORMED_META, _answered(error=mismatch), unmirrorable) == "malformed-meta"
+
+
+@pytest.mark.parametrize(
+    ("result", "rule"),
+    [
+        (_COMPLETE, None),
+        (SUCCESS, "response-well-formed"),
+        ({**SUCCESS, "resultType": "partial"}, "response-well-formed"),
+        ({"resultType": "input_required", "requestState": "s"}, None),
+        ({"resultType": "input_required"}, "response-well-formed"),
+        ({**_COMPLETE, "structuredContent": [1, 2]}, None),
+    ],
+)
+def test_stateless_results_say_what_they_are(result: dict[str, Any], rule: str | None) -> None:
+    case = Case(CaseKind.VALID_ARGUMENTS, "x", {"name": "x", "arguments": {}}, "test")
+    violation = judge(case, Exchange(REQUEST, _answered(result=result)), criteria=_STATELESS)
+    assert (None if violation is None else violation.rule.id) == rule
+
+
+def test_an_input_required_answer_to_an_unknown_tool_is_not_a_tool_error() -> None:
+    case = Case(CaseKind.UNKNOWN_TOOL, "x", {"name": "nope", "arguments": {}}, "test")
+    violation = judge(case, Exchange(REQUEST, _answered(result={"resultType": "input_required", "requestState": "s"})), criteria=_STATELESS)
+    assert violation is not None and violation.rule.id == "unknown-tool"

@@ -195,9 +195,15 @@ def test_profiles_give_output_schema_its_own_level() -> None:
     assert fuzz(server, selection=REFERENCE, max_examples=10, rules=frozenset({"output-schema"}), fail_on=Level.MUST).exit_code == 0
 
 
+STATELESS_RULES = {"malformed-meta", "unsupported-version", "header-mismatch"}
+"""Not in the reference server yet (it speaks only the handshake revisions): their seeded bugs
+are answers judged by the oracle (`test_oracle`), their real ones the TypeScript SDK v2's
+(`test_stateless_revision`)."""
+
+
 def test_every_rule_has_a_seeded_bug_test() -> None:
     tested = {match.group(1).replace("_", "-") for name in globals() if (match := re.match(r"test_(\w+?)_bug_is_caught", name))}
-    assert tested == {rule.id for rule in RULES}
+    assert tested == {rule.id for rule in RULES} - STATELESS_RULES
 
 
 @pytest.mark.parametrize("seed", [1, 2])

@@ -195,9 +195,13 @@ def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: s
     from fuzz.wire.jsonrpc import encode
     from strategies import CaseKind, cases
     from strategies.cases import envelope_cases
+    from strategies.meta import Stateless
+
+    meta = {"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}}
+    stateless = Stateless("2026-07-28", meta, ("2026-07-28",), over_http=True)
 
     def sendable(case: Any) -> None:
-        message = case.message(1)
+        message = case.message(1, meta)
         data = encode(message)
         assert json.loads(data.decode("utf-8", errors="strict")) == message, case
 
@@ -212,7 +216,8 @@ def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: s
         for kind in kinds:
             if kind in (CaseKind.INVALID_ARGUMENTS, CaseKind.INVALID_OUTPUT) and not can_reject_an_object(entry["schema"]):
                 continue
-            settings(_EXAMPLES, max_examples=3)(given(cases(tool, kind, ["t"]))(lambda case: sendable(case)))()
+            drawn = cases(tool, kind, ["t"], stateless=stateless)
+            settings(_EXAMPLES, max_examples=3)(given(drawn)(lambda case: sendable(case)))()
     settings(_EXAMPLES, max_examples=50)(given(envelope_cases())(lambda case: sendable(case)))()
 
 

@@ -15,8 +15,8 @@ from typing import Any
 from fuzz.errors import HandshakeError
 from fuzz.wire.handshake import ACCEPTED_PROTOCOL_VERSIONS, initialize
 from fuzz.wire.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
-from fuzz.wire.opening import Refused, ServerDescription, result_of
-from fuzz.wire.session import Session, TargetExited
+from fuzz.wire.opening import Refused, ServerDescription, Silent, result_of
+from fuzz.wire.session import NoAnswer, Session, TargetExited
 from fuzz.wire.stateless import DISCOVER, STATELESS_PROTOCOL_VERSIONS, discover, discover_params, era_evidence, spoken_of
 from strategies import InvalidSchema, Tool
 
@@ -45,12 +45,17 @@ async def open_session(session: Session, *, timeout: float, version: str | None 
     session.transport.speak_stateless(None)
     try:
         return await initialize(session, timeout=timeout)
-    except Refused as refusal:
-        data = refusal.error.get("data") if isinstance(refusal.error, dict) else None
-        spoken = spoken_of(data.get("supported")) if refusal.code == UNSUPPORTED_PROTOCOL_VERSION and isinstance(data, dict) else None
-        if spoken is None:
+    except HandshakeError as failure:
+        if isinstance(probe.reply, NoAnswer) and isinstance(failure, Silent):
+            result_of(probe, f"{DISCOVER} nor initialize", session)  # silent twice: say so, with what the probe saw
+        if not isinstance(failure, Refused):
             raise
-        return await discover(session, timeout=timeout, version=spoken)
+        refusal = failure
+    data = refusal.error.get("data") if isinstance(refusal.error, dict) else None
+    spoken = spoken_of(data.get("supported")) if refusal.code == UNSUPPORTED_PROTOCOL_VERSION and isinstance(data, dict) else None
+    if spoken is None:
+        raise refusal
+    return await discover(session, timeout=timeout, version=spoken)
 
 
 async def list_tools(session: Session, *, timeout: float, meta: dict[str, Any] | None = None) -> list[Tool]:

@@ -11,6 +11,10 @@ from fuzz.errors import HandshakeError
 from fuzz.wire.session import Answered, Exchange, NoAnswer, NotDelivered, Session, TargetExited
 
 
+class Silent(HandshakeError):
+    """The target did not answer a lifecycle request in time."""
+
+
 class Refused(HandshakeError):
     """The target answered a lifecycle request with a JSON-RPC error (`error`)."""
 
@@ -62,7 +66,7 @@ def result_of(exchange: Exchange, method: str, session: Session) -> dict[str, An
             if stdio
             else "Is this the server's MCP endpoint, and is --startup-timeout long enough?"
         )
-        raise HandshakeError(f"the target did not answer {method} within {reply.timeout:g} s{seen}{hint}. {ask}")
+        raise Silent(f"the target did not answer {method} within {reply.timeout:g} s{seen}{hint}. {ask}")
     assert isinstance(reply, Answered)
     message = reply.message
     if "error" in message:

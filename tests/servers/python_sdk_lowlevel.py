@@ -5,8 +5,10 @@ Tools and their JSON Schema inputSchemas are declared by hand in the
 plain exception for unknown names.  The SDK's default behaviour is kept: in
 mcp 2.3.0 the low-level server does not validate arguments against
 inputSchema, so none is added here.
-Served over stdio.  Written against mcp 2.3.0 (PyPI ``mcp``).
-Run: ``python python_sdk_lowlevel.py``.
+Served over stdio, or with ``--http PORT`` as Streamable HTTP on http://127.0.0.1:PORT/mcp
+(the SDK's ``streamable_http_app``: both eras on one endpoint, chosen by the
+``MCP-Protocol-Version`` header).  Written against mcp 2.3.0 (PyPI ``mcp``).
+Run: ``python python_sdk_lowlevel.py [--http PORT]``.
 """
 
 import anyio
@@ -72,4 +74,15 @@ async def main() -> None:
 
 
 if __name__ == "__main__":
-    anyio.run(main)
+    import argparse
+
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve Streamable HTTP on 127.0.0.1:PORT/mcp")
+    port = parser.parse_args().http
+    if port is None:
+        anyio.run(main)
+    else:
+        import uvicorn  # a dependency of mcp
+
+        app = server.streamable_http_app(streamable_http_path="/mcp", host="127.0.0.1")
+        uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
