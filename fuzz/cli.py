@@ -48,9 +48,14 @@ def _report_request(text: str) -> ReportRequest:
 
 
 def _protocol_version(text: str) -> str:
-    if text != ALL_VERSIONS and text not in SPOKEN_PROTOCOL_VERSIONS:
+    if text == ALL_VERSIONS:
         raise argparse.ArgumentTypeError(
-            f"{text!r} is not an MCP revision mcp-toolfuzz speaks: {', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}, or {ALL_VERSIONS}"
+            f"{ALL_VERSIONS} (every revision in one run) is not built yet; run once per revision, "
+            f"e.g. --protocol-version 2026-07-28 and --protocol-version 2025-11-25"
+        )
+    if text not in SPOKEN_PROTOCOL_VERSIONS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not an MCP revision mcp-toolfuzz speaks: {', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}"
         )
     return text
 
@@ -130,8 +135,7 @@ def build_parser() -> argparse.ArgumentParser:
                           f"does not depend on it (default {DEFAULT_WORKERS})")
     run.add_argument("--protocol-version", type=_protocol_version, default=None, metavar="VERSION",
                      help=f"the MCP revision to speak ({', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}), which the target must "
-                          f"speak; {ALL_VERSIONS}: fuzz under each revision it speaks, one after the other (default: the newest "
-                          "both sides speak, found with server/discover, else the initialize handshake)")
+                          "speak (default: the newest both sides speak, found with server/discover, else the initialize handshake)")
     run.add_argument("--processes", type=_positive_int, default=default_processes(), metavar="N",
                      help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
                           f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
