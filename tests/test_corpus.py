@@ -26,24 +26,28 @@ def mcp_toolfuzz(*arguments: str, cwd: Path | None = None, timeout: float = 180)
     return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
-def _buggy_run(directory: Path) -> list[Path]:
+def _buggy_run(directory: Path, protocol_version: str | None = None) -> list[Path]:
     result = fuzz(
         python_server("reference_server.py", "--bug", "arguments-not-validated"),
-        selection=BOOK_ONLY, corpus=directory, envelope=False,
+        selection=BOOK_ONLY, corpus=directory, envelope=False, protocol_version=protocol_version,
     )
     assert [f.rule.id for f in result.findings] == ["arguments-not-validated"]
     return sorted(directory.glob("*.json"))
 
 
-def test_a_finding_file_alone_replays_still_failing_then_fixed(tmp_path: Path) -> None:
-    (made,) = _buggy_run(tmp_path / "corpus")
+@pytest.mark.parametrize(("protocol_version", "opening"), [
+    (None, ["server/discover"]),  # the reference server is detected as stateless (2026-07-28)
+    ("2025-06-18", ["initialize", "notifications/initialized"]),
+])
+def test_a_finding_file_alone_replays_still_failing_then_fixed(tmp_path: Path, protocol_version: str | None, opening: list[str]) -> None:
+    (made,) = _buggy_run(tmp_path / "corpus", protocol_version)
     alone = tmp_path / "elsewhere"
     alone.mkdir()
     copy = alone / made.name
     shutil.copy(made, copy)
     document = json.loads(copy.read_text())
     assert document["format"] == corpus.FORMAT and document["request"]["params"]["arguments"]["nights"] == 31
-    assert [m.get("method") for m in document["handshake"]] == ["initialize", "notifications/initialized"]
+    assert [m.get("method") for m in document["handshake"]] == opening
     assert document["reproduce"] == f"mcp-toolfuzz replay {made.name}"
 
     still = mcp_toolfuzz("replay", made.name, cwd=alone)

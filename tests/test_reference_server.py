@@ -1,37 +1,81 @@
 """Quality tests: a compliant server gets no finding; a server seeded with one bug is caught by
-the rule for that bug alone, with a minimal request."""
+the rule for that bug alone, with a minimal request.
+
+The reference server serves both eras: the handshake revision 2025-06-18 (which the seeded-bug
+tests speak, with the shrunk requests they assert) and the stateless 2026-07-28 (what it is
+detected as, and where every seeded bug is caught as well)."""
 
 from __future__ import annotations
 
 import re
+import sys
+from contextlib import contextmanager
+from typing import Iterator
 
 import pytest
 
 from fuzz.plan import DestructiveMode, Selection
 from fuzz.rules import RULES, Level
 from strategies import CaseKind
+from fuzz.findings import RunResult
+from fuzz.target import HttpTarget
 from strategies.cases import ENVELOPE
-from tests.conftest import fuzz, python_server, rule_tool_pairs, without_jsonrpc_ids
+from strategies.meta import CLIENT_CAPABILITIES_KEY, NAME_HEADER, NEVER_RELEASED_VERSIONS, PROTOCOL_VERSION_KEY
+from tests.conftest import SERVERS, fuzz, python_server, rule_tool_pairs, serving_http, without_jsonrpc_ids
 
 SIMPLEST_BOOKING = {"city": "", "nights": 1, "guests": 1}
 TOOLS = ("book", "divide", "echo", "weather", "admin", "mirror")
 REFERENCE = Selection(destructive=DestructiveMode.ALLOW, unavailable=frozenset({"admin"}), mirror_tool="mirror")
 """Every tool gets its cases; `admin` is the tool the server must refuse, `mirror` the mirror."""
+HANDSHAKE, STATELESS = "2025-06-18", "2026-07-28"
+ARGUMENT_TOOLS = ("book", "divide", "echo", "weather")
+"""The tools that get argument cases, and with them the stateless revision's envelope cases."""
 
 
-def test_compliant_server_gets_no_finding_over_thousands_of_cases() -> None:
-    """Out-of-order answers, notifications and server pings before answers, noisy stderr,
-    `isError` omitted on success, a paginated tool list, a draft-07 schema, and a tool that
-    answers valid input with `isError: true`: all compliant, so any finding is a false positive."""
-    result = fuzz(python_server("reference_server.py"), seed=11, max_examples=200, timeout=2.0, selection=REFERENCE)
+def _reference(bug: str | None = None, *, era: str = HANDSHAKE, **options: object) -> RunResult:
+    """A run against the reference server (seeded with `bug`) over stdio, speaking `era`."""
+    command = ("--bug", bug) if bug else ()
+    return fuzz(python_server("reference_server.py", *command), selection=REFERENCE, protocol_version=era, **options)  # type: ignore[arg-type]
+
+
+@contextmanager
+def _reference_over_http(bug: str | None = None) -> Iterator[HttpTarget]:
+    """The reference server serving 2026-07-28 alone over Streamable HTTP."""
+    with serving_http(sys.executable, str(SERVERS / "reference_server.py"), *(("--bug", bug) if bug else ())) as target:
+        yield target
+
+
+def _kinds_sent(result: RunResult) -> set[CaseKind]:
+    return {kind for summary in result.tools for kind, count in summary.cases_sent.items() if count}
+
+
+@pytest.mark.parametrize("era", [HANDSHAKE, None])
+def test_compliant_server_gets_no_finding_over_thousands_of_cases(era: str | None) -> None:
+    """Out-of-order answers, noisy stderr, `isError` omitted on success, a paginated tool list,
+    a draft-07 schema, and a tool that answers valid input with `isError: true` (and under the
+    handshake, notifications and server pings before answers): all compliant, so any finding is
+    a false positive. With no revision given, the server is detected as stateless."""
+    result = fuzz(python_server("reference_server.py"), seed=11, max_examples=200, timeout=2.0, selection=REFERENCE, protocol_version=era)
     assert [f.message for f in result.findings] == []
     assert result.exit_code == 0
+    assert result.protocol_version == (era or STATELESS)
     assert {summary.tool for summary in result.tools} == {ENVELOPE, *TOOLS}
     assert sum(summary.total_sent for summary in result.tools) >= 3000
+    stateless_kinds = {CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION}
+    assert _kinds_sent(result) & stateless_kinds == (set() if era else stateless_kinds)
+
+
+def test_compliant_server_over_http_gets_no_finding_with_its_headers_checked() -> None:
+    with _reference_over_http() as target:
+        result = fuzz(target, seed=11, max_examples=60, timeout=2.0, selection=REFERENCE)
+    assert [f.message for f in result.findings] == []
+    assert result.protocol_version == STATELESS
+    assert {CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION, CaseKind.HEADER_MISMATCH} <= _kinds_sent(result)
+    assert sum(summary.total_sent for summary in result.tools) >= 2000
 
 
 def _only_finding(bug: str, **options: object):  # type: ignore[no-untyped-def]
-    result = fuzz(python_server("reference_server.py", "--bug", bug), selection=REFERENCE, **options)  # type: ignore[arg-type]
+    result = _reference(bug, **options)  # type: ignore[arg-type]
     assert {finding.rule.id for finding in result.findings} == {bug}, [f.message for f in result.findings]
     assert result.exit_code == 1
     return result
@@ -135,16 +179,16 @@ def test_output_schema_bug_is_caught_with_a_non_object_output() -> None:
 
 
 def test_error_message_bug_is_caught_as_advisory_and_does_not_fail_the_run() -> None:
-    result = fuzz(python_server("reference_server.py", "--bug", "error-message"), selection=REFERENCE)
+    result = _reference("error-message")
     assert {f.rule.id for f in result.findings} == {"error-message"}
     assert {f.case for f in result.findings} == {CaseKind.INVALID_ARGUMENTS}
     assert result.exit_code == 0
-    strict = fuzz(python_server("reference_server.py", "--bug", "error-message"), selection=REFERENCE, fail_on=Level.ADVISORY)
+    strict = _reference("error-message", fail_on=Level.ADVISORY)
     assert strict.exit_code == 1
 
 
 def test_stdout_not_protocol_bug_is_caught_as_advisory_on_the_call_that_printed() -> None:
-    result = fuzz(python_server("reference_server.py", "--bug", "stdout-not-protocol"), selection=REFERENCE)
+    result = _reference("stdout-not-protocol")
     assert rule_tool_pairs(result) == {("stdout-not-protocol", "echo")}, [f.message for f in result.findings]
     (finding,) = result.findings
     assert finding.case is CaseKind.VALID_ARGUMENTS and finding.request["params"]["arguments"] == {"text": ""}
@@ -153,32 +197,30 @@ def test_stdout_not_protocol_bug_is_caught_as_advisory_on_the_call_that_printed(
 
 
 def test_tool_list_leak_bug_is_caught_on_unknown_names() -> None:
-    result = fuzz(python_server("reference_server.py", "--bug", "tool-list-leak"), selection=REFERENCE)
+    result = _reference("tool-list-leak")
     assert rule_tool_pairs(result) == {("tool-list-leak", tool) for tool in TOOLS}
     assert all(f.request["params"]["name"] == "" for f in result.findings)
 
 
 def test_internal_details_leak_bug_is_caught_with_zero_over_zero() -> None:
-    result = fuzz(python_server("reference_server.py", "--bug", "internal-details-leak"), selection=REFERENCE)
+    result = _reference("internal-details-leak")
     (finding,) = result.findings
     assert (finding.rule.id, finding.tool, _arguments(finding)) == ("internal-details-leak", "divide", {"a": 0, "b": 0})
 
 
 def test_disabled_rules_are_not_judged() -> None:
-    result = fuzz(python_server("reference_server.py", "--bug", "unknown-tool"), selection=REFERENCE, rules=frozenset({"tool-failure"}))
+    result = _reference("unknown-tool", rules=frozenset({"tool-failure"}))
     assert result.findings == ()
 
 
 def test_profiles_judge_the_same_servers_differently() -> None:
     """An unknown tool answered with JSON-RPC error -32602 breaks SEP-2145 and is what 2025-11-25
     asks for; the compliant server's tool execution error for it is the reverse."""
-    protocol_error = python_server("reference_server.py", "--bug", "unknown-tool")
-    tool_error = python_server("reference_server.py")
     pairs = {("unknown-tool", tool) for tool in TOOLS}
-    assert rule_tool_pairs(fuzz(protocol_error, selection=REFERENCE, max_examples=10)) == pairs
-    assert rule_tool_pairs(fuzz(protocol_error, selection=REFERENCE, max_examples=10, profile="2025-11-25")) == set()
-    assert rule_tool_pairs(fuzz(tool_error, selection=REFERENCE, max_examples=10)) == set()
-    revision = fuzz(tool_error, selection=REFERENCE, max_examples=10, profile="2025-11-25")
+    assert rule_tool_pairs(_reference("unknown-tool", max_examples=10)) == pairs
+    assert rule_tool_pairs(_reference("unknown-tool", max_examples=10, profile="2025-11-25")) == set()
+    assert rule_tool_pairs(_reference(max_examples=10)) == set()
+    revision = _reference(max_examples=10, profile="2025-11-25")
     assert rule_tool_pairs(revision) == pairs
     assert revision.profile == "2025-11-25"
 
@@ -186,30 +228,73 @@ def test_profiles_judge_the_same_servers_differently() -> None:
 def test_profiles_give_output_schema_its_own_level() -> None:
     """SEP-2145 asks servers to report bad output as a tool execution error (SHOULD); 2025-11-25
     requires structured results to conform (MUST)."""
-    server = python_server("reference_server.py", "--bug", "output-schema")
-    proposal = fuzz(server, selection=REFERENCE, max_examples=10, rules=frozenset({"output-schema"}))
-    revision = fuzz(server, selection=REFERENCE, max_examples=10, rules=frozenset({"output-schema"}), profile="2025-11-25")
+    only = frozenset({"output-schema"})
+    proposal = _reference("output-schema", max_examples=10, rules=only)
+    revision = _reference("output-schema", max_examples=10, rules=only, profile="2025-11-25")
     assert [f.rule.level for f in proposal.findings] == [Level.SHOULD]
     assert [f.rule.level for f in revision.findings] == [Level.MUST]
     assert proposal.exit_code == revision.exit_code == 1
-    assert fuzz(server, selection=REFERENCE, max_examples=10, rules=frozenset({"output-schema"}), fail_on=Level.MUST).exit_code == 0
+    assert _reference("output-schema", max_examples=10, rules=only, fail_on=Level.MUST).exit_code == 0
 
 
 STATELESS_RULES = {"malformed-meta", "unsupported-version", "header-mismatch"}
-"""Not in the reference server yet (it speaks only the handshake revisions): their seeded bugs
-are answers judged by the oracle (`test_oracle`), their real ones the TypeScript SDK v2's
-(`test_stateless_revision`)."""
+
+
+def test_malformed_meta_bug_is_caught_with_client_capabilities_left_out() -> None:
+    result = _only_finding("malformed-meta", era=STATELESS)
+    assert rule_tool_pairs(result) == {("malformed-meta", tool) for tool in ARGUMENT_TOOLS}
+    for finding in result.findings:
+        assert finding.case is CaseKind.MALFORMED_META and finding.label == "malformed: _meta without clientCapabilities"
+        meta = finding.request["params"]["_meta"]
+        assert CLIENT_CAPABILITIES_KEY not in meta and meta[PROTOCOL_VERSION_KEY] == STATELESS
+        assert finding.response is not None and finding.response["result"]["resultType"] == "complete"
+
+
+def test_unsupported_version_bug_is_caught_with_the_first_revision_never_released() -> None:
+    result = _only_finding("unsupported-version", era=STATELESS)
+    assert rule_tool_pairs(result) == {("unsupported-version", tool) for tool in ARGUMENT_TOOLS}
+    for finding in result.findings:
+        assert finding.request["params"]["_meta"][PROTOCOL_VERSION_KEY] == NEVER_RELEASED_VERSIONS[0]
+        assert finding.response is not None and finding.response["error"]["data"] == {"supported": [STATELESS]}
+        assert "data.requested is null, not the revision requested" in finding.message, finding.message
+
+
+def test_header_mismatch_bug_is_caught_with_the_name_header_left_out() -> None:
+    """The server never compares `Mcp-Name` with the body: of the headers' disagreements, a
+    left-out name is the simplest it accepts."""
+    with _reference_over_http("header-mismatch") as target:
+        result = fuzz(target, selection=REFERENCE, timeout=2.0)
+    assert rule_tool_pairs(result) == {("header-mismatch", tool) for tool in ARGUMENT_TOOLS}, [f.message for f in result.findings]
+    for finding in result.findings:
+        assert finding.headers == ((NAME_HEADER, None),), finding.headers
+        assert finding.request["params"]["arguments"] == {}
+        assert finding.response is not None and "result" in finding.response
+
+
+@pytest.mark.parametrize("bug", sorted(STATELESS_RULES))
+def test_a_stateless_revision_bug_is_not_reached_under_the_handshake(bug: str) -> None:
+    """Under 2025-06-18 there is no `_meta` envelope to check: the seeded bug is never reached."""
+    result = _reference(bug)
+    assert result.findings == () and result.exit_code == 0
+
+
+@pytest.mark.parametrize("bug", sorted({rule.id for rule in RULES} - STATELESS_RULES))
+def test_each_handshake_era_bug_is_also_caught_under_the_stateless_revision(bug: str) -> None:
+    """The seeded bugs above, under 2026-07-28: the tools behave the same whatever the envelope,
+    so each is caught by its own rule alone."""
+    result = _reference(bug, era=STATELESS, **({"timeout": 0.3} if bug == "request-answered" else {}))
+    assert {finding.rule.id for finding in result.findings} == {bug}, [f.message for f in result.findings]
 
 
 def test_every_rule_has_a_seeded_bug_test() -> None:
     tested = {match.group(1).replace("_", "-") for name in globals() if (match := re.match(r"test_(\w+?)_bug_is_caught", name))}
-    assert tested == {rule.id for rule in RULES} - STATELESS_RULES
+    assert tested == {rule.id for rule in RULES}
 
 
 @pytest.mark.parametrize("seed", [1, 2])
 def test_same_seed_same_findings(seed: int) -> None:
-    first = fuzz(python_server("reference_server.py", "--bug", "arguments-not-validated"), seed=seed, max_examples=15, selection=REFERENCE)
-    second = fuzz(python_server("reference_server.py", "--bug", "arguments-not-validated"), seed=seed, max_examples=15, selection=REFERENCE)
+    first = _reference("arguments-not-validated", seed=seed, max_examples=15)
+    second = _reference("arguments-not-validated", seed=seed, max_examples=15)
     assert first.findings
     assert without_jsonrpc_ids([f.as_json() for f in first.findings]) == without_jsonrpc_ids([f.as_json() for f in second.findings])
     assert [s.cases_sent for s in first.tools] == [s.cases_sent for s in second.tools]

@@ -24,6 +24,15 @@ argument where the rule concerns arguments, so that tests can check the shrunk r
 - tool-list-leak: the error for an unknown tool lists every tool.
 - internal-details-leak: `divide` with b == 0 answers a tool execution error with a traceback.
 - stdout-not-protocol: `echo` prints a debug line on stdout (not JSON-RPC) before answering.
+- malformed-meta, unsupported-version, header-mismatch: rules of 2026-07-28, see
+  `reference_stateless.py`.
+
+Both eras on stdio, as `mcp` 2.3.0 serves them: the first request decides. `initialize` pins the
+handshake revision 2025-06-18 for the process; anything else pins the stateless revision
+2026-07-28, where every request's `_meta` is checked, results carry `resultType` (and caching
+hints), `initialize` is refused with -32022, and the server sends no notification and no `ping`
+(the revision has no `ping`, and `notifications/message` only for requests asking a log level).
+`--http PORT` serves 2026-07-28 alone on http://127.0.0.1:PORT/mcp, also checking the headers.
 
 `admin` is refused with a tool execution error ("Tool unavailable: admin. ..."); `mirror` is a
 mirror tool (it returns its `output` argument as structuredContent, after checking it against its
@@ -42,6 +51,8 @@ import time
 from typing import Any
 
 import jsonschema
+
+import reference_stateless as stateless
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -122,6 +133,8 @@ class Server:
         self.lock = threading.Lock()
         self.random = random.Random(0)
         self.server_request_id = 0
+        self.era: str | None = None
+        """"handshake" or "stateless", from the first request (stdio)."""
 
     def write(self, message: dict[str, Any]) -> None:
         with self.lock:
@@ -145,10 +158,30 @@ class Server:
                 continue  # our own pings' answers, and anything else we did not ask for
             if "id" not in message:
                 continue
-            if message["method"] == "tools/call":
+            if self.era is None:
+                self.era = "handshake" if message["method"] == "initialize" else "stateless"
+            if self.era == "stateless":
+                threading.Thread(target=self.answer_stateless, args=(message,), daemon=True).start()
+            elif message["method"] == "tools/call":
                 threading.Thread(target=self.call, args=(message,), daemon=True).start()
             else:
                 self.write(self.answer(message))
+
+    def answer_stateless(self, message: dict[str, Any]) -> None:
+        reply = self.stateless_reply(message)
+        if reply is not None:
+            self.write({"jsonrpc": "2.0", "id": message["id"], **reply})
+
+    def stateless_reply(self, message: dict[str, Any], headers: Any = None) -> dict[str, Any] | None:
+        """The reply to a request under 2026-07-28 (`headers`: over HTTP, checked first)."""
+        if message["method"] == "tools/call":
+            time.sleep(self.random.random() * 0.002)
+            self.log(f"tools/call {json.dumps(message.get('params'))[:200]}")
+        if headers is not None:
+            mismatch = stateless.header_mismatch(headers, message, self.bug)
+            if mismatch is not None:
+                return mismatch
+        return stateless.answer(message, self.bug, TOOLS, self.call_result)
 
     def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         method, request_id = message["method"], message["id"]
@@ -262,4 +295,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--bug", default=None)
     parser.add_argument("--label", default=None, help="ignored; lets a test find this process")
-    Server(parser.parse_args().bug).serve()
+    parser.add_argument("--http", type=int, metavar="PORT", help="serve 2026-07-28 over Streamable HTTP on 127.0.0.1:PORT/mcp")
+    options = parser.parse_args()
+    server = Server(options.bug)
+    if options.http is None:
+        server.serve()
+    else:
+        stateless.serve_http(options.http, server.stateless_reply, server.log)
