@@ -15,7 +15,10 @@
   and knows no reporter.
 - `shards` splits a run's tools between `--processes` forked worker processes, each with its
   own target, and merges their events and results into one run.
-- `reports` render a run (terminal, JSON, JUnit, SARIF, Markdown); `cli` parses arguments and
+- `revisions` makes a run per revision the target speaks (`--protocol-version all`) and finds
+  what they classified differently.
+- `reports` render a run (terminal, JSON, JUnit, SARIF, Markdown), or a run per revision
+  (`by_revision`); `cli` parses arguments and
   calls the engine; `pytest_plugin` (what pytest loads) and `pytest_items` (its tests, on a
   target kept open by `hosted`) are the other face, building runs with the CLI's code.
 

@@ -48,14 +48,9 @@ def _report_request(text: str) -> ReportRequest:
 
 
 def _protocol_version(text: str) -> str:
-    if text == ALL_VERSIONS:
+    if text != ALL_VERSIONS and text not in SPOKEN_PROTOCOL_VERSIONS:
         raise argparse.ArgumentTypeError(
-            f"{ALL_VERSIONS} (every revision in one run) is not built yet; run once per revision, "
-            f"e.g. --protocol-version 2026-07-28 and --protocol-version 2025-11-25"
-        )
-    if text not in SPOKEN_PROTOCOL_VERSIONS:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not an MCP revision mcp-toolfuzz speaks: {', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}"
+            f"{text!r} is not an MCP revision mcp-toolfuzz speaks: {', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}, or {ALL_VERSIONS}"
         )
     return text
 
@@ -135,7 +130,9 @@ def build_parser() -> argparse.ArgumentParser:
                           f"does not depend on it (default {DEFAULT_WORKERS})")
     run.add_argument("--protocol-version", type=_protocol_version, default=None, metavar="VERSION",
                      help=f"the MCP revision to speak ({', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}), which the target must "
-                          "speak (default: the newest both sides speak, found with server/discover, else the initialize handshake)")
+                          f"speak; {ALL_VERSIONS}: the same fuzzing under each revision it speaks, one report with a section per "
+                          "revision and the differences (default: the newest both sides speak, found with server/discover, else "
+                          "the initialize handshake)")
     run.add_argument("--processes", type=_positive_int, default=default_processes(), metavar="N",
                      help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
                           f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
@@ -365,6 +362,8 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
     run_options, notes = run_options_from(options, command)
     if options.baseline_update and options.baseline is None:
         raise ConfigurationError("--baseline-update needs --baseline FILE: the file to write")
+    if options.protocol_version == ALL_VERSIONS:
+        return _run_each_revision(options, run_options, notes)
     result = engine.run(run_options, TerminalReporter(notes=notes, progress=not options.no_progress))
     if options.baseline_update:
         baseline.write(result, options.baseline)
@@ -376,6 +375,39 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
             raise ConfigurationError(f"could not write the report to {request.path}: {error.strerror or error}") from None
         print(f"report written to {request.path}")
     return result.exit_code
+
+
+def _run_each_revision(options: argparse.Namespace, run_options: engine.RunOptions, notes: list[str]) -> int:
+    from fuzz.events import Event, Listener
+    from fuzz.reports import by_revision
+    from fuzz.revisions import run_each_revision
+
+    if options.baseline_update:
+        raise ConfigurationError(
+            f"--baseline-update with --protocol-version {ALL_VERSIONS}: a baseline is written from one revision's run; "
+            "update it with --protocol-version VERSION"
+        )
+
+    def listener_for(version: str) -> Listener:
+        """The run's terminal report under a heading, shown once the run has begun to report."""
+        reporter, headed = TerminalReporter(notes=notes, progress=not options.no_progress), []
+
+        def listener(event: Event) -> None:
+            if not headed:
+                headed.append(print(f"\n== under {version} ==", flush=True))
+            reporter(event)
+
+        return listener
+
+    runs = run_each_revision(run_options, listener_for)
+    by_revision.print_comparison(runs, sys.stdout)
+    for request in options.report:
+        try:
+            by_revision.WRITERS[request.format](runs, request.path)
+        except OSError as error:
+            raise ConfigurationError(f"could not write the report to {request.path}: {error.strerror or error}") from None
+        print(f"report written to {request.path}")
+    return runs.exit_code
 
 
 def _replay(options: argparse.Namespace, command: list[str]) -> int:

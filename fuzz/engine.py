@@ -48,7 +48,7 @@ from fuzz.exploration import (
     on_trio_clock,
     send_canonical,
 )
-from fuzz.findings import Finding, FindingKey, Replayed, RunResult, Skip, ToolSummary
+from fuzz.findings import INTERRUPTED, TERMINATED, Finding, FindingKey, Replayed, RunResult, Skip, ToolSummary
 from fuzz.known_arguments import resolve_known_arguments
 from fuzz.options import RunOptions
 from fuzz.oracle import Criteria
@@ -150,9 +150,9 @@ def _stopped_by(error: BaseException, options: RunOptions) -> str:
     if isinstance(leaf, OutOfTime):
         return f"--max-time {options.max_time:g} s reached"
     if isinstance(leaf, KeyboardInterrupt):
-        return "interrupted (Ctrl-C)"
+        return INTERRUPTED
     if isinstance(leaf, Terminated):
-        return "terminated (SIGTERM)"
+        return TERMINATED
     raise error
 
 

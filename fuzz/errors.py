@@ -16,6 +16,9 @@ class HarnessError(Exception):
 class TargetStartError(HarnessError):
     """The target could not be started, or exited before it finished the MCP handshake."""
 
+    opening: HandshakeError | None = None
+    """What opening the connection raised, when it was that."""
+
 
 class HandshakeError(HarnessError):
     """The target answered `initialize` or `tools/list` with something the harness cannot use."""

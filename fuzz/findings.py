@@ -61,6 +61,20 @@ class Finding:
     """False when the corpus already held this very reproduction."""
 
     @property
+    def answer_kind(self) -> str:
+        """The kind of answer it got, as problems group findings and revisions are compared."""
+        response = self.response
+        if response is None:
+            return "no answer"
+        error = response.get("error")
+        if isinstance(error, dict):
+            return f"JSON-RPC error {error.get('code')}"
+        result = response.get("result")
+        if isinstance(result, dict):
+            return "a tool execution error" if result.get("isError") is True else "a result"
+        return "an answer that is neither"
+
+    @property
     def key(self) -> FindingKey:
         return FindingKey(self.rule.id, self.tool, self.case.value)
 
@@ -111,6 +125,11 @@ class ToolSummary:
         return sum(self.cases_sent.values())
 
 
+INTERRUPTED = "interrupted (Ctrl-C)"
+TERMINATED = "terminated (SIGTERM)"
+"""The `stopped_early` of a run the user stopped."""
+
+
 @dataclass(frozen=True, slots=True)
 class RunResult:
     seed: int
@@ -136,6 +155,10 @@ class RunResult:
     @property
     def findings(self) -> tuple[Finding, ...]:
         return tuple(finding for tool in self.tools for finding in tool.findings)
+
+    @property
+    def stopped_by_user(self) -> bool:
+        return self.stopped_early in (INTERRUPTED, TERMINATED)
 
     @property
     def failed(self) -> bool:

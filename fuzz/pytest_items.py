@@ -29,12 +29,16 @@ from strategies.cases import ENVELOPE
 def _run_options(arguments: Sequence[str], command: Sequence[str], where: str, config: pytest.Config, *,
                  seed: int | None, max_examples: int | None, spec: TargetSpec | None = None) -> RunOptions:
     from fuzz.cli import parsed_run, run_options_from
+    from fuzz.errors import ConfigurationError
+    from fuzz.wire.lifecycle import ALL_VERSIONS
 
     given = list(arguments)
     if max_examples is None and "--max-examples" not in given:
         given += ["--max-examples", str(_profile_examples())]
     parsed = parsed_run([*given, "--processes", "1", "--no-progress"]
                         + ([] if "--corpus" in given else ["--no-corpus"]), where=where)
+    if parsed.protocol_version == ALL_VERSIONS:
+        raise ConfigurationError(f"{where}: protocol_version={ALL_VERSIONS!r} is the CLI's; declare one invariants() per revision")
     options, _ = run_options_from(parsed, list(command) or ["(the fixture's server)"] if spec else list(command))
     if max_examples is not None:
         options = replace(options, max_examples=max_examples)

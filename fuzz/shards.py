@@ -36,9 +36,9 @@ from dataclasses import dataclass, replace
 from multiprocessing.connection import Connection, wait
 from typing import Any, Callable, Sequence
 
-from fuzz.errors import HarnessError, TargetStartError
+from fuzz.errors import ConfigurationError, HandshakeError, HarnessError, TargetStartError
 from fuzz.events import PROGRESS_EVERY, Event, Listener, Progress, RunFinished, RunStarted, ToolFinished
-from fuzz.findings import RunResult, ToolSummary
+from fuzz.findings import INTERRUPTED, TERMINATED, RunResult, ToolSummary
 from fuzz.options import RunOptions, Shard
 from strategies.cases import ENVELOPE
 
@@ -112,7 +112,7 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
         try:
             _collect(connections, merger, until=float("inf"), on_failure=stop_all)
         except (KeyboardInterrupt, _Stop) as why:
-            stopped = "interrupted (Ctrl-C)" if isinstance(why, KeyboardInterrupt) else "terminated (SIGTERM)"
+            stopped = INTERRUPTED if isinstance(why, KeyboardInterrupt) else TERMINATED
             stop_all()
             _collect(connections, merger, until=time.monotonic() + STOP_GRACE + options.timeout, on_failure=stop_all)
     finally:
@@ -176,14 +176,16 @@ def _child(run_shard: RunShard, options: RunOptions, connection: Connection) -> 
 
 
 def _portable(error: HarnessError) -> HarnessError:
-    """The error, or one of its kind with its message when it does not survive pickling."""
+    """The error, or one of the nearest kind that does, with its message, when it does not
+    survive pickling."""
     import pickle
 
     try:
         pickle.loads(pickle.dumps(error))
         return error
     except Exception:  # noqa: BLE001 - any failure to pickle
-        return HarnessError(str(error))
+        kind = next(kind for kind in type(error).__mro__ if kind in (TargetStartError, HandshakeError, ConfigurationError, HarnessError))
+        return kind(str(error))
 
 
 def _die_with_parent() -> None:

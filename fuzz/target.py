@@ -115,7 +115,9 @@ class Target:
             self.tools = await list_tools(session, timeout=self._startup_timeout, meta=self.description.request_meta)
         except HandshakeError as error:
             await self.aclose()
-            raise TargetStartError(f"{self.spec.describe()}: {error}") from None
+            failure = TargetStartError(f"{self.spec.describe()}: {error}")
+            failure.opening = error
+            raise failure from None
 
     async def restart(self) -> None:
         """The fuzzing goes on with the tools first listed, whatever the new process lists."""

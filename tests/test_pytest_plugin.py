@@ -137,6 +137,14 @@ def test_a_wrong_option_is_one_error_naming_the_declaration(tmp_path: Path) -> N
     assert "invariants() of test_bad: argument --max-time" in run.stdout, run.stdout[-2000:]
 
 
+def test_every_revision_at_once_is_refused_naming_the_declaration(tmp_path: Path) -> None:
+    """A test is one revision's verdict: `protocol_version="all"` is the CLI's report."""
+    project = _project(tmp_path, "test_all = invariants(sys.executable, 'server.py', protocol_version='all')\n")
+    run = _pytest(project)
+    assert run.returncode == 2
+    assert "invariants() of test_all: protocol_version='all' is the CLI's; declare one invariants() per revision" in run.stdout, run.stdout[-2000:]
+
+
 def test_a_server_the_suite_starts_in_a_fixture_is_fuzzed_with_a_subtest_per_pair(tmp_path: Path) -> None:
     highlevel = SERVERS / "python_sdk_highlevel.py"
     project = _project(tmp_path, "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=48, seed=5)\n",

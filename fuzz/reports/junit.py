@@ -18,6 +18,7 @@ import socket
 import xml.etree.ElementTree as ElementTree
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Sequence
 
 from fuzz.coverage import Exercise, exercise_by_tool
 from fuzz.files import write_text_atomically
@@ -45,14 +46,14 @@ def _sanitised(root: ElementTree.Element) -> None:
 
 
 def _suite(
-    number: int, summary: ToolSummary, exercise: dict[str, Exercise], result: RunResult, stamp: str, host: str
+    number: int, summary: ToolSummary, exercise: dict[str, Exercise], result: RunResult, stamp: str, host: str, prefix: str
 ) -> ElementTree.Element:
-    name = f"{SUITE_PREFIX}.{display(summary.tool)}"
+    name = f"{prefix}.{display(summary.tool)}"
     suite = ElementTree.Element("testsuite", name=name, package=SUITE_PREFIX, id=str(number), timestamp=stamp,
                                 hostname=host, time=f"{sum(summary.seconds.values()):.3f}")
     properties = ElementTree.SubElement(suite, "properties")
     for key, value in (("seed", result.seed), ("profile", result.profile), ("target", result.target_description),
-                       ("casesSent", summary.total_sent)):
+                       ("protocolVersion", result.protocol_version), ("casesSent", summary.total_sent)):
         ElementTree.SubElement(properties, "property", name=key, value=str(value))
     counts = {"tests": 0, "failures": 0, "skipped": 0}
     rules = resolve(result.profile, result.protocol_version).rules
@@ -84,11 +85,20 @@ def _suite(
 
 
 def render(result: RunResult) -> str:
+    return render_runs((result,))
+
+
+def render_runs(results: Sequence[RunResult]) -> str:
+    """The suites of one run, or of a run per revision (`--protocol-version all`), whose suite
+    names then carry the revision: `mcp-toolfuzz.2026-07-28.add`."""
     stamp = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat()
     host = socket.gethostname() or "localhost"
-    by_tool = exercise_by_tool(result)
     root = ElementTree.Element("testsuites")
-    root.extend(_suite(number, summary, by_tool[summary.tool], result, stamp, host) for number, summary in enumerate(result.tools))
+    for result in results:
+        prefix = SUITE_PREFIX if len(results) == 1 else f"{SUITE_PREFIX}.{result.protocol_version}"
+        by_tool = exercise_by_tool(result)
+        for summary in result.tools:
+            root.append(_suite(len(root), summary, by_tool[summary.tool], result, stamp, host, prefix))
     _sanitised(root)
     ElementTree.indent(root)
     return '<?xml version="1.0" encoding="UTF-8"?>\n' + ElementTree.tostring(root, encoding="unicode") + "\n"

@@ -31,10 +31,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(result: RunResult) -> str:
+def render(result: RunResult, title: str = "# mcp-toolfuzz") -> str:
+    """The summary; `title` is its heading's level and name (under `--protocol-version all`, a
+    section per revision)."""
     lines: list[str] = []
     verdict = "fails" if result.failed else "passes"
-    lines.append(f"# mcp-toolfuzz: {headline(result.findings)}")
+    lines.append(f"{title}: {headline(result.findings)}")
     lines.append("")
     lines.append(
         f"**The run {verdict}** (exit {result.exit_code}; fails on {result.fail_on.value} and above) · "
@@ -49,7 +51,7 @@ def render(result: RunResult) -> str:
     lines += ["", *_table(result)]
     problems = group(result.findings)
     for number, problem in enumerate(problems, 1):
-        lines += ["", *_problem(number, problem, result)]
+        lines += ["", *_problem(number, problem, result, "#" * (len(title) - len(title.lstrip("#")) + 1))]
     return "\n".join(lines) + "\n"
 
 
@@ -77,12 +79,12 @@ def _table(result: RunResult) -> list[str]:
     return lines
 
 
-def _problem(number: int, problem: Problem, result: RunResult) -> list[str]:
+def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> list[str]:
     finding = problem.representative
     rule = problem.rule
     known = " (known: in the baseline)" if finding.key in result.baseline else ""
     lines = [
-        f"## {number}. `{rule.id}` [{rule.level.label}] · {problem.describe_tools()} · {problem.case.value} case{known}",
+        f"{heading} {number}. `{rule.id}` [{rule.level.label}] · {problem.describe_tools()} · {problem.case.value} case{known}",
         "",
         f"{rule.title}. Sent: {_cell(finding.label)}. Problem: {_cell(finding.why)}; expected {_cell(finding.expected)}.",
     ]

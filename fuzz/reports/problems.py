@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Sequence
 
 from fuzz.findings import Finding
 from fuzz.rules import RULES, Level, Rule
@@ -25,19 +25,6 @@ ENVELOPE_DISPLAY = "(envelope)"
 
 def display(tool: str) -> str:
     return ENVELOPE_DISPLAY if tool == ENVELOPE else tool
-
-
-def answer_kind(response: dict[str, Any] | None) -> str:
-    """The kind of answer a finding got, as problems group it."""
-    if response is None:
-        return "no answer"
-    error = response.get("error")
-    if isinstance(error, dict):
-        return f"JSON-RPC error {error.get('code')}"
-    result = response.get("result")
-    if isinstance(result, dict):
-        return "a tool execution error" if result.get("isError") is True else "a result"
-    return "an answer that is neither"
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,7 +67,7 @@ def group(findings: Sequence[Finding]) -> list[Problem]:
     given (the plan's tool order)."""
     grouped: dict[tuple[str, CaseKind, str], list[Finding]] = {}
     for finding in sorted(findings, key=_order):
-        grouped.setdefault((finding.rule.id, finding.case, answer_kind(finding.response)), []).append(finding)
+        grouped.setdefault((finding.rule.id, finding.case, finding.answer_kind), []).append(finding)
     return [Problem(members[0].rule, case, answer, tuple(members)) for (_, case, answer), members in grouped.items()]
 
 

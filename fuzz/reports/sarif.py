@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence
 
 from fuzz import __version__
 from fuzz.files import write_json_atomically
@@ -107,6 +107,16 @@ def as_sarif(result: RunResult, cwd: Path | None = None) -> dict[str, Any]:
             "results": [_result(problem, index[problem.rule.id], entry) for problem in group(result.findings)],
         }],
     }
+
+
+def as_sarif_runs(results: Sequence[RunResult], cwd: Path | None = None) -> dict[str, Any]:
+    """A SARIF run per revision (`--protocol-version all`), each with the revision as its
+    `automationDetails.id`, which code scanning keeps apart as a category."""
+    runs = []
+    for result in results:
+        (run,) = as_sarif(result, cwd)["runs"]
+        runs.append({**run, "automationDetails": {"id": f"mcp-toolfuzz/{result.protocol_version}/"}})
+    return {"$schema": SARIF_SCHEMA, "version": "2.1.0", "runs": runs}
 
 
 def write(result: RunResult, path: Path) -> None:

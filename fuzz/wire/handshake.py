@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from fuzz import __version__
 from fuzz.errors import HandshakeError
-from fuzz.wire.opening import ServerDescription, result_of
+from fuzz.wire.opening import NotSpoken, ServerDescription, result_of
 from fuzz.wire.session import Session
 
 OFFERED_PROTOCOL_VERSION = "2025-11-25"
@@ -26,9 +26,9 @@ async def initialize(session: Session, *, timeout: float, version: str | None = 
     result = result_of(exchange, "initialize", session)
     answered = result.get("protocolVersion")
     if version is not None and answered != version:
-        raise HandshakeError(
-            f"--protocol-version {version}: the target answered initialize with protocolVersion {answered!r}, "
-            f"so it does not speak {version}; leave --protocol-version out to fuzz it under the revision it answers"
+        raise NotSpoken(
+            version, f"the target answered initialize with protocolVersion {answered!r}, so it does not speak {version}",
+            "leave --protocol-version out to fuzz it under the revision it answers",
         )
     version = answered
     if version not in ACCEPTED_PROTOCOL_VERSIONS:

@@ -23,7 +23,7 @@ from strategies import InvalidSchema, Tool
 SPOKEN_PROTOCOL_VERSIONS = (*STATELESS_PROTOCOL_VERSIONS, *ACCEPTED_PROTOCOL_VERSIONS)
 """Every revision the harness speaks, newest first."""
 ALL_VERSIONS = "all"
-"""`--protocol-version all` (every revision the target speaks in one run): not built yet."""
+"""`--protocol-version all`: every revision the target speaks, one after the other (`fuzz.revisions`)."""
 MAX_TOOL_PAGES = 1000
 
 

@@ -22,9 +22,24 @@ class Refused(HandshakeError):
         super().__init__(text)
         self.error = error
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        return Refused, (str(self), self.error)
+
     @property
     def code(self) -> Any:
         return self.error.get("code") if isinstance(self.error, dict) else None
+
+
+class NotSpoken(HandshakeError):
+    """The target opened, but under another revision than the one asked for (`reason`: what it
+    answered instead)."""
+
+    def __init__(self, version: str, reason: str, advice: str) -> None:
+        super().__init__(f"--protocol-version {version}: {reason}; {advice}")
+        self.version, self.reason, self.advice = version, reason, advice
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return NotSpoken, (self.version, self.reason, self.advice)
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,7 +14,7 @@ from typing import Any, Mapping
 from fuzz import __version__
 from fuzz.errors import HandshakeError
 from fuzz.wire.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
-from fuzz.wire.opening import ServerDescription, result_of
+from fuzz.wire.opening import NotSpoken, ServerDescription, result_of
 from fuzz.wire.session import Answered, Exchange, Session
 from strategies.meta import (
     CLIENT_CAPABILITIES_KEY,
@@ -136,9 +136,9 @@ async def discover(session: Session, *, timeout: float, version: str, probe: Exc
     if not isinstance(supported, list) or not all(isinstance(v, str) for v in supported):
         raise HandshakeError(f"the target's {DISCOVER} result has supportedVersions = {supported!r:.120}, expected an array of revision strings")
     if version not in supported:
-        raise HandshakeError(
-            f"--protocol-version {version}: the target's {DISCOVER} lists {', '.join(supported) or 'no revision'}, "
-            f"so it does not speak {version}; leave --protocol-version out to fuzz it under a revision it speaks"
+        raise NotSpoken(
+            version, f"the target's {DISCOVER} lists {', '.join(supported) or 'no revision'}, so it does not speak {version}",
+            "leave --protocol-version out to fuzz it under a revision it speaks",
         )
     meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
     server_info = meta.get(SERVER_INFO_KEY)

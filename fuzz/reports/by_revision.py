@@ -1,0 +1,123 @@
+"""The reports of `--protocol-version all` (`fuzz.revisions`): each revision's own report, in a
+section of its own, then the revisions not fuzzed and the differences between the others.
+
+JSON: `revisions` holds each revision's whole report (as `--report json` writes one),
+`unfuzzed` and `differences` follow. JUnit: each revision's suites, named with the revision.
+SARIF: a run per revision. Markdown and the terminal: a section per revision, then the
+comparison.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable, TextIO
+
+from fuzz import __version__
+from fuzz.files import write_json_atomically, write_text_atomically
+from fuzz.reports import json_report, junit, markdown, sarif
+from fuzz.reports.problems import display, headline
+from fuzz.revisions import Behaviour, Difference, RevisionRuns
+from fuzz.text import show
+from strategies.envelopes import ABSENT
+from strategies.meta import with_meta
+
+
+def _request_params(behaviour: Behaviour) -> Any:
+    """The minimal request's params, without the envelope every revision adds its own way."""
+    if behaviour.example is None:
+        return None
+    return with_meta(behaviour.example.request.get("params"), ABSENT)
+
+
+def _behaviour_json(behaviour: Behaviour) -> dict[str, Any]:
+    return {
+        "answers": dict(behaviour.answers),
+        "findings": [{"rule": rule, "answer": answer} for rule, answer in behaviour.findings],
+        "params": _request_params(behaviour),
+    }
+
+
+def _difference_json(difference: Difference) -> dict[str, Any]:
+    return {
+        "tool": difference.tool or None,
+        "case": difference.case.value,
+        "revisions": {behaviour.version: _behaviour_json(behaviour) for behaviour in difference.behaviours},
+    }
+
+
+def as_json(runs: RevisionRuns) -> dict[str, Any]:
+    first = runs.runs[0]
+    return {
+        "format": json_report.FORMAT_VERSION,
+        "tool": {"name": "mcp-toolfuzz", "version": __version__},
+        "protocolVersion": "all",
+        "seed": first.seed,
+        "target": first.target,
+        "seconds": round(runs.seconds, 3),
+        "exitCode": runs.exit_code,
+        "revisions": [json_report.as_json(result) for result in runs.runs],
+        "unfuzzed": [{"protocolVersion": item.version, "reason": item.reason} for item in runs.unfuzzed],
+        "differences": [_difference_json(difference) for difference in runs.differences],
+    }
+
+
+def _describe(behaviour: Behaviour) -> str:
+    answers = ", ".join(f"{count} {bucket}" for bucket, count in behaviour.answers) or "no answer counted"
+    if not behaviour.findings:
+        return f"no finding · answers: {answers}"
+    broken = "; ".join(f"{rule}: {answer}" for rule, answer in behaviour.findings)
+    return f"{broken} · answers: {answers}"
+
+
+def comparison_lines(runs: RevisionRuns) -> list[str]:
+    """The comparison that follows the revisions' own reports."""
+    lines = ["Revisions"]
+    for result in runs.runs:
+        lines.append(f"  {result.protocol_version}  {headline(result.findings)} · {result.seconds:.1f} s · exit {result.exit_code}")
+    for item in runs.unfuzzed:
+        lines.append(f"  {item.version}  not fuzzed: {item.reason}")
+    differences = runs.differences
+    if len(runs.runs) > 1:
+        lines.append("")
+        lines.append(f"Differences: {len(differences) or 'none'} (the same tool and case kind classified differently)")
+    for difference in differences:
+        lines.append(f"  {display(difference.tool)} · {difference.case.value} cases")
+        alike: dict[tuple[str, str], list[str]] = {}
+        for behaviour in difference.behaviours:
+            params = _request_params(behaviour)
+            shown = "" if params is None else show(params, 160)
+            alike.setdefault((_describe(behaviour), shown), []).append(behaviour.version)
+        requests = {shown for _, shown in alike if shown}
+        for (described, shown), versions in alike.items():
+            lines.append(f"    {', '.join(versions)}: {described}")
+            if shown and len(requests) > 1:
+                lines.append(f"      minimal request params: {shown}")
+        if len(requests) == 1:
+            lines.append(f"    minimal request params: {requests.pop()}")
+    lines.append("")
+    spoken = ", ".join(runs.versions)
+    lines.append(f"all revisions: {len(runs.runs)} fuzzed ({spoken}) · {len(differences)} differences · "
+                 f"{runs.seconds:.1f} s · exit {runs.exit_code}")
+    return lines
+
+
+def print_comparison(runs: RevisionRuns, stream: TextIO) -> None:
+    print("", file=stream)
+    for line in comparison_lines(runs):
+        print(line, file=stream, flush=True)
+
+
+def _markdown(runs: RevisionRuns) -> str:
+    sections = [f"# mcp-toolfuzz under every revision: exit {runs.exit_code}", ""]
+    sections += ["```text", *comparison_lines(runs), "```", ""]
+    sections += [markdown.render(result, f"## Under {result.protocol_version}") for result in runs.runs]
+    return "\n".join(sections)
+
+
+WRITERS: dict[str, Callable[[RevisionRuns, Path], None]] = {
+    "json": lambda runs, path: write_json_atomically(as_json(runs), path),
+    "junit": lambda runs, path: write_text_atomically(junit.render_runs(runs.runs), path),
+    "sarif": lambda runs, path: write_json_atomically(sarif.as_sarif_runs(runs.runs), path),
+    "markdown": lambda runs, path: write_text_atomically(_markdown(runs), path),
+}
+"""`fuzz.reports.WRITERS` for a run per revision; each writes atomically."""
