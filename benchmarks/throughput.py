@@ -12,7 +12,8 @@ Contenders, each on each target:
 
 - raw 1, raw 4: `raw_client.py`, the handshake, then one valid tools/call again and again for
   `--seconds`, with 1 and 4 requests in flight: the ceiling the server allows;
-- toolfuzz: `mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000`
+- toolfuzz: `mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000
+  --protocol-version 2025-11-25` (the raw client's and the peers' revision)
   (at its defaults, and in one process with one exploration at a time, `--processes 1 --workers 1`,
   as far as `mcp-toolfuzz run --help` offers those options; "–" when it offers neither);
 - mcp-fuzzer, toolproof: they take a count budget (mcp-fuzzer has no time limit; toolproof's
@@ -367,9 +368,12 @@ def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float, run_dir
     """The harness's command line, and the variables that make the demo count its calls.
 
     The demo is fuzzed as a user would, with no target arguments: the harness starts
-    `python -m fuzz.demo_server` itself, and servers/hook/sitecustomize.py counts its calls."""
+    `python -m fuzz.demo_server` itself, and servers/hook/sitecustomize.py counts its calls.
+    The revision is the raw client's and the peers' (2025-11-25, the handshake): mcp 2.3.0
+    would otherwise be fuzzed under 2026-07-28, which it answers at another cost."""
     argv = [str(TOOLFUZZ), "run", "--no-corpus", "--seed", str(SEED), "--max-time", f"{seconds:g}",
-            "--max-examples", str(max_examples), "--report", f"json:{run_dir / 'report.json'}"]
+            "--max-examples", str(max_examples), "--protocol-version", "2025-11-25",
+            "--report", f"json:{run_dir / 'report.json'}"]
     argv += list(extra)
     if target is DEMO:
         return argv, {"PYTHONPATH": str(HOOK), "TOOLFUZZ_BENCH_COUNT_DIR": str(point.count_dir)}
@@ -726,7 +730,7 @@ def main() -> int:
         "versions": versions(),
         "options": {"rounds": options.rounds, "seconds": options.seconds, "quick": options.quick,
                     "inFlight": IN_FLIGHT, "single": list(context.single), "seed": SEED},
-        "invocations": {"toolfuzz": "mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000 "
+        "invocations": {"toolfuzz": "mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000 --protocol-version 2025-11-25 "
                                     "--report json:FILE [--processes 1 --workers 1] [-- CMD | --url URL] (demo: no target)",
                         **{peer.name: peer.described for peer in PEERS}},
         "budgets": {f"{peer} on {target}": budget for (peer, target), budget in context.budgets.items()},
