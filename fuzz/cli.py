@@ -12,7 +12,7 @@ import random
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 from fuzz import __version__, baseline, engine, settings_file
 from fuzz.corpus import CorruptReproduction, discover
@@ -368,13 +368,18 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
     if options.baseline_update:
         baseline.write(result, options.baseline)
         print(f"baseline written to {options.baseline} ({len(result.findings)} findings)")
-    for request in options.report:
+    _write_reports(options.report, WRITERS, result)
+    return result.exit_code
+
+
+def _write_reports(requests: Sequence[ReportRequest], writers: Mapping[str, Callable[[Any, Path], None]], subject: Any) -> None:
+    """Write `subject` (a run, or a run per revision) as each `--report FORMAT:PATH` asks."""
+    for request in requests:
         try:
-            WRITERS[request.format](result, request.path)
+            writers[request.format](subject, request.path)
         except OSError as error:
             raise ConfigurationError(f"could not write the report to {request.path}: {error.strerror or error}") from None
         print(f"report written to {request.path}")
-    return result.exit_code
 
 
 def _run_each_revision(options: argparse.Namespace, run_options: engine.RunOptions, notes: list[str]) -> int:
@@ -390,23 +395,21 @@ def _run_each_revision(options: argparse.Namespace, run_options: engine.RunOptio
 
     def listener_for(version: str) -> Listener:
         """The run's terminal report under a heading, shown once the run has begun to report."""
-        reporter, headed = TerminalReporter(notes=notes, progress=not options.no_progress), []
+        reporter = TerminalReporter(notes=notes, progress=not options.no_progress)
+        headed = False
 
         def listener(event: Event) -> None:
+            nonlocal headed
             if not headed:
-                headed.append(print(f"\n== under {version} ==", flush=True))
+                print(f"\n== under {version} ==", flush=True)
+                headed = True
             reporter(event)
 
         return listener
 
     runs = run_each_revision(run_options, listener_for)
     by_revision.print_comparison(runs, sys.stdout)
-    for request in options.report:
-        try:
-            by_revision.WRITERS[request.format](runs, request.path)
-        except OSError as error:
-            raise ConfigurationError(f"could not write the report to {request.path}: {error.strerror or error}") from None
-        print(f"report written to {request.path}")
+    _write_reports(options.report, by_revision.WRITERS, runs)
     return runs.exit_code
 
 

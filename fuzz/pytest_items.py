@@ -12,7 +12,7 @@ import pytest
 
 from fuzz import engine
 from fuzz.coverage import kinds_judging, rules_of, tool_exercise
-from fuzz.errors import HarnessError
+from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.findings import RunResult, ToolSummary
 from fuzz.hosted import HostedTarget
 from fuzz.options import RunOptions
@@ -20,6 +20,7 @@ from fuzz.plan import ToolPlan, plan, revision_kinds_for, with_envelope
 from fuzz.pytest_plugin import Invariants
 from fuzz.reports.problems import display, findings_text
 from fuzz.target import HttpTarget, StdioTarget, TargetSpec
+from fuzz.wire.lifecycle import ALL_VERSIONS
 from strategies.cases import ENVELOPE
 
 
@@ -29,8 +30,6 @@ from strategies.cases import ENVELOPE
 def _run_options(arguments: Sequence[str], command: Sequence[str], where: str, config: pytest.Config, *,
                  seed: int | None, max_examples: int | None, spec: TargetSpec | None = None) -> RunOptions:
     from fuzz.cli import parsed_run, run_options_from
-    from fuzz.errors import ConfigurationError
-    from fuzz.wire.lifecycle import ALL_VERSIONS
 
     given = list(arguments)
     if max_examples is None and "--max-examples" not in given:

@@ -39,6 +39,8 @@ class Unfuzzed:
 
     version: str
     reason: str
+    tried: bool = True
+    """False when it was not even opened (no time left, an earlier revision's silence)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +73,7 @@ class RevisionRuns:
     runs: tuple[RunResult, ...]
     """One per revision the target spoke, newest first."""
     unfuzzed: tuple[Unfuzzed, ...]
+    differences: tuple[Difference, ...]
     seconds: float
 
     @property
@@ -80,10 +83,6 @@ class RevisionRuns:
     @property
     def versions(self) -> tuple[str, ...]:
         return tuple(result.protocol_version or "" for result in self.runs)
-
-    @property
-    def differences(self) -> tuple[Difference, ...]:
-        return differences(self.runs)
 
 
 NOT_SPOKEN = (NotSpoken, Refused, Silent)
@@ -100,13 +99,13 @@ def run_each_revision(options: RunOptions, listener_for: Callable[[str], Listene
     silent_to_initialize: str | None = None
     for index, version in enumerate(SPOKEN_PROTOCOL_VERSIONS):
         if silent_to_initialize is not None and version in ACCEPTED_PROTOCOL_VERSIONS:
-            unfuzzed.append(Unfuzzed(version, f"not tried: the target did not answer initialize under {silent_to_initialize}"))
+            unfuzzed.append(Unfuzzed(version, f"not tried: the target did not answer initialize under {silent_to_initialize}", tried=False))
             continue
         share = None
         if options.max_time is not None:
             left = options.max_time - (time.monotonic() - started)
             if left <= 1:
-                unfuzzed.append(Unfuzzed(version, f"not reached: --max-time {options.max_time:g} s ran out before it"))
+                unfuzzed.append(Unfuzzed(version, f"not reached: --max-time {options.max_time:g} s ran out before it", tried=False))
                 continue
             share = left / (len(SPOKEN_PROTOCOL_VERSIONS) - index)
         try:
@@ -121,12 +120,13 @@ def run_each_revision(options: RunOptions, listener_for: Callable[[str], Listene
             continue
         runs.append(result)
         if result.stopped_by_user:
-            unfuzzed.extend(Unfuzzed(later, f"not reached: the run was {result.stopped_early}") for later in SPOKEN_PROTOCOL_VERSIONS[index + 1 :])
+            unfuzzed.extend(Unfuzzed(later, f"not reached: the run was {result.stopped_early}", tried=False)
+                            for later in SPOKEN_PROTOCOL_VERSIONS[index + 1 :])
             break
     if not runs:
-        answers = "; ".join(f"{item.version}: {item.reason}" for item in unfuzzed if not item.reason.startswith("not tried"))
+        answers = "; ".join(f"{item.version}: {item.reason}" for item in unfuzzed if item.tried)
         raise HandshakeError(f"--protocol-version all: the target opened under none of the revisions mcp-toolfuzz speaks ({answers})")
-    return RevisionRuns(tuple(runs), tuple(unfuzzed), time.monotonic() - started)
+    return RevisionRuns(tuple(runs), tuple(unfuzzed), differences(tuple(runs)), time.monotonic() - started)
 
 
 def _behaviours(result: RunResult) -> dict[tuple[str, CaseKind], Behaviour]:

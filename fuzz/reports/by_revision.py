@@ -110,7 +110,7 @@ def print_comparison(runs: RevisionRuns, stream: TextIO) -> None:
 def _markdown(runs: RevisionRuns) -> str:
     sections = [f"# mcp-toolfuzz under every revision: exit {runs.exit_code}", ""]
     sections += ["```text", *comparison_lines(runs), "```", ""]
-    sections += [markdown.render(result, f"## Under {result.protocol_version}") for result in runs.runs]
+    sections += [markdown.render(result, f"Under {result.protocol_version}", level=2) for result in runs.runs]
     return "\n".join(sections)
 
 

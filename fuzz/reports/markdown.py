@@ -31,12 +31,12 @@ def _cell(text: str) -> str:
     return text.replace("|", "\\|").replace("\n", " ")
 
 
-def render(result: RunResult, title: str = "# mcp-toolfuzz") -> str:
-    """The summary; `title` is its heading's level and name (under `--protocol-version all`, a
-    section per revision)."""
+def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> str:
+    """The summary under a heading of `level` (under `--protocol-version all`, a section per
+    revision at level 2), its problems one level below."""
     lines: list[str] = []
     verdict = "fails" if result.failed else "passes"
-    lines.append(f"{title}: {headline(result.findings)}")
+    lines.append(f"{'#' * level} {title}: {headline(result.findings)}")
     lines.append("")
     lines.append(
         f"**The run {verdict}** (exit {result.exit_code}; fails on {result.fail_on.value} and above) · "
@@ -51,7 +51,7 @@ def render(result: RunResult, title: str = "# mcp-toolfuzz") -> str:
     lines += ["", *_table(result)]
     problems = group(result.findings)
     for number, problem in enumerate(problems, 1):
-        lines += ["", *_problem(number, problem, result, "#" * (len(title) - len(title.lstrip("#")) + 1))]
+        lines += ["", *_problem(number, problem, result, "#" * (level + 1))]
     return "\n".join(lines) + "\n"
 
 

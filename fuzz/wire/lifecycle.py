@@ -45,17 +45,16 @@ async def open_session(session: Session, *, timeout: float, version: str | None 
     session.transport.speak_stateless(None)
     try:
         return await initialize(session, timeout=timeout)
-    except HandshakeError as failure:
-        if isinstance(probe.reply, NoAnswer) and isinstance(failure, Silent):
+    except Silent:
+        if isinstance(probe.reply, NoAnswer):
             result_of(probe, f"{DISCOVER} nor initialize", session)  # silent twice: say so, with what the probe saw
-        if not isinstance(failure, Refused):
+        raise
+    except Refused as refusal:
+        data = refusal.error.get("data") if isinstance(refusal.error, dict) else None
+        spoken = spoken_of(data.get("supported")) if refusal.code == UNSUPPORTED_PROTOCOL_VERSION and isinstance(data, dict) else None
+        if spoken is None:
             raise
-        refusal = failure
-    data = refusal.error.get("data") if isinstance(refusal.error, dict) else None
-    spoken = spoken_of(data.get("supported")) if refusal.code == UNSUPPORTED_PROTOCOL_VERSION and isinstance(data, dict) else None
-    if spoken is None:
-        raise refusal
-    return await discover(session, timeout=timeout, version=spoken)
+        return await discover(session, timeout=timeout, version=spoken)
 
 
 async def list_tools(session: Session, *, timeout: float, meta: dict[str, Any] | None = None) -> list[Tool]:
