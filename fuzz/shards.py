@@ -13,13 +13,19 @@ What a run finds does not depend on the process count: a tool is fuzzed whole by
 own answers (`fuzz.engine`), so one process or four make the same findings from the same seed
 (a test checks that the JSON reports agree). Only the first process replays the corpus.
 
-The processes are forked before anything runs (no threads yet), with the garbage collector's
-objects frozen (`gc.freeze`) so that the pages the imports filled stay shared between them (a
-collection would write to every object's header and copy the page): PSS summed over the
-processes 156 -> 125 MB on the demo. They ignore Ctrl-C (the parent,
-which gets it, asks each to stop with SIGTERM, as a CI runner's timeout does: each keeps what it
-found) and die with the parent. A process that ends without a result loses no finding already
-reported: the summaries of the tools it finished came with its events.
+The first worker is the harness's own process (it runs its shard on its main thread while a
+second thread collects what the others send); the others are forked before anything runs
+(no threads yet), with the garbage collector's objects frozen (`gc.freeze`, until the run
+ends, here too) so that the pages the imports filled stay shared (a collection would write to
+every object's header and copy the page). Why the parent works rather than waits: a page
+that any process writes (a reference count, CPython 3.11 has no immortal objects) ends up
+copied once per process that still maps it, and an idle parent keeps the originals; measured
+on the demo, PSS summed over the processes at the defaults 142 -> 112 MB. The forked ones
+ignore Ctrl-C (the parent, which gets it, stops its own shard as a single-process run does and
+asks each of them to stop with SIGTERM, as a CI runner's timeout does: each keeps what it
+found) and die with the parent; an error in one stops the others. A process that ends without
+a result loses no finding already reported: the summaries of the tools it finished came with
+its events.
 """
 
 from __future__ import annotations
@@ -81,16 +87,17 @@ class _Stop(Exception):
 
 
 def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShard) -> RunResult:
-    """Run `options` in `options.processes` processes, each `run_shard` with its `Shard`, and
-    merge what they send into one stream of events for `listener` and one result."""
+    """Run `options` in `options.processes` processes, each `run_shard` with its `Shard`: the
+    first in this process (on this thread), the others forked; merge what they all send into
+    one stream of events for `listener` and one result."""
     count = options.processes
     context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
     started = time.monotonic()
     merger = _Merger(options, listener, count, started)
     connections: dict[Connection, int] = {}
     processes = []
-    gc.freeze()  # what is allocated so far stays shared with the forked workers: no collection copies its pages
-    for number in range(count):
+    gc.freeze()  # what is allocated so far stays shared with the forked workers: no collection, here or there, copies its pages
+    for number in range(1, count):
         receiving, sending = context.Pipe(duplex=False)
         process = context.Process(
             target=_child, args=(run_shard, replace(options, shard=Shard(number, count)), sending), daemon=True
@@ -99,59 +106,115 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
         sending.close()
         connections[receiving] = number
         processes.append(process)
-    gc.unfreeze()
 
     def stop_all() -> None:
         for process in processes:
             if process.is_alive() and process.pid is not None:
                 os.kill(process.pid, signal.SIGTERM)
 
+    def on_failure() -> None:
+        stop_all()
+        if not merger.ended_here:
+            os.kill(os.getpid(), signal.SIGTERM)  # this process's shard stops as on SIGTERM, keeping what it found
+
+    collector = _Collector(connections, merger, on_failure)
     previous = signal.signal(signal.SIGTERM, _raise_stop) if threading.current_thread() is threading.main_thread() else None
     stopped: str | None = None
     try:
+        collector.start()
+        stopped = _run_here(options, run_shard, merger)
+        if stopped is not None:
+            stop_all()
+            collector.until = time.monotonic() + STOP_GRACE + options.timeout
         try:
-            _collect(connections, merger, until=float("inf"), on_failure=stop_all)
+            collector.wait()
         except (KeyboardInterrupt, _Stop) as why:
             stopped = INTERRUPTED if isinstance(why, KeyboardInterrupt) else TERMINATED
             stop_all()
-            _collect(connections, merger, until=time.monotonic() + STOP_GRACE + options.timeout, on_failure=stop_all)
+            collector.until = time.monotonic() + STOP_GRACE + options.timeout
+            collector.wait()
     finally:
         if previous is not None:
             signal.signal(signal.SIGTERM, previous)
+        collector.until = 0.0
+        collector.join()
         for process in processes:
             process.join(timeout=1.0)
             if process.is_alive():
                 process.kill()
                 process.join()
-    result = merger.result(stopped, exit_codes=[process.exitcode for process in processes])
+        gc.unfreeze()
+    result = merger.result(stopped, exit_codes=[0, *(process.exitcode for process in processes)])
     listener(RunFinished(result))
     return result
+
+
+def _run_here(options: RunOptions, run_shard: RunShard, merger: _Merger) -> str | None:
+    """Run the first shard in this process, its events and its result (or its error) taken by
+    `merger` as a worker's are; return why it stopped early when Ctrl-C or SIGTERM stopped it."""
+
+    def send(event: Event) -> None:
+        if not isinstance(event, RunFinished):
+            merger.take_safely(0, event)
+
+    try:
+        result = run_shard(replace(options, shard=Shard(0, options.processes)), send)
+    except HarnessError as error:
+        merger.take_safely(0, _Failed(error))
+        return None
+    except (KeyboardInterrupt, _Stop) as why:
+        return INTERRUPTED if isinstance(why, KeyboardInterrupt) else TERMINATED
+    except Exception:  # noqa: BLE001 - said as a worker's crash is, once the others have stopped
+        merger.take_safely(0, _Crashed(traceback.format_exc()))
+        return None
+    finally:
+        merger.ended_safely(0)
+    merger.take_safely(0, _Done(result))
+    return result.stopped_early if result.stopped_early in (INTERRUPTED, TERMINATED) else None
 
 
 def _raise_stop(signum: int, frame: Any) -> None:
     raise _Stop()
 
 
-def _collect(connections: dict[Connection, int], merger: _Merger, *, until: float, on_failure: Callable[[], None]) -> None:
-    """Read what the processes send until each has ended (or `until`); on a process's error,
-    ask the others to stop once each has started or failed (so that the error can say whether
-    other copies of the target started: see `_Merger.result`)."""
-    while connections:
-        left = until - time.monotonic()
-        if left <= 0:
-            return
-        for connection in wait(list(connections), timeout=min(left, 3600.0)):
-            number = connections[connection]
-            try:
-                message = connection.recv()
-            except (EOFError, OSError):
-                del connections[connection]
-                merger.ended(number)
-                continue
-            merger.take(number, message)
-            if merger.failure is not None and merger.settled and not merger.stopping:
-                merger.stopping = True
-                on_failure()
+class _Collector(threading.Thread):
+    """Reads what the forked processes send, on a thread of its own while this process runs its
+    own shard, until each has ended or `until` (set from the main thread when it stops them).
+    On a process's error, asks the others to stop (`on_failure`) once each has started or failed
+    (so that the error can say whether other copies of the target started: see `_Merger.result`)."""
+
+    def __init__(self, connections: dict[Connection, int], merger: _Merger, on_failure: Callable[[], None]) -> None:
+        super().__init__(name="mcp-toolfuzz worker processes", daemon=True)
+        self.connections = connections
+        self.merger = merger
+        self.on_failure = on_failure
+        self.until = float("inf")
+
+    def run(self) -> None:
+        while self.connections and time.monotonic() < self.until:
+            for connection in wait(list(self.connections), timeout=0.25):
+                number = self.connections[connection]
+                try:
+                    message = connection.recv()
+                except (EOFError, OSError):
+                    del self.connections[connection]
+                    self.merger.ended_safely(number)
+                    continue
+                self.merger.take_safely(number, message)
+            self._stop_on_failure()
+        self._stop_on_failure()
+
+    def _stop_on_failure(self) -> None:
+        with self.merger.lock:
+            if self.merger.failure is None or not self.merger.settled or self.merger.stopping:
+                return
+            self.merger.stopping = True
+        self.on_failure()
+
+    def wait(self) -> None:
+        """Until the thread has ended, in steps, so that Ctrl-C and SIGTERM reach this thread."""
+        while self.is_alive():
+            self.join(timeout=0.25)
 
 
 def _child(run_shard: RunShard, options: RunOptions, connection: Connection) -> None:
@@ -223,6 +286,9 @@ class _Merger:
         self._announced = 0
         self._progress: dict[int, Progress] = {}
         self._progress_sent = 0.0
+        self.lock = threading.Lock()
+        """Held while a message is taken: this process's shard sends from its threads, the
+        collector from its own."""
 
     @property
     def failure(self) -> _Failed | _Crashed | None:
@@ -240,6 +306,19 @@ class _Merger:
     @property
     def _all_started(self) -> bool:
         return all(number in self._run_started or number in self._ended for number in range(self.count))
+
+    @property
+    def ended_here(self) -> bool:
+        """This process's own shard (the first) has ended."""
+        return 0 in self._ended
+
+    def take_safely(self, number: int, message: object) -> None:
+        with self.lock:
+            self.take(number, message)
+
+    def ended_safely(self, number: int) -> None:
+        with self.lock:
+            self.ended(number)
 
     def take(self, number: int, message: object) -> None:
         if isinstance(message, _Done):
