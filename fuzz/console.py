@@ -1,0 +1,30 @@
+"""The command line's entry point (`mcp-toolfuzz`, `python -m fuzz`): Hypothesis is imported
+without its plugins (the `hypothesis` entry points of the installed packages), then the CLI.
+
+Why: mcp-toolfuzz draws from its own strategies only, never `st.from_type` on a plugin's
+types, so a plugin can change nothing it generates; and what plugins import is paid in every
+worker process. trio's, installed with trio, imports `trio.testing` and with it pytest where
+pytest is installed: about 6 MB per process and 40 ms of start-up. The pytest plugin
+(`fuzz.pytest_plugin`) runs in the user's pytest and leaves Hypothesis's plugins alone.
+"""
+
+from __future__ import annotations
+
+import os
+
+_NO_PLUGINS = "HYPOTHESIS_NO_PLUGINS"
+
+
+def entry_point() -> None:
+    chosen = os.environ.get(_NO_PLUGINS)
+    os.environ[_NO_PLUGINS] = "1"
+    try:
+        import hypothesis  # noqa: F401 - imported once, here, without its plugins
+    finally:
+        if chosen is None:
+            del os.environ[_NO_PLUGINS]  # the target's environment stays the user's
+        else:
+            os.environ[_NO_PLUGINS] = chosen
+    from fuzz.cli import entry_point as run_cli
+
+    run_cli()
