@@ -212,7 +212,7 @@ class _Collector(threading.Thread):
         self.on_failure()
 
     def wait(self) -> None:
-        """Until the thread has ended, in steps, so that Ctrl-C and SIGTERM reach this thread."""
+        """Until the thread has ended, in steps, so that Ctrl-C and SIGTERM reach the main thread."""
         while self.is_alive():
             self.join(timeout=0.25)
 
