@@ -20,8 +20,8 @@ ends, here too) so that the pages the imports filled stay shared (a collection w
 every object's header and copy the page). Why the parent works rather than waits: a page
 that any process writes (a reference count, CPython 3.11 has no immortal objects) ends up
 copied once per process that still maps it, and an idle parent keeps the originals; measured
-on the demo, PSS summed over the processes at the defaults 142 -> 112 MB. The forked ones
-ignore Ctrl-C (the parent, which gets it, stops its own shard as a single-process run does and
+on the demo, PSS summed over the processes at the defaults 142 -> 110 MB
+(`benchmarks/throughput.py`). The forked ones ignore Ctrl-C (the parent, which gets it, stops its own shard as a single-process run does and
 asks each of them to stop with SIGTERM, as a CI runner's timeout does: each keeps what it
 found) and die with the parent; an error in one stops the others. A process that ends without
 a result loses no finding already reported: the summaries of the tools it finished came with
@@ -122,7 +122,10 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
     stopped: str | None = None
     try:
         collector.start()
-        stopped = _run_here(options, run_shard, merger)
+        try:
+            stopped = _run_here(options, run_shard, merger)
+        except _Stop:  # the SIGTERM another process's error sent landed as this shard was ending
+            stopped = TERMINATED
         if stopped is not None:
             stop_all()
             collector.until = time.monotonic() + STOP_GRACE + options.timeout
@@ -153,12 +156,9 @@ def _run_here(options: RunOptions, run_shard: RunShard, merger: _Merger) -> str 
     """Run the first shard in this process, its events and its result (or its error) taken by
     `merger` as a worker's are; return why it stopped early when Ctrl-C or SIGTERM stopped it."""
 
-    def send(event: Event) -> None:
-        if not isinstance(event, RunFinished):
-            merger.take_safely(0, event)
-
     try:
-        result = run_shard(replace(options, shard=Shard(0, options.processes)), send)
+        listener = _but_the_end(lambda event: merger.take_safely(0, event))
+        result = run_shard(replace(options, shard=Shard(0, options.processes)), listener)
     except HarnessError as error:
         merger.take_safely(0, _Failed(error))
         return None
@@ -171,6 +171,17 @@ def _run_here(options: RunOptions, run_shard: RunShard, merger: _Merger) -> str 
         merger.ended_safely(0)
     merger.take_safely(0, _Done(result))
     return result.stopped_early if result.stopped_early in (INTERRUPTED, TERMINATED) else None
+
+
+def _but_the_end(deliver: Callable[[Event], None]) -> Listener:
+    """A shard's listener: its events delivered to the merger, but its `RunFinished` (the
+    merged run's is sent once, by `run_in_processes`)."""
+
+    def listener(event: Event) -> None:
+        if not isinstance(event, RunFinished):
+            deliver(event)
+
+    return listener
 
 
 def _raise_stop(signum: int, frame: Any) -> None:
@@ -222,12 +233,8 @@ def _child(run_shard: RunShard, options: RunOptions, connection: Connection) -> 
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
 
-    def send(event: Event) -> None:
-        if not isinstance(event, RunFinished):
-            connection.send(event)
-
     try:
-        result = run_shard(options, send)
+        result = run_shard(options, _but_the_end(connection.send))
     except HarnessError as error:
         connection.send(_Failed(_portable(error)))
     except BaseException:  # noqa: B036 - whatever it is, the parent says it, not a lost pipe
