@@ -21,11 +21,11 @@ every object's header and copy the page). Why the parent works rather than waits
 that any process writes (a reference count, CPython 3.11 has no immortal objects) ends up
 copied once per process that still maps it, and an idle parent keeps the originals; measured
 on the demo, PSS summed over the processes at the defaults 142 -> 110 MB
-(`benchmarks/throughput.py`). The forked ones ignore Ctrl-C (the parent, which gets it, stops its own shard as a single-process run does and
-asks each of them to stop with SIGTERM, as a CI runner's timeout does: each keeps what it
-found) and die with the parent; an error in one stops the others. A process that ends without
-a result loses no finding already reported: the summaries of the tools it finished came with
-its events.
+(`benchmarks/throughput.py`). The forked ones ignore Ctrl-C (the parent, which gets it,
+stops its own shard as a single-process run does and asks each of them to stop with SIGTERM,
+as a CI runner's timeout does: each keeps what it found) and die with the parent; an error in
+one stops the others. A process that ends without a result loses no finding already reported:
+the summaries of the tools it finished came with its events.
 """
 
 from __future__ import annotations
