@@ -1,21 +1,34 @@
-"""The official wire types, per spoken protocol version, from the `mcp-types` package.
+"""The official wire types, per spoken protocol version, from the specification's JSON Schema.
 
-`tools/call` results are validated strictly (`isError: "yes"` is not a boolean) against the
-`CallToolResult` of the version spoken. Extra members are allowed, as every revision's schema
-allows them (`Result` is open in each, 2026-07-28 included). Under 2026-07-28 the result must
-say what it is: `resultType` `"complete"` (a CallToolResult) or `"input_required"` (an
-InputRequiredResult); the schema types it only as a string, and any other value (an
-extension's) is wrong here, as the harness negotiates no extension.
+`tools/call` results are validated against the `CallToolResult` of the revision's schema era
+(`mcp_schema.json`: the definitions a result and a JSON-RPC error object need, taken from the
+specification repository's `schema/<revision>/schema.json`), as the `mcp-types` package does:
+the 2025-11-25 schema for every earlier revision (each later schema only adds optional
+members and content kinds), 2026-07-28 for itself. Strictly: `isError: "yes"` is not a
+boolean. Two readings follow the official SDKs' types rather than the letter of the schema,
+so that a result those clients read is not called malformed: an optional member that is
+`null` counts as absent, and a number with no fractional part is an integer (JSON Schema's own
+rule). Extra members are allowed, as every revision's schema allows them (`Result` is open in
+each, 2026-07-28 included). Under 2026-07-28 the result must say what it is: `resultType`
+`"complete"` (a CallToolResult) or `"input_required"` (an InputRequiredResult); the schema
+types it only as a string, and any other value (an extension's) is wrong here, as the harness
+negotiates no extension.
+
+Why not the `mcp-types` models themselves: importing them (with pydantic) costs each worker
+process about 20 MB, a quarter of its memory, for three types.
 """
 
 from __future__ import annotations
 
-from functools import lru_cache
+import json
+from collections.abc import Iterator, Mapping
+from importlib.resources import files
 from typing import Any
 
-from mcp_types.jsonrpc import ErrorData
-from mcp_types.methods import SERVER_RESULTS
-from pydantic import TypeAdapter, ValidationError
+from jsonschema import Draft202012Validator
+from jsonschema.exceptions import ValidationError, best_match
+from jsonschema.protocols import Validator
+from jsonschema.validators import extend
 
 LATEST_KNOWN_VERSION = "2025-11-25"
 RESULT_TYPES = ("complete", "input_required")
@@ -24,51 +37,135 @@ WITHOUT_OUTPUT_SCHEMA = ("2024-11-05", "2025-03-26")
 """Revisions whose tools have no `outputSchema` and whose results no `structuredContent`."""
 OBJECT_STRUCTURED_CONTENT = ("2025-06-18", "2025-11-25")
 """Revisions whose `structuredContent` is an object (2026-07-28 allows any JSON value)."""
+STATELESS_ERA = "2026-07-28"
 
 
-@lru_cache(maxsize=None)
-def _call_tool_result(protocol_version: str, result_type: str = "complete") -> TypeAdapter[Any]:
-    model = SERVER_RESULTS.get(("tools/call", protocol_version)) or SERVER_RESULTS[("tools/call", LATEST_KNOWN_VERSION)]
-    members = getattr(model, "__args__", None)
-    if members:
-        model = next(m for m in members if (m.__name__ == "InputRequiredResult") == (result_type == "input_required"))
-    return TypeAdapter(model)
+def _properties_null_as_absent(
+    validator: Validator, properties: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]
+) -> Iterator[ValidationError]:
+    """JSON Schema's `properties`, except that an optional member whose value is null is not
+    checked (the SDKs' types read it as absent)."""
+    if not validator.is_type(instance, "object"):
+        return
+    required = schema.get("required", ())
+    for name, subschema in properties.items():
+        if name in instance and (instance[name] is not None or name in required):
+            yield from validator.descend(instance[name], subschema, path=name, schema_path=name)
 
 
-_TYPED_RESULTS = {("2026-07-28", "tools/call")}
-"""Where a result's `resultType` must be one of RESULT_TYPES."""
+_WireValidator = extend(Draft202012Validator, {"properties": _properties_null_as_absent})
 
-_ERROR_DATA = TypeAdapter(ErrorData)
+
+def _validators() -> dict[tuple[str, str], Validator]:
+    eras = json.loads(files(__package__).joinpath("mcp_schema.json").read_text(encoding="utf-8"))["eras"]
+    return {
+        (era, name): _WireValidator({**schema, "$ref": f"#/$defs/{name}"})
+        for era, schema in eras.items()
+        for name in ("CallToolResult", "InputRequiredResult", "Error")
+        if name in schema["$defs"]
+    }
+
+
+_VALIDATORS = _validators()
 
 
 def call_tool_result_problem(result: Any, protocol_version: str = LATEST_KNOWN_VERSION) -> str | None:
     """Why `result` is not a CallToolResult (or under 2026-07-28 an InputRequiredResult) of
     `protocol_version`, or None when it is."""
-    if isinstance(result, dict) and (protocol_version, "tools/call") in _TYPED_RESULTS:
-        kind = result.get("resultType")
+    era = STATELESS_ERA if protocol_version == STATELESS_ERA else LATEST_KNOWN_VERSION
+    kind = result.get("resultType", "complete") if isinstance(result, dict) else "complete"
+    if era == STATELESS_ERA and isinstance(result, dict):
         if kind not in RESULT_TYPES:
             shown = "no resultType" if "resultType" not in result else f"resultType {kind!r:.60}"
             return f"not a tools/call result ({protocol_version}): {shown}; the revision's are {', '.join(map(repr, RESULT_TYPES))}"
         if kind == "input_required" and "inputRequests" not in result and "requestState" not in result:
             return f"not an InputRequiredResult ({protocol_version}): it has neither inputRequests nor requestState"
-    kind = result.get("resultType", "complete") if isinstance(result, dict) else "complete"
-    try:
-        _call_tool_result(protocol_version, kind if kind in RESULT_TYPES else "complete").validate_python(result, strict=True, by_name=False)
-    except ValidationError as error:
-        return f"not a CallToolResult ({protocol_version}): {_first_problem(error, 'result')}"
-    return None
+    if _plainly_valid(result, era):
+        return None
+    name = "InputRequiredResult" if era == STATELESS_ERA and kind == "input_required" else "CallToolResult"
+    validator = _VALIDATORS[(era, name)]
+    if validator.is_valid(result):
+        return None
+    return f"not {'an' if name[0] in 'AEIOU' else 'a'} {name} ({protocol_version}): {_first_problem(validator, result, 'result')}"
+
+
+def _plainly_valid(result: Any, era: str) -> bool:
+    """Whether `result` has the shape most answers have (text blocks only, a boolean or no
+    `isError`, an object or no `structuredContent`) and is therefore a CallToolResult of `era`
+    by inspection: a tenth of the validator's time. False says nothing: the validator decides."""
+    if type(result) is not dict or type(content := result.get("content")) is not list:
+        return False
+    for block in content:
+        if type(block) is not dict or len(block) != 2 or block.get("type") != "text" or type(block.get("text")) is not str:
+            return False
+    if (flag := result.get("isError")) is not None and type(flag) is not bool:
+        return False
+    if era == STATELESS_ERA:
+        return result.get("resultType") == "complete" and result.get("_meta") is None
+    return all((member := result.get(name)) is None or type(member) is dict for name in ("structuredContent", "_meta"))
 
 
 def error_object_problem(error: Any) -> str | None:
     """Why a JSON-RPC `error` member is not an error object (integer `code`, string `message`)."""
-    try:
-        _ERROR_DATA.validate_python(error, strict=True, by_name=False)
-    except ValidationError as problem:
-        return f"not a JSON-RPC error object: {_first_problem(problem, 'error')}"
-    return None
+    if type(error) is dict and type(error.get("code")) is int and type(error.get("message")) is str:
+        return None
+    validator = _VALIDATORS[(LATEST_KNOWN_VERSION, "Error")]
+    if validator.is_valid(error):
+        return None
+    return f"not a JSON-RPC error object: {_first_problem(validator, error, 'error')}"
 
 
-def _first_problem(error: ValidationError, root: str) -> str:
-    first = error.errors()[0]
-    where = root + "".join(f"[{part!r}]" if isinstance(part, str) else f"[{part}]" for part in first["loc"])
-    return f"{where}: {first['msg']}"
+def _first_problem(validator: Validator, instance: Any, root: str) -> str:
+    error = _closest(best_match(validator.iter_errors(instance)))
+    where = root + "".join(f"[{part!r}]" for part in error.absolute_path)
+    if error.validator == "type":
+        return f"{where} is {_json_kind(error.instance)}, expected {_expected_kind(error.validator_value)}"
+    if error.validator == "const":
+        return f"{where} is {_shown(error.instance)}, expected {_shown(error.validator_value)}"
+    if error.validator == "enum":
+        return f"{where} is {_shown(error.instance)}, expected one of {', '.join(map(_shown, error.validator_value))}"
+    if error.validator == "required":
+        return f"{where} has no {error.message.removesuffix(' is a required property')}, which is required"
+    if error.validator in ("anyOf", "oneOf"):
+        return f"{where} matches none of the kinds it may be"
+    return f"{where}: {error.message:.160}"
+
+
+def _closest(error: ValidationError) -> ValidationError:
+    """Into an `anyOf` (a content block's kinds, an input request's), follow the one branch
+    whose `type` (or `method`) matches, so that a text block without `text` is reported as
+    that and not as matching none of five kinds."""
+    while error.context and error.validator in ("anyOf", "oneOf"):
+        branches: dict[Any, list[ValidationError]] = {}
+        for sub in error.context:
+            branches.setdefault(sub.relative_schema_path[0], []).append(sub)
+        plausible = [errors for errors in branches.values() if not any(_discriminates(sub) for sub in errors)]
+        if len(plausible) != 1:
+            break
+        error = best_match(plausible[0])
+    return error
+
+
+def _discriminates(error: ValidationError) -> bool:
+    return error.validator in ("const", "enum") and list(error.relative_path) in (["type"], ["method"])
+
+
+def _json_kind(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def _expected_kind(expected: str | list[str]) -> str:
+    kinds = [expected] if isinstance(expected, str) else expected
+    return " or ".join(("an " if kind[0] in "aeiou" else "a ") + kind for kind in kinds)
+
+
+def _shown(value: Any) -> str:
+    return f"{json.dumps(value)[:60]}"
