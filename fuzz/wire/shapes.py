@@ -14,6 +14,9 @@ each, 2026-07-28 included). Under 2026-07-28 the result must say what it is: `re
 types it only as a string, and any other value (an extension's) is wrong here, as the harness
 negotiates no extension.
 
+`tests/schemas/gather/vendor_wire_schema.py` writes `mcp_schema.json` anew from a checkout of
+the specification repository.
+
 Why not the `mcp-types` models themselves: importing them (with pydantic) costs each worker
 process about 20 MB, a quarter of its memory, for three types.
 """
