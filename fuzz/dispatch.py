@@ -22,6 +22,7 @@ that drops a request shape answers nothing to it for the whole --timeout, and ev
 
 from __future__ import annotations
 
+import math
 import time
 from contextlib import contextmanager
 from functools import partial
@@ -43,6 +44,9 @@ longer keeps a request from being sent alone: the target is serving others, not 
 _RECHECK = 0.05
 """While an alone send waits for requests in flight: how often it looks whether the rest are
 presumed dropped."""
+
+WAITING_WINDOW = 1.0
+"""Seconds: the time constant of `Dispatcher.waiting_load`'s average."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,22 +96,41 @@ class Dispatcher:
         self.lost: str | None = None
         """Why the run cannot go on: the target could not be restarted."""
         self._waiting_since: dict[object, float] = {}
+        self._load = 0.0
+        self._load_at = time.monotonic()
 
     def waiting_long(self, *, longer_than: float) -> int:
         """How many explorations have been waiting on the target for `longer_than` seconds."""
         now = time.monotonic()
         return sum(1 for since in self._waiting_since.values() if now - since > longer_than)
 
+    def waiting_load(self) -> float:
+        """How many explorations were waiting on the target, on average over about the last
+        WAITING_WINDOW seconds (an exponentially decaying average): 0.5 when the one exploration
+        running spends half its time waiting for answers."""
+        self._update_load()
+        return self._load
+
+    def _update_load(self) -> None:
+        now = time.monotonic()
+        kept = math.exp((self._load_at - now) / WAITING_WINDOW)
+        self._load = self._load * kept + len(self._waiting_since) * (1.0 - kept)
+        self._load_at = now
+
     @contextmanager
     def _waited_on(self, watched: bool = True) -> Iterator[None]:
-        """Count the send inside in `waiting_long` while it lasts (an exploration waits on it)."""
+        """Count the send inside in `waiting_long` and `waiting_load` while it lasts (an
+        exploration waits on it)."""
         token = object()
         if watched:
+            self._update_load()
             self._waiting_since[token] = time.monotonic()
         try:
             yield
         finally:
-            self._waiting_since.pop(token, None)
+            if watched:
+                self._update_load()
+                self._waiting_since.pop(token, None)
 
     async def send(self, batch: Sequence[Case], *, timeout: float, watched: bool = True) -> list[Sent]:
         """Send `batch` with every request in flight at once (and with other senders' requests);

@@ -73,6 +73,12 @@ compute take turns at a cost, but while some only wait, others can compute."""
 
 WAITING_LONG = 1.0
 
+WAITING_SHARE = 0.3
+"""The first worker beyond --workers also starts while the explorations running spend, on
+average over the last second, this share of their time waiting for answers (at 1 worker: an
+SDK server over stdio keeps one waiting about half the time, the demo a tenth): the waits of one
+exploration are then long enough for another to compute in."""
+
 
 async def _tick(changed: trio.lowlevel.ParkingLot) -> None:
     """Wake the idle workers now and then, to look again at who is waiting on the target."""
@@ -232,12 +238,10 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     tool_plans = with_envelope(plans, options.envelope)
     owned = _owned(tool_plans, options)
     runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
-    cut = await runner.run_round(runner.linked([
+    await runner.run_rounds(runner.linked([
         _Job(index, tool_plan.tool, kind)
         for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)
     ]))
-    while cut and time.monotonic() < deadline - _LEAST_SHARE:
-        cut = await runner.run_round(runner.linked([_Job(job.index, job.tool, job.kind, job.round + 1) for job in cut]))
 
 
 def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[int]:
@@ -262,9 +266,10 @@ class _Job:
     kind: CaseKind
     round: int = 0
     built_on: _Job | None = None
-    """The exploration of the same round that draws the valid values this one mutates: it runs
-    first, so that what it found the server accepts is there to mutate (the same whatever the
-    scheduling), and so that a schema no value satisfies is skipped once."""
+    """The exploration that draws the valid values this one mutates, of the same round (for a
+    later round: its newest round when this one is queued): it runs first, so that what it
+    found the server accepts is there to mutate (the same whatever the scheduling), and so that
+    a schema no value satisfies is skipped once."""
     done: trio.Event = field(default_factory=trio.Event)
     exploration: Exploration | None = None
     canonical: Canonical | None = None
@@ -277,12 +282,15 @@ class _Runner:
     """Runs jobs `--workers` at a time, merges what each found into its tool's summary (before
     anything is raised: no finding is lost) and announces it.
 
-    With --max-time, the budget is spread in rounds. In the first round every exploration gets,
-    when it starts, an even share of what is left (time one does not use goes to those after
-    it). While time remains, each further round gives the explorations that their share cut
-    short an even share of what is left, each with a seed of its own round (so it tries new
-    examples, not the same ones again). What every round sent, found and spent adds up in the
-    tool's summary.
+    With --max-time, the budget is spread in rounds. Every exploration gets, when it starts, an
+    even share of what is left among the explorations waiting to run (time one does not use
+    goes to those after it). One that its share cut short goes back in line for its next round,
+    with a seed of that round's own (so it tries new examples, not the same ones again), while
+    time remains. Rounds are not a barrier: a worker takes an exploration's next round while
+    others of the round before still run, so that an exploration waiting out --timeout on a
+    request the server dropped holds up no other (the run's extra workers, see EXTRA_WORKERS,
+    go on with the next rounds). What every round sent, found and spent adds up in the tool's
+    summary.
     """
 
     def __init__(
@@ -328,26 +336,38 @@ class _Runner:
         return tuple(kind for kind in tool_plan.kinds if chosen is None or kind in chosen)
 
     def linked(self, jobs: list[_Job]) -> list[_Job]:
-        """`jobs` (of one round), each built on the job of its tool that draws its valid values."""
+        """`jobs` (of the first round), each built on the job of its tool that draws its valid values."""
         drawing = {(job.index, job.kind): job for job in jobs}
         for job in jobs:
-            job.built_on = drawing.get((job.index, _VALUES_FOR.get(job.kind, job.kind)))
-            if job.built_on is job:
-                job.built_on = None
+            job.built_on = _built_on(job, drawing)
         return jobs
 
-    async def run_round(self, jobs: list[_Job]) -> list[_Job]:
-        """Run `jobs`; return those their share of --max-time cut short."""
+    async def run_rounds(self, jobs: list[_Job]) -> None:
+        """Run `jobs`, and the next rounds of those their share of --max-time cuts short."""
         pending = list(jobs)
-        cut: list[_Job] = []
+        running: list[_Job] = []
+        latest = {(job.index, job.kind): job for job in jobs}
+        """The newest round of each exploration: what a next round is built on."""
         stop: list[BaseException] = []
         changed = trio.lowlevel.ParkingLot()
 
+        def next_round_of(job: _Job) -> None:
+            if time.monotonic() >= self.deadline - _LEAST_SHARE:
+                return
+            following = _Job(job.index, job.tool, job.kind, job.round + 1)
+            following.canonical_sent.set()
+            latest[(job.index, job.kind)] = following
+            following.built_on = _built_on(following, latest)
+            pending.append(following)
+
         def take(worker_number: int) -> _Job | None:
             """The next job worker `worker_number` may run: one beyond --workers only while as
-            many explorations have been waiting on the target for over WAITING_LONG seconds."""
+            many explorations have been waiting on the target for over WAITING_LONG seconds, or
+            (the first one beyond) while they wait WAITING_SHARE of their time."""
             beyond = worker_number - self.options.workers + 1
-            if beyond > 0 and self.dispatcher.waiting_long(longer_than=WAITING_LONG) < beyond:
+            if beyond > 0 and self.dispatcher.waiting_long(longer_than=WAITING_LONG) < beyond and not (
+                beyond == 1 and self.dispatcher.waiting_load() >= WAITING_SHARE * max(1, self.options.workers)
+            ):
                 return None
             for job in pending:
                 if (job.built_on is None or job.built_on.done.is_set()) and job.canonical_sent.is_set():
@@ -371,16 +391,18 @@ class _Runner:
         async def worker(worker_number: int) -> None:
             while True:
                 job = None
-                while not stop and pending and (job := take(worker_number)) is None:
+                while not stop and (pending or running) and (job := take(worker_number)) is None:
                     await changed.park()
                 if stop or job is None:
                     return
+                running.append(job)
                 try:
                     if await self._run_job(job, len(pending) + 1):
-                        cut.append(job)
+                        next_round_of(job)
                 except (TargetLost, OutOfTime) as error:
                     stop.append(error)
                 finally:
+                    running.remove(job)
                     job.done.set()
                     changed.unpark_all()
 
@@ -389,17 +411,17 @@ class _Runner:
             for job in jobs:
                 nursery.start_soon(send_canonical_of, job)
             nursery.start_soon(_tick, changed)
-            nursery.start_soon(self._report_progress, jobs)
+            nursery.start_soon(self._report_progress, running)
             async with trio.open_nursery() as workers:
                 for worker_number in range(max(1, self.options.workers) + EXTRA_WORKERS):
                     workers.start_soon(worker, worker_number)
             nursery.cancel_scope.cancel()
         if stop:
             raise stop[0]
-        return sorted(cut, key=jobs.index)
 
     async def _report_progress(self, jobs: list[_Job]) -> None:
-        """A `Progress` event every PROGRESS_EVERY seconds: what runs, cases sent, findings."""
+        """A `Progress` event every PROGRESS_EVERY seconds: what runs (of `jobs`, the running
+        ones, updated as they change), cases sent, findings."""
         while True:
             await trio.sleep(PROGRESS_EVERY)
             running = [job for job in jobs if job.exploration is not None and not job.done.is_set()]
@@ -480,6 +502,12 @@ _VALUES_FOR: dict[CaseKind, CaseKind] = {
 }
 """An invalid value is a valid one with one mutation: when no valid value exists, neither does
 it, and the search for it would only repeat the same skip."""
+
+
+def _built_on(job: _Job, jobs: dict[tuple[int, CaseKind], _Job]) -> _Job | None:
+    """Of `jobs` (by tool place and case kind), the one `job` is built on (`_Job.built_on`)."""
+    drawing = jobs.get((job.index, _VALUES_FOR.get(job.kind, job.kind)))
+    return None if drawing is job else drawing
 
 
 async def _replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: _Progress) -> None:

@@ -1,0 +1,126 @@
+"""The engine's scheduling of explorations: next rounds without a barrier, and the extra worker
+that starts while explorations wait on the target. The explorations here are scripted (how long
+each runs, whether its share cuts it short), so what is asserted is the order of events."""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+import pytest
+import trio
+import trio.testing
+
+from fuzz import engine
+from fuzz.dispatch import WAITING_WINDOW, Dispatcher
+from fuzz.engine import _Job, _Runner
+from strategies import CaseKind
+
+
+@dataclass(frozen=True)
+class Script:
+    seconds: float
+    """How long each of its rounds runs."""
+    cut_rounds: int = 0
+    """Its first this many rounds are cut short by their share (and so have a next round)."""
+    waits: bool = False
+    """While it runs, it counts as waiting on the target for long."""
+
+
+class ScriptedRunner(_Runner):
+    """`_Runner.run_rounds` over scripted explorations: `events` says when each round of each
+    started and ended, in trio's time."""
+
+    def __init__(self, scripts: dict[int, Script], *, workers: int, load: float = 0.0) -> None:
+        self.scripts = scripts
+        self.events: list[tuple[str, int, int, float]] = []
+        self.waiting_since: dict[int, float] = {}
+        self.options = SimpleNamespace(workers=workers, timeout=5.0)
+        self.dispatcher = SimpleNamespace(waiting_long=self.waiting_long, waiting_load=lambda: load)
+        self.deadline = time.monotonic() + 600
+        self.listed = ()
+        self.stateless = None
+        self.tool_plans = ()
+        self._announced = 0
+
+    def waiting_long(self, *, longer_than: float) -> int:
+        return sum(1 for since in self.waiting_since.values() if trio.current_time() - since > longer_than)
+
+    async def _report_progress(self, jobs: list[_Job]) -> None:
+        await trio.sleep_forever()
+
+    async def _run_job(self, job: _Job, left: int) -> bool:
+        script = self.scripts[job.index]
+        self.events.append(("start", job.index, job.round, trio.current_time()))
+        if script.waits:
+            self.waiting_since[job.index] = trio.current_time()
+        try:
+            await trio.sleep(script.seconds)
+        finally:
+            self.waiting_since.pop(job.index, None)
+        self.events.append(("end", job.index, job.round, trio.current_time()))
+        return job.round < script.cut_rounds
+
+    def when(self, what: str, index: int, round_: int) -> float:
+        return next(at for event, i, r, at in self.events if (event, i, r) == (what, index, round_))
+
+
+def _run(runner: ScriptedRunner, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run the scripts' explorations in plan order, their canonical cases already sent."""
+    monkeypatch.setattr(engine, "canonical_for", lambda *arguments: [])
+
+    async def main() -> None:
+        jobs = [_Job(index, None, CaseKind.MALFORMED_REQUEST) for index in runner.scripts]
+        for job in jobs:
+            job.canonical_sent.set()
+        await runner.run_rounds(jobs)
+
+    trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
+
+
+def test_an_exploration_waiting_on_the_target_holds_up_no_next_round(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Exploration 0 is cut short twice; exploration 1 waits out a dropped request for 30 s.
+    runner = ScriptedRunner({0: Script(0.5, cut_rounds=2), 1: Script(30.0, waits=True)}, workers=1)
+    _run(runner, monkeypatch)
+    assert [(event, i, r) for event, i, r, _ in runner.events if i == 0] == [
+        ("start", 0, 0), ("end", 0, 0), ("start", 0, 1), ("end", 0, 1), ("start", 0, 2), ("end", 0, 2)
+    ]
+    # Its next rounds ran on the extra worker while exploration 1 waited, not after it.
+    assert runner.when("end", 0, 2) < runner.when("end", 1, 0)
+    assert runner.when("start", 0, 1) >= runner.when("start", 1, 0) + engine.WAITING_LONG
+
+
+def test_without_waiting_explorations_run_one_at_a_time_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+    runner = ScriptedRunner({0: Script(1.0, cut_rounds=1), 1: Script(1.0), 2: Script(1.0)}, workers=1)
+    _run(runner, monkeypatch)
+    assert [(event, i, r) for event, i, r, _ in runner.events] == [
+        ("start", 0, 0), ("end", 0, 0), ("start", 1, 0), ("end", 1, 0), ("start", 2, 0), ("end", 2, 0),
+        ("start", 0, 1), ("end", 0, 1),
+    ]
+
+
+@pytest.mark.parametrize(("load", "overlap"), [(0.1, False), (engine.WAITING_SHARE, True), (0.6, True)])
+def test_a_second_worker_starts_while_explorations_wait_a_share_of_their_time(
+    monkeypatch: pytest.MonkeyPatch, load: float, overlap: bool
+) -> None:
+    runner = ScriptedRunner({0: Script(2.0), 1: Script(2.0), 2: Script(2.0)}, workers=1, load=load)
+    _run(runner, monkeypatch)
+    assert (runner.when("start", 1, 0) < runner.when("end", 0, 0)) is overlap
+    # Never more than one beyond --workers for the share: the third waits for one of the two.
+    assert runner.when("start", 2, 0) >= min(runner.when("end", 0, 0), runner.when("end", 1, 0))
+
+
+def test_waiting_load_averages_the_explorations_waiting_over_the_last_second() -> None:
+    dispatcher = Dispatcher(None, ping_timeout=1.0)  # type: ignore[arg-type]
+    started = time.monotonic()
+    with dispatcher._waited_on(), dispatcher._waited_on():
+        time.sleep(0.3)
+        waited = time.monotonic() - started
+        during = dispatcher.waiting_load()
+    assert during == pytest.approx(2 * (1 - math.exp(-waited / WAITING_WINDOW)), rel=0.2)
+    with dispatcher._waited_on(watched=False):
+        time.sleep(0.3)
+        after = dispatcher.waiting_load()
+    assert after < during * math.exp(-0.25 / WAITING_WINDOW)
