@@ -20,8 +20,10 @@ DEFAULT_WORKERS = 1
 """Explorations at once by default: what measured best on a 2-core machine against targets that
 answer in microseconds (the demo, an `mcp` SDK server), where the harness computes more than it
 waits and Python threads that all compute only take turns, at a cost. While explorations wait on
-the target, extra workers start (`engine.EXTRA_WORKERS`); against a target that answers slowly,
-drops requests or hangs, --workers 4 from the start is faster still (README, *Cases in flight*)."""
+the target, extra workers start (`engine.EXTRA_WORKERS`, and one more while they spend
+`engine.WAITING_SHARE` of their time waiting, as against an SDK server); against a target that
+answers slowly, drops requests or hangs, --workers 4 from the start is faster still (README,
+*Cases in flight*)."""
 
 
 def default_processes() -> int:
