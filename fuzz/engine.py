@@ -238,10 +238,10 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     tool_plans = with_envelope(plans, options.envelope)
     owned = _owned(tool_plans, options)
     runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
-    await runner.run_rounds(runner.linked([
+    await runner.run_rounds([
         _Job(index, tool_plan.tool, kind)
         for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)
-    ]))
+    ])
 
 
 def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[int]:
@@ -335,19 +335,15 @@ class _Runner:
         chosen = self.options.kinds
         return tuple(kind for kind in tool_plan.kinds if chosen is None or kind in chosen)
 
-    def linked(self, jobs: list[_Job]) -> list[_Job]:
-        """`jobs` (of the first round), each built on the job of its tool that draws its valid values."""
-        drawing = {(job.index, job.kind): job for job in jobs}
-        for job in jobs:
-            job.built_on = _built_on(job, drawing)
-        return jobs
-
     async def run_rounds(self, jobs: list[_Job]) -> None:
-        """Run `jobs`, and the next rounds of those their share of --max-time cuts short."""
+        """Run `jobs` (of the first round), and the next rounds of those their share of
+        --max-time cuts short; each built on the job of its tool that draws its valid values."""
         pending = list(jobs)
         running: list[_Job] = []
         latest = {(job.index, job.kind): job for job in jobs}
-        """The newest round of each exploration: what a next round is built on."""
+        """The newest round of each exploration: what a job is built on."""
+        for job in jobs:
+            job.built_on = _built_on(job, latest)
         stop: list[BaseException] = []
         changed = trio.lowlevel.ParkingLot()
 
