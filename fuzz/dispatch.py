@@ -187,26 +187,11 @@ class Dispatcher:
         and each leaves the count as its own exchange ends (an alone send waits for requests,
         not for batches)."""
         session, meta = self.target.session, self.target.request_meta
-        ids = [session.next_id() for _ in batch]
-        exchanges: list[Exchange | None] = [None] * len(batch)
-
-        async def send(index: int) -> None:
-            try:
-                case = batch[index]
-                exchanges[index] = await session.send_request(
-                    partial(case.message, meta=meta), timeout=timeout, request_id=ids[index], headers=case.headers
-                )
-            finally:
-                if counted:
-                    self._leave(1)
-
-        if len(batch) == 1:
-            await send(0)
-        else:
-            async with trio.open_nursery() as nursery:
-                for index in range(len(batch)):
-                    nursery.start_soon(send, index)
-        return [exchange for exchange in exchanges if exchange is not None]
+        return await session.send_requests(
+            [partial(case.message, meta=meta) for case in batch], timeout=timeout,
+            request_ids=[session.next_id() for _ in batch], headers=[case.headers for case in batch],
+            on_end=partial(self._leave, 1) if counted else None,
+        )
 
     async def _enter(self, count: int) -> tuple[int, int]:
         """Count `count` requests in flight (once no request is being sent alone); returns the

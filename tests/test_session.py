@@ -196,3 +196,54 @@ def test_a_late_answer_is_not_a_duplicate(tmp_path: Path) -> None:
     assert isinstance(second.reply, Answered)
     assert [a.kind for a in second.anomalies] == [AnomalyKind.LATE_ANSWER]
     assert [a.kind for a in third.anomalies] == [AnomalyKind.DUPLICATE_ANSWER]
+
+
+def _build(method: str) -> Callable[[int], dict[str, object]]:
+    return lambda request_id: {"jsonrpc": "2.0", "id": request_id, "method": method}
+
+
+def test_a_batch_goes_out_in_one_write_and_each_request_ends_when_answered(tmp_path: Path) -> None:
+    """Over stdio the requests of one `send_requests` reach the target in one read (one write,
+    one wake-up of the target), and each is over as its own answer comes, not the slowest's:
+    the dispatcher counts requests in flight by `on_end`."""
+    server = """
+        chunk = os.read(0, 65536)
+        requests = [json.loads(line) for line in chunk.decode().splitlines()]
+        sys.stderr.write(f"first read held {len(requests)} requests\\n"); sys.stderr.flush()
+        for request in requests[1:]:
+            send({"jsonrpc": "2.0", "id": request["id"], "result": {"method": request["method"]}})
+        time.sleep(0.6)
+        send({"jsonrpc": "2.0", "id": requests[0]["id"], "result": {"method": requests[0]["method"]}})
+        time.sleep(10)
+    """
+    ended: list[float] = []
+
+    async def client(session: Session) -> tuple[list[Exchange], float]:
+        started = trio.current_time()
+        exchanges = await session.send_requests(
+            [_build("slow"), _build("quick"), _build("quick")], timeout=5,
+            on_end=lambda: ended.append(trio.current_time() - started),
+        )
+        return exchanges, trio.current_time() - started
+
+    exchanges, seconds = _run(tmp_path, server, client)  # type: ignore[misc]
+    assert [exchange.reply.message["result"]["method"] for exchange in exchanges] == ["slow", "quick", "quick"]  # type: ignore[union-attr]
+    assert "first read held 3 requests" in exchanges[0].stderr
+    assert len(ended) == 3
+    assert ended[0] < 0.5 and ended[1] < 0.5, ended
+    assert ended[2] >= 0.5 and seconds >= 0.5, (ended, seconds)
+
+
+def test_a_batch_with_one_request_unanswered_waits_the_timeout_for_it_alone(tmp_path: Path) -> None:
+    server = """
+        requests = [json.loads(line) for line in os.read(0, 65536).decode().splitlines()]
+        send({"jsonrpc": "2.0", "id": requests[1]["id"], "result": {}})
+        time.sleep(10)
+    """
+
+    async def client(session: Session) -> list[Exchange]:
+        return await session.send_requests([_build("dropped"), _build("answered")], timeout=0.4)
+
+    dropped, answered = _run(tmp_path, server, client)  # type: ignore[misc]
+    assert dropped.reply == NoAnswer(0.4, overtaken=True)
+    assert isinstance(answered.reply, Answered)

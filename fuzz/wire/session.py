@@ -13,7 +13,7 @@ import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any, Callable
+from typing import Any, Callable, Sequence
 
 import trio
 
@@ -98,9 +98,21 @@ class Exchange:
     """The HTTP header values sent instead of those the request implies."""
 
 
+class _Batch:
+    """Requests sent together and waited on together: `done` is set once none is left waiting
+    (answered, undelivered, or the target gone)."""
+
+    __slots__ = ("left", "done", "on_end")
+
+    def __init__(self, size: int, on_end: Callable[[], None] | None) -> None:
+        self.left = size
+        self.done = trio.Event()
+        self.on_end = on_end
+
+
 @dataclass(slots=True)
 class _Waiter:
-    event: trio.Event = field(default_factory=trio.Event)
+    batch: _Batch
     message: dict[str, Any] | None = None
     status: int | None = None
     undelivered: str | None = None
@@ -112,9 +124,40 @@ class _Waiter:
     """What was odd about the messages this request's own HTTP exchange carried."""
     ended: trio.Event = field(default_factory=trio.Event)
     """Its HTTP exchange is over (the transport's end marker came)."""
+    woken: bool = False
+    over: bool = False
+
+    def wake(self) -> None:
+        """Nothing more to wait for (an answer, an undelivered marker, the target gone)."""
+        if not self.woken:
+            self.woken = True
+            self.batch.left -= 1
+            if self.batch.left == 0:
+                self.batch.done.set()
+
+    def end(self) -> None:
+        """Its exchange is over: tell the sender's `on_end`, once."""
+        if not self.over:
+            self.over = True
+            if self.batch.on_end is not None:
+                self.batch.on_end()
 
 
 _FINISHED_IDS_KEPT = 10_000
+
+_ANOMALIES_KEPT = 2_000
+"""Odd messages on the shared stream kept for the requests in flight; beyond it the older half
+goes (a server that writes a log line to stdout per call would otherwise grow the list for the
+whole run)."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Marks:
+    """Where a send began: the shared anomalies and stderr lines seen so far, and when."""
+
+    anomalies: int
+    stderr: int
+    started: float
 
 SETTLE_SECONDS = 1.0
 """After an answer over HTTP, how long to wait for the rest of its response (a second answer
@@ -131,6 +174,8 @@ class Session:
         self._finished: OrderedDict[str, bool] = OrderedDict()
         """Ids whose exchange is over, and whether an answer had come by then."""
         self._anomalies: list[Anomaly] = []
+        """What was odd on the shared stream, the latest of them (see `_ANOMALIES_KEPT`)."""
+        self._anomalies_dropped = 0
         self._closed = trio.Event()
         self.notifications_seen = 0
         self._written = 0
@@ -155,7 +200,7 @@ class Session:
             finally:
                 self._closed.set()
                 for waiter in self._waiters.values():
-                    waiter.event.set()
+                    waiter.wake()
 
     def next_id(self) -> int:
         self._next_id += 1
@@ -174,43 +219,114 @@ class Session:
         self, build: Callable[[int], dict[str, Any]], *, timeout: float, request_id: int | None = None,
         headers: HeaderOverrides = (),
     ) -> Exchange:
-        """Send `build(id)` with `request_id` (a fresh id when None; take one from `next_id` to fix
-        the order of concurrent requests) and wait up to `timeout` seconds for its answer.
-        `headers`: HTTP header values instead of those the request implies."""
-        request = build(self.next_id() if request_id is None else request_id)
-        key = id_key(request["id"])
-        waiter = _Waiter()
-        self._waiters[key] = waiter
-        anomaly_mark = len(self._anomalies)
-        stderr_mark = self.transport.stderr_mark
-        started = time.monotonic()
+        """Send `build(id)` with `request_id` (a fresh id when None) and wait up to `timeout`
+        seconds for its answer. `headers`: HTTP header values instead of those the request implies."""
+        (exchange,) = await self.send_requests(
+            [build], timeout=timeout, request_ids=None if request_id is None else [request_id], headers=[headers]
+        )
+        return exchange
+
+    async def send_requests(
+        self, builds: Sequence[Callable[[int], dict[str, Any]]], *, timeout: float,
+        request_ids: Sequence[int] | None = None, headers: Sequence[HeaderOverrides] | None = None,
+        on_end: Callable[[], None] | None = None,
+    ) -> list[Exchange]:
+        """Send each `builds[i](request_ids[i])` at once (fresh ids when None; take them from
+        `next_id` to fix the order of concurrent requests) and wait up to `timeout` seconds for
+        their answers; `headers[i]`: HTTP header values instead of those request i implies.
+        `on_end()` is called as each request's exchange ends, so that a caller counting requests
+        in flight sees each leave when it is answered, not when the slowest is.
+
+        On a shared stream (stdio) the requests go out in one write and are waited on together:
+        one system call and one wake-up of the target per batch, not per request. Over HTTP each
+        is a POST of its own, in a task of its own."""
+        ids = list(request_ids) if request_ids is not None else [self.next_id() for _ in builds]
+        overrides = list(headers) if headers is not None else [()] * len(builds)
+        requests = [build(request_id) for build, request_id in zip(builds, ids)]
+        per_request = self.transport.exchange_per_request
+        shared = _Batch(len(requests), on_end)
+        waiters = [_Waiter(_Batch(1, on_end) if per_request else shared) for _ in requests]
+        keys = [id_key(request["id"]) for request in requests]
+        for key, waiter in zip(keys, waiters):
+            self._waiters[key] = waiter
+        marks = _Marks(self._anomalies_dropped + len(self._anomalies), self.transport.stderr_mark, time.monotonic())
         try:
-            if self.closed:
-                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter, headers)
+            if not per_request:
+                return await self._exchange_together(requests, waiters, timeout, marks)
+            exchanges: list[Exchange | None] = [None] * len(requests)
+
+            async def exchange_one(index: int) -> None:
+                try:
+                    exchanges[index] = await self._exchange_one(requests[index], waiters[index], overrides[index], timeout, marks)
+                finally:
+                    waiters[index].end()
+
+            if len(requests) == 1:
+                await exchange_one(0)
+            else:
+                async with trio.open_nursery() as nursery:
+                    for index in range(len(requests)):
+                        nursery.start_soon(exchange_one, index)
+            return [exchange for exchange in exchanges if exchange is not None]
+        finally:
+            for key, waiter in zip(keys, waiters):
+                self._waiters.pop(key, None)
+                self._remember_finished(key, answered=waiter.message is not None)
+                waiter.end()
+            if len(self._anomalies) > _ANOMALIES_KEPT:
+                cut = len(self._anomalies) // 2
+                del self._anomalies[:cut]
+                self._anomalies_dropped += cut
+
+    async def _exchange_together(
+        self, requests: list[dict[str, Any]], waiters: list[_Waiter], timeout: float, marks: _Marks
+    ) -> list[Exchange]:
+        if not self.closed:
+            try:
+                await self.transport.send(b"".join(map(encode, requests)))
+            except TransportClosed:
+                pass
+            else:
+                self._mark_written(waiters)
+                with trio.move_on_after(timeout):
+                    await waiters[0].batch.done.wait()
+        return [
+            self._exchange(request, await self._reply(request, waiter, timeout, marks), marks, waiter, ())
+            for request, waiter in zip(requests, waiters)
+        ]
+
+    async def _exchange_one(
+        self, request: dict[str, Any], waiter: _Waiter, headers: HeaderOverrides, timeout: float, marks: _Marks
+    ) -> Exchange:
+        if not self.closed:
             try:
                 await self.transport.send(encode(request), headers)
             except TransportClosed:
-                return self._exchange(request, await self._exited(), anomaly_mark, stderr_mark, waiter, headers)
-            waiter.written, waiter.written_at = self._written, time.monotonic()
-            self._written += 1
-            with trio.move_on_after(timeout):
-                await waiter.event.wait()
-            if waiter.message is not None and self.transport.exchange_per_request:
-                with trio.move_on_after(min(SETTLE_SECONDS, max(0.0, started + timeout - time.monotonic()))):
-                    await waiter.ended.wait()
-            if waiter.message is not None:
-                reply: Reply = Answered(waiter.message, waiter.answered_at - started, waiter.status)
-            elif waiter.undelivered is not None:
-                reply = NotDelivered(waiter.undelivered, waiter.answered_at - started)
-            elif self.closed:
-                reply = await self._exited()
+                pass
             else:
-                reply = NoAnswer(timeout, overtaken=self._latest_written_answered > waiter.written)
-                self.transport.abandon(request["id"])
-            return self._exchange(request, reply, anomaly_mark, stderr_mark, waiter, headers)
-        finally:
-            del self._waiters[key]
-            self._remember_finished(key, answered=waiter.message is not None)
+                self._mark_written([waiter])
+                with trio.move_on_after(timeout):
+                    await waiter.batch.done.wait()
+                if waiter.message is not None:
+                    with trio.move_on_after(min(SETTLE_SECONDS, max(0.0, marks.started + timeout - time.monotonic()))):
+                        await waiter.ended.wait()
+        return self._exchange(request, await self._reply(request, waiter, timeout, marks), marks, waiter, headers)
+
+    def _mark_written(self, waiters: list[_Waiter]) -> None:
+        now = time.monotonic()
+        for waiter in waiters:
+            waiter.written, waiter.written_at = self._written, now
+            self._written += 1
+
+    async def _reply(self, request: dict[str, Any], waiter: _Waiter, timeout: float, marks: _Marks) -> Reply:
+        if waiter.message is not None:
+            return Answered(waiter.message, waiter.answered_at - marks.started, waiter.status)
+        if waiter.undelivered is not None:
+            return NotDelivered(waiter.undelivered, waiter.answered_at - marks.started)
+        if self.closed or waiter.written < 0:
+            return await self._exited()
+        self.transport.abandon(request["id"])
+        return NoAnswer(timeout, overtaken=self._latest_written_answered > waiter.written)
 
     def presumed_dropped(self, *, unanswered_for: float) -> int:
         """How many requests in flight the target seems to have dropped: written over
@@ -232,14 +348,13 @@ class Session:
         except TransportClosed:
             pass
 
-    def _exchange(
-        self, request: dict[str, Any], reply: Reply, anomaly_mark: int, stderr_mark: int, waiter: _Waiter, headers: HeaderOverrides
-    ) -> Exchange:
+    def _exchange(self, request: dict[str, Any], reply: Reply, marks: _Marks, waiter: _Waiter, headers: HeaderOverrides) -> Exchange:
+        shared = self._anomalies[max(0, marks.anomalies - self._anomalies_dropped):]
         return Exchange(
             request=request,
             reply=reply,
-            anomalies=tuple(waiter.anomalies + self._anomalies[anomaly_mark:]),
-            stderr=self.transport.stderr_since(stderr_mark),
+            anomalies=tuple(waiter.anomalies + shared),
+            stderr=self.transport.stderr_since(marks.stderr),
             headers=headers,
         )
 
@@ -255,7 +370,7 @@ class Session:
         if waiter is not None and waiter.message is None and waiter.undelivered is None:
             waiter.undelivered = item.detail
             waiter.answered_at = time.monotonic()
-            waiter.event.set()
+            waiter.wake()
 
     async def _dispatch(
         self, incoming: Response | ServerRequest | Notification | Garbage, origin: _Waiter | None = None, status: int | None = None
@@ -270,7 +385,9 @@ class Session:
                 waiter.message = incoming.message
                 waiter.status = status
                 waiter.answered_at = time.monotonic()
-                waiter.event.set()
+                waiter.wake()
+                if not self.transport.exchange_per_request:
+                    waiter.end()
                 self._latest_written_answered = max(self._latest_written_answered, waiter.written)
             elif waiter is not None or self._finished.get(key):
                 anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, show(incoming.message, 2000), own=origin is not None))
