@@ -196,8 +196,55 @@ def invalid_for(name: str) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
 
 
 def strict_validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
+    """jsonschema's own format checkers, with `duration` checked by the RFC 3339 grammar as
+    below (jsonschema checks it only where `isoduration` is installed, which mcp-toolfuzz is not
+    any more)."""
     cls = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
-    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checkers = {**cls.FORMAT_CHECKER.checkers, "duration": (_rfc3339_duration.fullmatch, ())}
+    return cls(schema, format_checker=checker)
+
+
+# RFC 3339 Appendix A, rule by rule (each optional part in brackets there is `?` here).
+_DIGITS = "[0-9]+"
+_SECOND = f"{_DIGITS}S"
+_MINUTE = f"{_DIGITS}M(?:{_SECOND})?"
+_HOUR = f"{_DIGITS}H(?:{_MINUTE})?"
+_TIME = f"T(?:{_HOUR}|{_MINUTE}|{_SECOND})"
+_DAY = f"{_DIGITS}D"
+_WEEK = f"{_DIGITS}W"
+_MONTH = f"{_DIGITS}M(?:{_DAY})?"
+_YEAR = f"{_DIGITS}Y(?:{_MONTH})?"
+_DATE = f"(?:{_DAY}|{_MONTH}|{_YEAR})(?:{_TIME})?"
+_rfc3339_duration = re.compile(f"P(?:{_DATE}|{_TIME}|{_WEEK})")
+
+
+def _duration_from_grammar() -> st.SearchStrategy[str]:
+    digits = st.integers(0, 10**6).map(str)
+
+    def chain(*designators: str) -> st.SearchStrategy[str]:
+        """`1*DIGIT d1 [1*DIGIT d2 [...]]`: a run of the designators from the first."""
+        return st.integers(1, len(designators)).flatmap(
+            lambda count: st.tuples(*[digits] * count).map(
+                lambda numbers: "".join(n + d for n, d in zip(numbers, designators[:count]))
+            )
+        )
+
+    time = st.one_of(chain("H", "M", "S"), chain("M", "S"), chain("S")).map(lambda text: "T" + text)
+    date = st.tuples(st.one_of(chain("D"), chain("M", "D"), chain("Y", "M", "D")), st.one_of(st.just(""), time)).map("".join)
+    return st.one_of(date, time, chain("W")).map(lambda text: "P" + text)
+
+
+@settings(max_examples=300, deadline=None, database=None)
+@given(duration=_duration_from_grammar(), where=st.integers(0, 40), junk=st.sampled_from(["", "P", "T", "1", "D", ".5", " ", "\u0661"]))
+def test_durations_are_checked_by_rfc_3339s_grammar(duration: str, where: int, junk: str) -> None:
+    from strategies.schemas import is_duration
+
+    assert is_duration(duration), duration
+    changed = duration[:where] + junk + duration[where:]
+    assert is_duration(changed) == bool(_rfc3339_duration.fullmatch(changed)), changed
+    for wrong in ("P", "PT", "P1Y3D", "PT1H1S", "P1W2D", "P1.5D", "p1d", "P1DT"):
+        assert not is_duration(wrong), wrong
 
 
 def standard_validator(schema: dict[str, Any]) -> jsonschema.protocols.Validator:
