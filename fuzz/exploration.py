@@ -277,7 +277,9 @@ class Exploration:
                 )
                 if self._silent_labels:
                     strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
-                batches = st.lists(strategy, min_size=self.batch_size, max_size=self.batch_size)
+                # A tuple, not a list of fixed size: the same cases, without a (forced) "one more?"
+                # choice and its span per case for Hypothesis to record, mutate and shrink.
+                batches = st.tuples(*[strategy] * self.batch_size)
                 batches.validate()
             left = -(-self.max_examples // self.batch_size)
             part = 0
@@ -318,7 +320,7 @@ class Exploration:
         """--max-examples, or the tool's own (`--tool-max-examples`)."""
         return self.options.max_examples_for(self.tool.name if self.tool else None)
 
-    def _hypothesis_test(self, batches: st.SearchStrategy[list[Case]], examples: int, part: int) -> Callable[[], None]:
+    def _hypothesis_test(self, batches: st.SearchStrategy[tuple[Case, ...]], examples: int, part: int) -> Callable[[], None]:
         """One Hypothesis run of `examples` batches, the `part`-th of this exploration (see
         `EXAMPLES_PER_RUN`)."""
         size = self.batch_size
@@ -335,13 +337,13 @@ class Exploration:
             print_blob=False,
         )
 
-        def test(batch: list[Case]) -> None:
+        def test(batch: tuple[Case, ...]) -> None:
             self._check(batch)
 
         # Hypothesis keys its database by the test's source, the same for every exploration:
         # the target, tool, case kind and batch size tell them apart.
         test._hypothesis_internal_add_digest = "\0".join(  # type: ignore[attr-defined]
-            (self.options.target.describe(), self.name, self.kind.value, f"batch {size}")
+            (self.options.target.describe(), self.name, self.kind.value, f"batch of {size}")
         ).encode()
         # What @seed does, minus the line that turns the database off: a run is repeatable from
         # its seed and still tries the examples that failed in earlier runs first.
@@ -349,7 +351,7 @@ class Exploration:
         test._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
         return config(given(batches)(test))
 
-    def _check(self, batch: list[Case]) -> None:
+    def _check(self, batch: Sequence[Case]) -> None:
         """The Hypothesis test body: fails the example when one of its cases violates a rule."""
         self._batches_checked += 1
         if self.lost is not None:

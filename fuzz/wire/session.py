@@ -196,7 +196,10 @@ class Session:
                     origin = self._waiters.get(id_key(item.request_id)) if isinstance(item, Carried) else None
                     status = item.status if isinstance(item, Carried) else None
                     for incoming in parse_line(item.data if isinstance(item, Carried) else item):
-                        await self._dispatch(incoming, origin, status)
+                        if isinstance(incoming, ServerRequest):
+                            await self._answer_server_request(incoming)
+                        else:
+                            self._dispatch(incoming, origin, status)
             finally:
                 self._closed.set()
                 for waiter in self._waiters.values():
@@ -372,8 +375,8 @@ class Session:
             waiter.answered_at = time.monotonic()
             waiter.wake()
 
-    async def _dispatch(
-        self, incoming: Response | ServerRequest | Notification | Garbage, origin: _Waiter | None = None, status: int | None = None
+    def _dispatch(
+        self, incoming: Response | Notification | Garbage, origin: _Waiter | None = None, status: int | None = None
     ) -> None:
         """`origin` is the waiter whose HTTP exchange carried the message, when known: an
         anomaly is then recorded for that request alone."""
@@ -397,8 +400,6 @@ class Session:
                 self._finished[key] = True
             else:
                 anomalies.append(Anomaly(AnomalyKind.STRAY_ANSWER, show(incoming.message, 2000), own=origin is not None))
-        elif isinstance(incoming, ServerRequest):
-            await self._answer_server_request(incoming)
         elif isinstance(incoming, Notification):
             self.notifications_seen += 1
         else:

@@ -11,6 +11,7 @@ that closing the transport reaches every process the target started. The HTTP tr
 
 from __future__ import annotations
 
+import itertools
 import os
 import signal
 import subprocess
@@ -187,8 +188,11 @@ class StdioTransport:
         return self._stderr_count
 
     def stderr_since(self, mark: int, *, limit: int = 40) -> tuple[str, ...]:
-        lines = [line.text for line in self._stderr if line.number > mark]
-        return tuple(lines[-limit:])
+        """The last `limit` lines after `mark`: lines are numbered in order, so they are the
+        newest (count - mark) of the buffer, read from its end (not the whole buffer per request)."""
+        wanted = min(self._stderr_count - mark, limit)
+        newest = [line.text for line in itertools.islice(reversed(self._stderr), max(wanted, 0))]
+        return tuple(reversed(newest))
 
     def stderr_tail(self, limit: int = 20) -> tuple[str, ...]:
         return tuple(line.text for line in list(self._stderr)[-limit:])
