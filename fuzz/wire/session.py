@@ -159,6 +159,7 @@ class _Marks:
     stderr: int
     started: float
 
+
 SETTLE_SECONDS = 1.0
 """After an answer over HTTP, how long to wait for the rest of its response (a second answer
 in the same SSE stream is a finding): a server should end the stream after the answer."""
@@ -241,8 +242,10 @@ class Session:
         in flight sees each leave when it is answered, not when the slowest is.
 
         On a shared stream (stdio) the requests go out in one write and are waited on together:
-        one system call and one wake-up of the target per batch, not per request. Over HTTP each
-        is a POST of its own, in a task of its own."""
+        one system call and one wake-up of the target per batch, not per request. What odd came
+        on the stream until the batch's last answer is in each request's exchange (it may be any
+        in-flight request's doing, as with requests sent concurrently: the dispatcher re-sends
+        such a request alone to know). Over HTTP each is a POST of its own, in a task of its own."""
         ids = list(request_ids) if request_ids is not None else [self.next_id() for _ in builds]
         overrides = list(headers) if headers is not None else [()] * len(builds)
         requests = [build(request_id) for build, request_id in zip(builds, ids)]
