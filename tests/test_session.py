@@ -247,3 +247,19 @@ def test_a_batch_with_one_request_unanswered_waits_the_timeout_for_it_alone(tmp_
     dropped, answered = _run(tmp_path, server, client)  # type: ignore[misc]
     assert dropped.reply == NoAnswer(0.4, overtaken=True)
     assert isinstance(answered.reply, Answered)
+
+
+def test_the_opening_quotes_what_the_target_printed_before_the_first_request(tmp_path: Path) -> None:
+    """A banner printed on stdout at start-up, before the harness wrote anything, is in the
+    one-line error when the target then answers nothing (it came in no request's exchange)."""
+    from fuzz.wire.lifecycle import open_session
+    from fuzz.wire.opening import Silent
+
+    async def client(session: Session) -> str:
+        await trio.sleep(1.0)  # the banner has come and been read before the first request
+        with pytest.raises(Silent) as raised:
+            await open_session(session, timeout=0.3)
+        return str(raised.value)
+
+    message = _run(tmp_path, "print('Listening on port 8080', flush=True)\ntime.sleep(30)\n", client)
+    assert "its stdout carried: Listening on port 8080" in message, message  # type: ignore[operator]

@@ -74,7 +74,8 @@ def result_of(exchange: Exchange, method: str, session: Session) -> dict[str, An
             "(often ending in /mcp), is the server running, and does it need a --header for auth?"
         )
     if isinstance(reply, NoAnswer):
-        garbage = [a.text for a in exchange.anomalies][:2]
+        # What came before the request was written (a banner printed at start-up) counts too.
+        garbage = [a.text for a in exchange.anomalies or session.anomalies_seen][:2]
         seen = f"; {'its stdout' if stdio else 'its response'} carried: {' | '.join(garbage)}" if garbage else ""
         ask = (
             "Does it speak MCP over stdio (newline-delimited JSON-RPC on stdout), and is --startup-timeout long enough for it to start?"

@@ -186,6 +186,12 @@ class Session:
     def closed(self) -> bool:
         return self._closed.is_set()
 
+    @property
+    def anomalies_seen(self) -> tuple[Anomaly, ...]:
+        """What was odd on the shared stream so far, in or out of any request's exchange (the
+        latest `_ANOMALIES_KEPT`): what a target printed before the first request was written."""
+        return tuple(self._anomalies)
+
     async def serve(self) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.transport.background)
