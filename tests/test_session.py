@@ -263,3 +263,24 @@ def test_the_opening_quotes_what_the_target_printed_before_the_first_request(tmp
 
     message = _run(tmp_path, "print('Listening on port 8080', flush=True)\ntime.sleep(30)\n", client)
     assert "its stdout carried: Listening on port 8080" in message, message  # type: ignore[operator]
+
+
+def test_a_target_that_exits_is_quoted_with_what_came_on_stderr_as_it_went(tmp_path: Path) -> None:
+    """The stderr written as a target exits is read before the exit is reported: here by the
+    target's own child, a tenth of a second after the target itself is gone (a wrapper such as
+    `npx` or a shell script exits before what it started has had its last word)."""
+    server = """
+        import subprocess
+        sys.stdin.readline()
+        subprocess.Popen([sys.executable, "-c", "import sys, time; time.sleep(0.1); sys.stderr.write('missing API key\\\\n')"],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL)
+        os._exit(3)
+    """
+
+    async def client(session: Session) -> tuple[Exchange, tuple[str, ...]]:
+        exchange = await session.request("server/discover", timeout=5)
+        return exchange, session.transport.stderr_tail(5)
+
+    exchange, stderr = _run(tmp_path, server, client)  # type: ignore[misc]
+    assert exchange.reply == TargetExited(3)
+    assert "missing API key" in stderr

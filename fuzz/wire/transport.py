@@ -30,6 +30,10 @@ on as garbage."""
 
 STDERR_LINES_KEPT = 2000
 
+STDERR_DRAIN = 0.3
+"""After the target exits, how long `wait` gives what it wrote on stderr to arrive (the reader
+is a task of its own; a wrapper's child may write just after the wrapper exits)."""
+
 
 @dataclass(frozen=True, slots=True)
 class StderrLine:
@@ -120,6 +124,7 @@ class StdioTransport:
         self._process = process
         self._stderr: deque[StderrLine] = deque(maxlen=STDERR_LINES_KEPT)
         self._stderr_count = 0
+        self._stderr_ended = trio.Event()
         self._send_lock = trio.Lock()
 
     @classmethod
@@ -178,9 +183,12 @@ class StdioTransport:
     async def background(self) -> None:
         """Read stderr into the buffer until the target closes it."""
         assert self._process.stderr is not None
-        async for raw in _split_lines(self._process.stderr):
-            self._stderr_count += 1
-            self._stderr.append(StderrLine(self._stderr_count, raw.decode("utf-8", errors="replace").rstrip("\r")))
+        try:
+            async for raw in _split_lines(self._process.stderr):
+                self._stderr_count += 1
+                self._stderr.append(StderrLine(self._stderr_count, raw.decode("utf-8", errors="replace").rstrip("\r")))
+        finally:
+            self._stderr_ended.set()
 
     @property
     def stderr_mark(self) -> int:
@@ -198,7 +206,12 @@ class StdioTransport:
         return tuple(line.text for line in list(self._stderr)[-limit:])
 
     async def wait(self) -> int:
-        return await self._process.wait()
+        """Until the target exits, and then until its stderr is read to the end (at most
+        STDERR_DRAIN seconds more): the last words of a target that exits are in its stderr."""
+        code = await self._process.wait()
+        with trio.move_on_after(STDERR_DRAIN):
+            await self._stderr_ended.wait()
+        return code
 
     def abandon(self, request_id: object) -> None:
         """Nothing to release: a late answer still arrives on stdout and is noted as late."""
