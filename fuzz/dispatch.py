@@ -189,8 +189,7 @@ class Dispatcher:
         session, meta = self.target.session, self.target.request_meta
         return await session.send_requests(
             [partial(case.message, meta=meta) for case in batch], timeout=timeout,
-            request_ids=[session.next_id() for _ in batch], headers=[case.headers for case in batch],
-            on_end=partial(self._leave, 1) if counted else None,
+            headers=[case.headers for case in batch], on_end=partial(self._leave, 1) if counted else None,
         )
 
     async def _enter(self, count: int) -> tuple[int, int]:

@@ -212,7 +212,7 @@ class Session:
                 for waiter in self._waiters.values():
                     waiter.wake()
 
-    def next_id(self) -> int:
+    def _new_id(self) -> int:
         self._next_id += 1
         return self._next_id
 
@@ -226,24 +226,20 @@ class Session:
         return await self.send_request(build, timeout=timeout)
 
     async def send_request(
-        self, build: Callable[[int], dict[str, Any]], *, timeout: float, request_id: int | None = None,
-        headers: HeaderOverrides = (),
+        self, build: Callable[[int], dict[str, Any]], *, timeout: float, headers: HeaderOverrides = ()
     ) -> Exchange:
-        """Send `build(id)` with `request_id` (a fresh id when None) and wait up to `timeout`
-        seconds for its answer. `headers`: HTTP header values instead of those the request implies."""
-        (exchange,) = await self.send_requests(
-            [build], timeout=timeout, request_ids=None if request_id is None else [request_id], headers=[headers]
-        )
+        """Send `build(id)` with a fresh id and wait up to `timeout` seconds for its answer.
+        `headers`: HTTP header values instead of those the request implies."""
+        (exchange,) = await self.send_requests([build], timeout=timeout, headers=[headers])
         return exchange
 
     async def send_requests(
         self, builds: Sequence[Callable[[int], dict[str, Any]]], *, timeout: float,
-        request_ids: Sequence[int] | None = None, headers: Sequence[HeaderOverrides] | None = None,
-        on_end: Callable[[], None] | None = None,
+        headers: Sequence[HeaderOverrides] | None = None, on_end: Callable[[], None] | None = None,
     ) -> list[Exchange]:
-        """Send each `builds[i](request_ids[i])` at once (fresh ids when None; take them from
-        `next_id` to fix the order of concurrent requests) and wait up to `timeout` seconds for
-        their answers; `headers[i]`: HTTP header values instead of those request i implies.
+        """Send each `builds[i](id)` at once, with fresh ids in order, and wait up to `timeout`
+        seconds for their answers; `headers[i]`: HTTP header values instead of those request i
+        implies.
         `on_end()` is called as each request's exchange ends, so that a caller counting requests
         in flight sees each leave when it is answered, not when the slowest is.
 
@@ -252,9 +248,8 @@ class Session:
         on the stream until the batch's last answer is in each request's exchange (it may be any
         in-flight request's doing, as with requests sent concurrently: the dispatcher re-sends
         such a request alone to know). Over HTTP each is a POST of its own, in a task of its own."""
-        ids = list(request_ids) if request_ids is not None else [self.next_id() for _ in builds]
         overrides = list(headers) if headers is not None else [()] * len(builds)
-        requests = [build(request_id) for build, request_id in zip(builds, ids)]
+        requests = [build(self._new_id()) for build in builds]
         per_request = self.transport.exchange_per_request
         shared = _Batch(len(requests), on_end)
         waiters = [_Waiter(_Batch(1, on_end) if per_request else shared) for _ in requests]
@@ -293,15 +288,9 @@ class Session:
     async def _exchange_together(
         self, requests: list[dict[str, Any]], waiters: list[_Waiter], timeout: float, marks: _Marks
     ) -> list[Exchange]:
-        if not self.closed:
-            try:
-                await self.transport.send(b"".join(map(encode, requests)))
-            except TransportClosed:
-                pass
-            else:
-                self._mark_written(waiters)
-                with trio.move_on_after(timeout):
-                    await waiters[0].batch.done.wait()
+        if await self._write(b"".join(map(encode, requests)), waiters):
+            with trio.move_on_after(timeout):
+                await waiters[0].batch.done.wait()
         return [
             self._exchange(request, await self._reply(request, waiter, timeout, marks), marks, waiter, ())
             for request, waiter in zip(requests, waiters)
@@ -310,25 +299,28 @@ class Session:
     async def _exchange_one(
         self, request: dict[str, Any], waiter: _Waiter, headers: HeaderOverrides, timeout: float, marks: _Marks
     ) -> Exchange:
-        if not self.closed:
-            try:
-                await self.transport.send(encode(request), headers)
-            except TransportClosed:
-                pass
-            else:
-                self._mark_written([waiter])
-                with trio.move_on_after(timeout):
-                    await waiter.batch.done.wait()
-                if waiter.message is not None:
-                    with trio.move_on_after(min(SETTLE_SECONDS, max(0.0, marks.started + timeout - time.monotonic()))):
-                        await waiter.ended.wait()
+        if await self._write(encode(request), [waiter], headers):
+            with trio.move_on_after(timeout):
+                await waiter.batch.done.wait()
+            if waiter.message is not None:
+                with trio.move_on_after(min(SETTLE_SECONDS, max(0.0, marks.started + timeout - time.monotonic()))):
+                    await waiter.ended.wait()
         return self._exchange(request, await self._reply(request, waiter, timeout, marks), marks, waiter, headers)
 
-    def _mark_written(self, waiters: list[_Waiter]) -> None:
+    async def _write(self, data: bytes, waiters: list[_Waiter], headers: HeaderOverrides = ()) -> bool:
+        """Write `data` (the requests of `waiters`) unless the target is gone; True when written,
+        each waiter then given its place in the order of writing."""
+        if self.closed:
+            return False
+        try:
+            await self.transport.send(data, headers)
+        except TransportClosed:
+            return False
         now = time.monotonic()
         for waiter in waiters:
             waiter.written, waiter.written_at = self._written, now
             self._written += 1
+        return True
 
     async def _reply(self, request: dict[str, Any], waiter: _Waiter, timeout: float, marks: _Marks) -> Reply:
         if waiter.message is not None:

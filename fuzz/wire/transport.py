@@ -203,7 +203,7 @@ class StdioTransport:
         return tuple(reversed(newest))
 
     def stderr_tail(self, limit: int = 20) -> tuple[str, ...]:
-        return tuple(line.text for line in list(self._stderr)[-limit:])
+        return self.stderr_since(0, limit=limit)
 
     async def wait(self) -> int:
         """Until the target exits, and then until its stderr is read to the end (at most
