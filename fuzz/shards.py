@@ -5,7 +5,7 @@ a URL), their events and results merged into one run.
 Why processes, not more threads: the harness computes (Hypothesis draws and shrinks, the
 oracle judges) under one GIL, and waits while the target answers; two processes on two cores
 compute side by side and overlap each other's waits. Measured on a 2-core machine
-(`benchmarks/throughput.py`): 2.2 times the cases per second of one process on the demo, 2.0
+(`benchmarks/throughput.py`): 2.2 times the cases per second of one process on the demo, 1.8 to 2.0
 times on an `mcp` SDK server.
 
 What a run finds does not depend on the process count: a tool is fuzzed whole by one process
