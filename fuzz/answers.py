@@ -13,7 +13,7 @@ from enum import Enum
 from typing import Any
 
 from fuzz.wire.jsonrpc import JSONRPC_VERSION
-from fuzz.wire.session import Answered, Exchange, NoAnswer, NotDelivered, TargetExited
+from fuzz.wire.replies import Answered, Exchange, NoAnswer, NotDelivered, TargetExited, UnreadableAnswer
 from fuzz.text import quote
 from fuzz.wire.shapes import (
     LATEST_KNOWN_VERSION,
@@ -64,6 +64,8 @@ def observe(exchange: Exchange, protocol_version: str = LATEST_KNOWN_VERSION) ->
         return Observation(AnswerClass.NO_ANSWER, f"no answer within {reply.timeout:g} s")
     if isinstance(reply, NotDelivered):
         return Observation(AnswerClass.NOT_DELIVERED, reply.detail)
+    if isinstance(reply, UnreadableAnswer):
+        return Observation(AnswerClass.MALFORMED_ANSWER, f"an answer that cannot be read: {reply.reason}")
     assert isinstance(reply, Answered)
     observation = _observe_message(reply.message, protocol_version)
     return observation if reply.status is None else replace(observation, status=reply.status)

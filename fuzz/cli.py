@@ -9,6 +9,7 @@ import argparse
 import contextlib
 import io
 import random
+import re
 import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -29,7 +30,9 @@ from fuzz.reports import WRITERS
 from fuzz.reports.terminal import TerminalReporter
 from fuzz.rules import RULES, Level
 from fuzz.config import target_from_config
+from fuzz.text import printable
 from fuzz.target import HttpTarget, StdioTarget, TargetSpec, demo_target
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,6 +75,20 @@ def _seconds(text: str) -> float:
         raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds") from None
     if not value > 0:
         raise argparse.ArgumentTypeError(f"{text} seconds is not a positive time")
+    return value
+
+
+_UNITS = {"": 1, "b": 1, "kb": 1000, "kib": 1024, "mb": 1000**2, "mib": 1024**2, "gb": 1000**3, "gib": 1024**3}
+
+
+def _size(text: str) -> int:
+    match = re.fullmatch(r"\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]*)\s*", text)
+    unit = match.group(2).lower() if match else ""
+    if match is None or unit not in _UNITS:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a size: give bytes, or a number with a unit (kB, KiB, MB, MiB, GB, GiB), e.g. 64MiB")
+    value = int(float(match.group(1)) * _UNITS[unit])
+    if value < 1024:
+        raise argparse.ArgumentTypeError(f"{text} is below 1 KiB: no MCP answer fits in it")
     return value
 
 
@@ -123,6 +140,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="how long to wait for the answer to one request (default 5)")
     run.add_argument("--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS",
                      help="how long to wait for the answers to initialize and tools/list (default 20)")
+    run.add_argument("--max-answer-size", type=_size, default=DEFAULT_MAX_MESSAGE_BYTES, metavar="SIZE",
+                     help="the longest answer read whole (a stdout line, an HTTP body, an SSE event), in bytes or with "
+                          "a unit (64MiB, 500kB); a longer one is judged an unreadable answer (default 16MiB)")
     run.add_argument("--max-time", type=_seconds, default=None, metavar="SECONDS",
                      help="stop the run after this long, keeping what was found (default: no limit)")
     run.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
@@ -255,7 +275,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _export(options)
         return _run(options, command)
     except HarnessError as error:
-        print(f"mcp-toolfuzz: {error}", file=sys.stderr)
+        print(f"mcp-toolfuzz: {printable(str(error))}", file=sys.stderr)  # it may quote the server
         return error.exit_code
 
 
@@ -342,6 +362,7 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[e
         max_examples=options.max_examples,
         timeout=options.timeout,
         startup_timeout=options.startup_timeout,
+        max_answer_size=options.max_answer_size,
         selection=selection,
         profile=options.profile,
         rules=_chosen_rules(options.rules, options.exclude_rules),
@@ -418,7 +439,7 @@ def _replay(options: argparse.Namespace, command: list[str]) -> int:
 
     def show(outcome: ReplayOutcome) -> None:
         rule = f"{outcome.reproduction.rule} · " if outcome.reproduction else ""
-        print(f"{outcome.status.value:<13} {outcome.name}: {rule}{outcome.detail}", flush=True)
+        print(f"{outcome.status.value:<13} {printable(outcome.name)}: {rule}{printable(outcome.detail)}", flush=True)
 
     outcomes = replay_files(options.paths, override=override, timeout=options.timeout, startup_timeout=options.startup_timeout, on_outcome=show)
     if not outcomes:
@@ -437,7 +458,7 @@ def _export(options: argparse.Namespace) -> int:
         try:
             reproductions.append(load_reproduction(path))
         except CorruptReproduction as error:
-            print(f"mcp-toolfuzz: skipped {error}", file=sys.stderr)
+            print(f"mcp-toolfuzz: skipped {printable(str(error))}", file=sys.stderr)
     if not reproductions:
         raise ConfigurationError(f"no reproduction to export in {', '.join(map(str, options.paths))}")
     if any(r.target.get("transport") != "stdio" for r in reproductions):
@@ -447,7 +468,7 @@ def _export(options: argparse.Namespace) -> int:
         raise ConfigurationError("the reproductions name different targets; export one target's files at a time")
     text = export_pytest(reproductions, file_name=options.output.name)
     options.output.parent.mkdir(parents=True, exist_ok=True)
-    options.output.write_text(text, encoding="utf-8")
+    options.output.write_text(text, encoding="utf-8", errors="backslashreplace")
     print(f"{len(reproductions)} reproductions exported to {options.output}; run it with: pytest {options.output}")
     return 0
 

@@ -16,9 +16,10 @@ from typing import Iterable, Mapping, Sequence
 
 from fuzz.answers import AnswerClass
 from fuzz.findings import RunResult, ToolSummary
-from fuzz.profiles import PROFILES
+from fuzz.profiles import PROFILES, resolve
 from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS
 from strategies import CaseKind
+from strategies.cases import ENVELOPE
 
 SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED = (
     "success", "tool-error", "input-required", "protocol-error", "no-answer", "malformed-answer", "target-exited"
@@ -103,8 +104,10 @@ _KIND_OF_RULE = {
     "malformed-meta": CaseKind.MALFORMED_META,
     "unsupported-version": CaseKind.UNSUPPORTED_VERSION,
     "header-mismatch": CaseKind.HEADER_MISMATCH,
+    "tool-name": CaseKind.TOOL_LISTING,
 }
-"""The rules judged on the answers to one case kind only."""
+"""The rules judged on the answers to one case kind only (tool-name: on the tools/list answer,
+which no exploration sends)."""
 
 
 def kinds_judging(rule_ids: Iterable[str]) -> frozenset[CaseKind] | None:
@@ -125,6 +128,7 @@ _NOT_APPLICABLE = {
     "malformed-meta": "it is judged only under the stateless revision (2026-07-28)",
     "unsupported-version": "it is judged only under the stateless revision (2026-07-28)",
     "header-mismatch": "it is judged only under the stateless revision (2026-07-28) over Streamable HTTP",
+    "tool-name": "no listed tool was in the run",
 }
 
 
@@ -139,7 +143,7 @@ def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_s
     without an outputSchema that is not the mirror."""
     rule_ids = [
         rule for rule in rule_ids
-        if (rule not in _KIND_OF_RULE or _planned(summary, _KIND_OF_RULE[rule]))
+        if (rule not in _KIND_OF_RULE or _planned(summary, _KIND_OF_RULE[rule]) or (rule == "tool-name" and _listed(summary)))
         and (rule != "output-schema" or has_output_schema or _planned(summary, CaseKind.VALID_OUTPUT))
     ]
 
@@ -161,6 +165,8 @@ def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_s
             results[rule] = exercise
         elif rule == "tool-failure":
             results[rule] = by_kind(rule, CaseKind.VALID_ARGUMENTS)
+        elif rule == "tool-name":
+            results[rule] = Exercise(rule, True)  # judged on the listing, before any case
         elif rule in ("malformed-request", "malformed-request-code"):
             results[rule] = by_kind(rule, CaseKind.MALFORMED_REQUEST)
         elif rule in _KIND_OF_RULE:
@@ -182,6 +188,13 @@ def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_s
         else:
             results[rule] = Exercise(rule, True) if any_answer else Exercise(rule, False, "no case was answered")
     return results
+
+
+def _listed(summary: ToolSummary) -> bool:
+    """Whether `summary` is a listed tool's: not the envelope's, nor that of an --unavailable
+    tool the server does not list (planned the unavailable kind alone)."""
+    planned = set(summary.cases_sent) | {skip.case for skip in summary.skips}
+    return summary.tool != ENVELOPE and planned != {CaseKind.UNAVAILABLE_TOOL}
 
 
 def run_exercise(per_tool: Mapping[str, Mapping[str, Exercise]], rule_ids: Sequence[str]) -> dict[str, Exercise]:
@@ -217,8 +230,16 @@ def named_fields(texts: Iterable[str], fields: Iterable[str]) -> Counter[str]:
 def judged_rules(result: RunResult) -> list[str]:
     """The rules the run judged by: its profile's, less those --rules / --exclude-rules left out
     and those of another revision or transport than the run's."""
-    rules = rules_of(result.profile, result.options.get("rules"))
-    return spoken_rules(rules, result.protocol_version, over_http=result.target.get("transport") == "http")
+    return rules_judged(result.profile, result.options.get("rules"), result.protocol_version,
+                        over_http=result.target.get("transport") == "http")
+
+
+def rules_judged(profile: str, enabled: Iterable[str] | None, protocol_version: str | None, *, over_http: bool) -> list[str]:
+    """`judged_rules` of a run with these options: also not those the profile does not state
+    under the spoken revision (the published profile has no tool-name before 2025-11-25)."""
+    stated = resolve(profile, protocol_version).rules
+    rules = spoken_rules(rules_of(profile, enabled), protocol_version, over_http=over_http)
+    return [rule for rule in rules if rule in stated]
 
 
 _STATELESS_RULES = {"malformed-meta": False, "unsupported-version": False, "header-mismatch": True}

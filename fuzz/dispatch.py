@@ -32,7 +32,7 @@ from typing import Iterator, Sequence
 import trio
 
 from fuzz.errors import HarnessError
-from fuzz.wire.session import Exchange, NoAnswer, NotDelivered, TargetExited
+from fuzz.wire.replies import Exchange, NoAnswer, NotDelivered, TargetExited
 from fuzz.target import Target
 from strategies import Case
 
@@ -78,6 +78,10 @@ class Sent:
         return self.crowded and not self.unverifiable and (
             self.target_failed or any(not anomaly.own for anomaly in self.exchange.anomalies)
         )
+
+
+def _closed_by_harness(exchange: Exchange) -> bool:
+    return isinstance(exchange.reply, TargetExited) and exchange.reply.closed_by_harness
 
 
 class Dispatcher:
@@ -145,11 +149,14 @@ class Dispatcher:
         exchanges = await self._send_each(batch, timeout, counted=True)
         crowded = len(batch) > 1 or others_in_flight > 0 or self._sends_started != started_mark
         if not crowded:
-            return [await self._after(batch[0], exchanges[0], generation)]
+            return [await self._after(batch[0], exchanges[0], generation, timeout)]
+        held_up = not await self.target.session.stream_frees(within=timeout)
         dead = any(isinstance(exchange.reply, TargetExited) for exchange in exchanges) or self.target.session.closed
-        if not dead and any(isinstance(exchange.reply, (NoAnswer, NotDelivered)) for exchange in exchanges):
+        if not dead and not held_up and any(isinstance(exchange.reply, (NoAnswer, NotDelivered)) for exchange in exchanges):
             dead = not await self.target.ping(timeout=self._ping_timeout)
         unverifiable = dead and await self._restart(generation, batch[0])
+        if held_up and not dead:
+            await self._restart(generation, batch[0])
         return [Sent(exchange, not dead, crowded=True, target_failed=dead, unverifiable=unverifiable) for exchange in exchanges]
 
     async def alone(self, case: Case, *, timeout: float) -> Sent:
@@ -167,30 +174,44 @@ class Dispatcher:
                 await self._revive(case)
                 generation = self.target.restarts
                 (exchange,) = await self._send_each((case,), timeout)
-                return await self._after(case, exchange, generation)
+                return await self._after(case, exchange, generation, timeout)
             finally:
                 self._alone = False
                 self._changed.unpark_all()
 
-    async def _after(self, case: Case, exchange: Exchange, generation: int) -> Sent:
+    async def _after(self, case: Case, exchange: Exchange, generation: int, timeout: float) -> Sent:
         """A request sent with nothing else in flight: after no answer, ask for a ping; after
-        death or silence, restart the target so that the next case meets a live one."""
+        death or silence, restart the target so that the next case meets a live one. A line past
+        the size limit that does not end holds the one stream: the target is restarted too, to be
+        heard again (though alive: the finding is the unreadable answer, not `target-alive`)."""
+        held_up = not await self.target.session.stream_frees(within=timeout)
         answers_ping = True
-        if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not self.target.session.closed:
+        if not held_up and isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not self.target.session.closed:
             answers_ping = await self.target.ping(timeout=self._ping_timeout)
-        if isinstance(exchange.reply, TargetExited) or self.target.session.closed or not answers_ping:
+        if isinstance(exchange.reply, TargetExited) or self.target.session.closed or not answers_ping or held_up:
             await self._restart(generation, case)
         return Sent(exchange, answers_ping)
 
     async def _send_each(self, batch: Sequence[Case], timeout: float, *, counted: bool = False) -> list[Exchange]:
         """Send each case of `batch` at once; `counted`: they were counted in flight by `_enter`,
         and each leaves the count as its own exchange ends (an alone send waits for requests,
-        not for batches)."""
+        not for batches). A request cut off because the harness restarted the target for another
+        request's sake is sent once more, to the new process: its fate was not its own."""
         session, meta = self.target.session, self.target.request_meta
-        return await session.send_requests(
+        exchanges = await session.send_requests(
             [partial(case.message, meta=meta) for case in batch], timeout=timeout,
             headers=[case.headers for case in batch], on_end=partial(self._leave, 1) if counted else None,
         )
+        cut_off = [index for index, exchange in enumerate(exchanges) if _closed_by_harness(exchange)]
+        if cut_off:
+            await self._revive(batch[cut_off[0]])
+            again = await self.target.session.send_requests(
+                [partial(batch[index].message, meta=self.target.request_meta) for index in cut_off], timeout=timeout,
+                headers=[batch[index].headers for index in cut_off],
+            )
+            for index, exchange in zip(cut_off, again):
+                exchanges[index] = exchange
+        return exchanges
 
     async def _enter(self, count: int) -> tuple[int, int]:
         """Count `count` requests in flight (once no request is being sent alone); returns the

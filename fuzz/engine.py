@@ -55,8 +55,10 @@ from fuzz.oracle import Criteria
 from fuzz.plan import ToolPlan, excluded, plan, revision_kinds_for, with_envelope
 from fuzz.profiles import resolve
 from fuzz.replay import ReplayStatus, replay_on
+from fuzz.rules import TOOL_NAME
 from fuzz.shards import assign, run_in_processes
 from fuzz.target import Target, open_target
+from fuzz.tool_names import listing_findings
 from strategies import CaseKind, Tool
 from strategies.cases import ENVELOPE
 from strategies.meta import Stateless
@@ -207,7 +209,8 @@ async def _raise_on_sigterm() -> None:
 
 
 async def _fuzz(options: RunOptions, listener: Listener, progress: _Progress, deadline: float) -> None:
-    async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version) as target:
+    async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version,
+                           max_message_bytes=options.max_answer_size) as target:
         await _fuzz_on(target, options, listener, progress, deadline)
 
 
@@ -238,6 +241,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     tool_plans = with_envelope(plans, options.envelope)
     owned = _owned(tool_plans, options)
     runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
+    runner.judge_names(target.tools)
     await runner.run_rounds([
         _Job(index, tool_plan.tool, kind)
         for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)
@@ -469,6 +473,21 @@ class _Runner:
         if exploration.out_of_time:
             raise OutOfTime()
         return exploration.share_spent
+
+    def judge_names(self, listing: list[Tool]) -> None:
+        """The tool-name findings (`fuzz.tool_names`) of the tools this process fuzzes, made
+        before any case is sent, into their summaries: once per run (each tool has one owner
+        among the processes), and kept whenever the run stops."""
+        if TOOL_NAME.id not in self.criteria.profile.rules or not self.criteria.is_enabled(TOOL_NAME.id):
+            return  # the published profile under a revision before 2025-11-25 has no such rule
+        places = {
+            tool_plan.tool.name: index
+            for index, tool_plan in enumerate(self.tool_plans) if index in self.owned and tool_plan.tool is not None
+        }
+        for name, finding in listing_findings(listing, places, self.criteria.profile.rule(TOOL_NAME.id)).items():
+            summary = self._summary_for(places[name])
+            self.progress.summaries[places[name]] = replace(summary, findings=summary.findings + (finding,))
+            self.listener(FindingMade(finding))
 
     def _finished(self, job: _Job) -> None:
         self._unfinished_kinds[job.index] -= 1

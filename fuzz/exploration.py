@@ -34,7 +34,7 @@ from fuzz.options import RunOptions
 from fuzz.answers import AnswerClass, Observation, observe
 from fuzz.coverage import bucket, named_fields
 from fuzz.oracle import Criteria, assess, describe_violation
-from fuzz.wire.session import Answered
+from fuzz.wire.replies import Answered
 from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import ABSENT, ENVELOPE, canonical_cases, canonical_envelope_cases, coercion_cases, envelope_cases
 from strategies.meta import Stateless

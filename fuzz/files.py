@@ -17,11 +17,15 @@ def write_json_atomically(document: Any, path: Path) -> None:
 
 def write_text_atomically(text: str, path: Path) -> None:
     """Write `text` to `path` so that a reader never sees a half-written file, even if the
-    process is killed meanwhile: a temporary file beside it, flushed, then renamed."""
+    process is killed meanwhile: a temporary file beside it, flushed, then renamed.
+
+    A lone UTF-16 surrogate (a server may send `"\\ud800"`: valid JSON, which Python decodes to
+    a str no UTF-8 can carry) is written as its escape, `\\ud800`: inside a JSON string, the very
+    escape the server sent; in any other text, a readable one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
+        with os.fdopen(handle, "w", encoding="utf-8", errors="backslashreplace") as stream:
             stream.write(text)
             stream.flush()
             os.fsync(stream.fileno())

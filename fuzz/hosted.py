@@ -16,6 +16,7 @@ import trio
 
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.target import Target, TargetSpec, open_target
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 
 T = TypeVar("T")
 
@@ -24,8 +25,10 @@ CLOSE_GRACE = 10.0
 
 
 class HostedTarget:
-    def __init__(self, spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None) -> None:
+    def __init__(self, spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None,
+                 max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self.spec = spec
+        self._max_message_bytes = max_message_bytes
         self._startup_timeout = startup_timeout
         self._protocol_version = protocol_version
         self._ready = threading.Event()
@@ -59,7 +62,8 @@ class HostedTarget:
         self._token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as scope:
             self._scope = scope
-            async with open_target(self.spec, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version) as target:
+            async with open_target(self.spec, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version,
+                                   max_message_bytes=self._max_message_bytes) as target:
                 self._target = target
                 self._ready.set()
                 await trio.sleep_forever()

@@ -13,6 +13,7 @@ from fuzz.plan import Selection
 from fuzz.profiles import SEP_2145
 from fuzz.rules import Level
 from fuzz.target import TargetSpec
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from strategies import CaseKind
 
 
@@ -53,6 +54,9 @@ class RunOptions:
     """Seconds to wait for the answer to one request."""
     startup_timeout: float = 20.0
     """Seconds to wait for the answers to `initialize` and `tools/list`."""
+    max_answer_size: int = DEFAULT_MAX_MESSAGE_BYTES
+    """The longest answer (stdout line, HTTP body, SSE event) read whole; a longer one is an
+    unreadable answer (`fuzz.wire.framing`)."""
     protocol_version: str | None = None
     """The revision to speak (`--protocol-version`); None: offer the newest, speak what the
     server answers."""
@@ -102,6 +106,7 @@ class RunOptions:
         return {
             "maxExamples": self.max_examples,
             "timeout": self.timeout,
+            "maxAnswerSize": self.max_answer_size,
             "profile": self.profile,
             "rules": sorted(self.rules) if self.rules is not None else None,
             "failOn": self.fail_on.value,

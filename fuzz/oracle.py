@@ -17,7 +17,7 @@ from fuzz.wire import stateless
 from fuzz.wire.jsonrpc import HEADER_MISMATCH, INVALID_PARAMS, UNSUPPORTED_PROTOCOL_VERSION
 from fuzz.profiles import SEP_2145, Profile
 from fuzz.rules import Rule
-from fuzz.wire.session import AnomalyKind, Answered, Exchange
+from fuzz.wire.replies import AnomalyKind, Answered, Exchange, UnreadableAnswer
 from fuzz.text import clip, show
 from fuzz.wire.shapes import LATEST_KNOWN_VERSION, OBJECT_STRUCTURED_CONTENT, WITHOUT_OUTPUT_SCHEMA
 from strategies import ABSENT, Case, CaseKind, Tool
@@ -76,13 +76,20 @@ def _candidates(
     """Every rule this exchange violates, most fundamental first, with why."""
     answer = observation.answer
     if answer is AnswerClass.TARGET_EXITED:
+        if exchange.reply.closed_by_harness:  # type: ignore[union-attr]
+            return
         yield "target-alive", f"the target exited (code {exchange.reply.returncode}) on this request"  # type: ignore[union-attr]
         return
     wrong_ids = [a for a in exchange.anomalies if a.kind in (AnomalyKind.STRAY_ANSWER, AnomalyKind.DUPLICATE_ANSWER)]
     if wrong_ids:
         yield "response-well-formed", wrong_ids[0].describe()
     garbage = [a for a in exchange.anomalies if a.kind is AnomalyKind.GARBAGE]
+    if answer is AnswerClass.NO_ANSWER and exchange.reply.held_up:  # type: ignore[union-attr]
+        return
     if answer in (AnswerClass.NO_ANSWER, AnswerClass.NOT_DELIVERED):
+        unreadable = [a for a in exchange.anomalies if a.kind is AnomalyKind.UNREADABLE]
+        if unreadable:
+            yield "response-well-formed", f"{observation.detail}, and {unreadable[0].describe()}"
         if not answers_ping:
             yield "target-alive", f"{observation.detail}, and the target then stopped answering ping"
         if answer is AnswerClass.NOT_DELIVERED:
@@ -236,7 +243,11 @@ def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> 
     """The finding's message: the rule, what was sent and why, what came back, what was
     expected, and the spec sentence."""
     rule = violation.rule
-    answer = json.dumps(exchange.reply.message, ensure_ascii=False) if isinstance(exchange.reply, Answered) else "none"
+    reply = exchange.reply
+    if isinstance(reply, Answered):
+        answer = json.dumps(reply.message, ensure_ascii=False)
+    else:
+        answer = f"unreadable: {reply.text}" if isinstance(reply, UnreadableAnswer) else "none"
     # The JSON-RPC id is not counted against the limit: the same request, sent beside others
     # (whose ids then differ), reads the same.
     limit = _SHOWN + len(json.dumps(exchange.request.get("id")))

@@ -13,6 +13,11 @@ that are safe to run:
 
 Tools named with `--unavailable` (which the server must refuse) and the `--mirror-tool` are
 called on the user's word: they get their own case kinds whatever their annotations.
+
+A name listed more than once (names SHOULD be unique: the tool-name rule says so) is fuzzed
+once, by its first definition; when its definitions differ, which one a call reaches is
+unknown, so it gets only the cases that do not depend on one (unknown names, malformed
+requests, and the refusal of an --unavailable tool).
 """
 
 from __future__ import annotations
@@ -26,6 +31,7 @@ from fuzz.findings import Skip
 from strategies import CaseKind, Tool
 from strategies.cases import STATELESS_KINDS
 from strategies.meta import Stateless
+from strategies.schemas import json_equal
 from strategies.values import can_reject_an_object
 
 ARGUMENT_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
@@ -67,13 +73,14 @@ def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[Cas
     list; `revision_kinds`: the kinds the spoken revision adds (`revision_kinds_for`), which go
     where argument cases go. Raises ConfigurationError when the selection names tools that
     cannot be used."""
-    tools = list(listed)
+    entries = list(listed)
+    tools = _first_of_each(entries)
     names = {tool.name for tool in tools}
     _check_names(selection, tools, names)
     plans: list[ToolPlan] = []
     for tool in tools:
         if _selected(tool, selection):
-            plans.append(_plan_tool(tool, selection, revision_kinds))
+            plans.append(_definition_free(_plan_tool(tool, selection, revision_kinds), entries))
     for name in sorted(selection.unavailable - names):
         unlisted = Tool(name=name, input_schema={"type": "object"})
         plans.append(ToolPlan(unlisted, (CaseKind.UNAVAILABLE_TOOL,)))
@@ -82,7 +89,32 @@ def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[Cas
 
 def excluded(listed: Iterable[Tool], selection: Selection) -> tuple[str, ...]:
     """The listed tools --tools / --exclude-tools leave out."""
-    return tuple(tool.name for tool in listed if not _selected(tool, selection))
+    return tuple(tool.name for tool in _first_of_each(listed) if not _selected(tool, selection))
+
+
+def _first_of_each(listed: Iterable[Tool]) -> list[Tool]:
+    """The first definition of each listed name, in listing order."""
+    first: dict[str, Tool] = {}
+    for tool in listed:
+        first.setdefault(tool.name, tool)
+    return list(first.values())
+
+
+_DEFINITION_FREE = (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS)
+
+
+def _definition_free(tool_plan: ToolPlan, entries: Sequence[Tool]) -> ToolPlan:
+    """`tool_plan`, cut to the kinds that need no definition when its name is listed with
+    different ones (see the module docstring)."""
+    assert tool_plan.tool is not None
+    name = tool_plan.tool.name
+    definitions = [tool.listing for tool in entries if tool.name == name]
+    if all(json_equal(definition, definitions[0]) for definition in definitions):
+        return tool_plan
+    reason = f"the server lists {len(definitions)} tools of this name with different definitions: which one a call reaches is unknown"
+    dropped = tuple(Skip(name, kind, reason) for kind in tool_plan.kinds if kind not in _DEFINITION_FREE)
+    kept = tuple(kind for kind in tool_plan.kinds if kind in _DEFINITION_FREE)
+    return ToolPlan(tool_plan.tool, kept, tool_plan.skips + dropped)
 
 
 def _selected(tool: Tool, selection: Selection) -> bool:

@@ -5,7 +5,9 @@ is what the spoken revision's own text says (`resolve` builds it for each revisi
 name `2025-11-25` is an alias): an unknown tool is a protocol error in every published revision,
 2026-07-28 included; invalid arguments are a tool execution error from 2025-11-25 on (SEP-1303),
 while up to 2025-06-18 the text lists them under both kinds of error, so either refusal passes;
-structured results MUST conform to `outputSchema` from 2025-06-18 on (there is none before).
+structured results MUST conform to `outputSchema` from 2025-06-18 on (there is none before);
+tool names are judged from 2025-11-25 on (no earlier revision says what a name should be),
+while `sep-2145` judges them under every revision, as it does everything it checks.
 The same server can be compliant under one and not the other; the report names the profile.
 """
 
@@ -92,6 +94,8 @@ BOTH_REFUSALS = ("2024-11-05", "2025-03-26", "2025-06-18")
 """Revisions that list invalid arguments under protocol errors and invalid input data under
 tool execution errors."""
 _PUBLISHED_DEFAULT = "2025-11-25"
+_WITHOUT_TOOL_NAMES = ("2024-11-05", "2025-03-26", "2025-06-18")
+"""Revisions without the Tool Names section (server/tools): the tool-name rule is not theirs."""
 
 
 @lru_cache(maxsize=None)
@@ -148,10 +152,13 @@ def published(version: str) -> Profile:
             source=f"MCP {version}, server/tools, Output Schema: if an output schema is provided, "
             "servers MUST provide structured results that conform to this schema.",
         )
+    stated = {**SEP_2145.rules, **changed}
+    if version in _WITHOUT_TOOL_NAMES:
+        del stated[rules.TOOL_NAME.id]
     return Profile(
         id=PUBLISHED_ID,
         title=f"MCP {version} (the revision's own text): unknown tools are protocol errors",
-        rules={**SEP_2145.rules, **changed},
+        rules=stated,
         expectations=expectations,
     )
 

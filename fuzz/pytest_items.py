@@ -11,7 +11,7 @@ from typing import Any, Callable, Iterator, Sequence
 import pytest
 
 from fuzz import engine
-from fuzz.coverage import kinds_judging, rules_of, tool_exercise
+from fuzz.coverage import kinds_judging, rules_judged, tool_exercise
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.findings import RunResult, ToolSummary
 from fuzz.hosted import HostedTarget
@@ -78,8 +78,12 @@ def _applicable(tool_plan: ToolPlan, rules: Sequence[str]) -> list[str]:
     return list(tool_exercise(planned, rules, has_output_schema=has_output))
 
 
-def _judged_rules(options: RunOptions) -> list[str]:
-    return rules_of(options.profile, options.rules)
+def _judged_rules(options: RunOptions, host: HostedTarget) -> list[str]:
+    """The rules judged, as the reports decide it: not those the target's revision does not
+    state (tool-name under the published profile before 2025-11-25 would pass unjudged)."""
+    target = host.target
+    return rules_judged(options.profile, options.rules, target.description.protocol_version,
+                        over_http=isinstance(target.spec, HttpTarget))
 
 
 def _tool_plans(options: RunOptions, host: HostedTarget) -> list[ToolPlan]:
@@ -132,7 +136,7 @@ class _Hosts:
         place = (options.target, options.protocol_version, key)
         if place not in self.open:
             self.open[place] = HostedTarget(options.target, startup_timeout=options.startup_timeout,
-                                            protocol_version=options.protocol_version)
+                                            protocol_version=options.protocol_version, max_message_bytes=options.max_answer_size)
         return self.open[place]
 
     def close(self, key: str | None = None) -> None:
@@ -160,7 +164,7 @@ class InvariantsCollector(pytest.Collector):
             plans = _tool_plans(self.options, self.host())
         except HarnessError as error:
             raise self.CollectError(f"mcp-toolfuzz: {error}") from None
-        rules = _judged_rules(self.options)
+        rules = _judged_rules(self.options, self.host())
         for tool_plan in plans:
             name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
             yield ToolCollector.from_parent(self, name=display(name), tool=name, rules=_applicable(tool_plan, rules))
@@ -254,13 +258,14 @@ def fixture_test(fixture: str, arguments: tuple[str, ...], seed: int | None, max
         where = f"{request.node.nodeid}: invariants(fixture={fixture!r})"
         try:
             options = _run_options(arguments, (), where, request.config, seed=seed, max_examples=max_examples, spec=spec)
-            host = HostedTarget(spec, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version)
+            host = HostedTarget(spec, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version,
+                                max_message_bytes=options.max_answer_size)
         except HarnessError as error:
             pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
         try:
             result = host.run(engine.run_on, options)
             pairs = [(tool_plan.tool.name if tool_plan.tool else ENVELOPE, rule)
-                     for tool_plan in _tool_plans(options, host) for rule in _applicable(tool_plan, _judged_rules(options))]
+                     for tool_plan in _tool_plans(options, host) for rule in _applicable(tool_plan, _judged_rules(options, host))]
         finally:
             host.close()
         repeat = f"pytest {request.node.nodeid!r} --hypothesis-seed {options.seed}"

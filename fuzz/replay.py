@@ -21,7 +21,7 @@ from fuzz.redaction import REDACTED
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.oracle import Criteria, Violation, judge
 from fuzz.profiles import PROFILES, resolve
-from fuzz.wire.session import NoAnswer, NotDelivered
+from fuzz.wire.replies import NoAnswer, NotDelivered
 from fuzz.target import HttpTarget, StdioTarget, Target, TargetSpec, demo_target, open_target
 from strategies import ABSENT, Case, InvalidSchema, Tool
 

@@ -151,6 +151,18 @@ STDOUT_NOT_PROTOCOL = Rule(
     "a valid MCP message. (The harness skips such lines and goes on; a client may not.)",
 )
 
+TOOL_NAME = Rule(
+    "tool-name",
+    Level.ADVISORY,
+    "every listed tool name is 1 to 128 characters of A-Z, a-z, 0-9, _, - and ., listed once",
+    "MCP 2025-11-25 (and later), server/tools, Tool Names: Tool names SHOULD be between 1 and 128 characters in "
+    "length (inclusive). Tool names SHOULD be considered case-sensitive. The following SHOULD be the only allowed "
+    "characters: uppercase and lowercase ASCII letters (A-Z, a-z), digits (0-9), underscore (_), hyphen (-), and "
+    "dot (.) Tool names SHOULD NOT contain spaces, commas, or other special characters. Tool names SHOULD be unique "
+    "within a server. (Advisory here: a naming guideline, judged on the tools/list answer; the published profile "
+    "judges it from 2025-11-25 on, sep-2145 under every revision. Names that differ only in case are distinct.)",
+)
+
 _STATELESS = "MCP 2026-07-28"
 
 MALFORMED_META = Rule(
@@ -196,6 +208,7 @@ RULES: tuple[Rule, ...] = (
     TOOL_LIST_LEAK,
     INTERNAL_DETAILS_LEAK,
     STDOUT_NOT_PROTOCOL,
+    TOOL_NAME,
     MALFORMED_META,
     UNSUPPORTED_VERSION,
     HEADER_MISMATCH,

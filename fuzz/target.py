@@ -15,11 +15,21 @@ from fuzz.errors import HandshakeError, TargetStartError
 from fuzz.wire.lifecycle import list_tools, open_session
 from fuzz.wire.opening import ServerDescription
 from fuzz.redaction import REDACTED, redact_command, redact_names, redact_url
-from fuzz.wire.session import Answered, Session
+from fuzz.wire.replies import Answered, UnreadableAnswer
+from fuzz.wire.session import Session
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from fuzz.wire.stateless import alive
 from fuzz.wire.transport import StdioTransport, Transport
 from strategies import Tool
 from strategies.meta import Stateless
+
+
+CLOSE_GRACE = 1.0
+"""Seconds a target is given to exit after its stdin is closed, at the end of a run."""
+
+RESTART_GRACE = 0.1
+"""The same, before a restart: the target is dead, silent or stuck writing, and will not use
+more time well."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,8 +57,8 @@ class StdioTarget:
             recorded["env"] = {name: REDACTED for name, _ in sorted(self.env)}
         return recorded
 
-    async def connect(self) -> Transport:
-        return await StdioTransport.start(self.command, env=dict(self.env))
+    async def connect(self, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Transport:
+        return await StdioTransport.start(self.command, env=dict(self.env), max_message_bytes=max_message_bytes)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,10 +79,10 @@ class HttpTarget:
             recorded["headers"] = {name: REDACTED for name, _ in sorted(self.headers)}
         return recorded
 
-    async def connect(self) -> Transport:
+    async def connect(self, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Transport:
         from fuzz.wire.streamable_http import HttpTransport  # httpx: ~80 ms of start-up a stdio run does not need
 
-        return HttpTransport(self.url, dict(self.headers))
+        return HttpTransport(self.url, dict(self.headers), max_message_bytes=max_message_bytes)
 
 
 TargetSpec = StdioTarget | HttpTarget
@@ -88,8 +98,10 @@ class Target:
     with a new one (opened again, under the revision first spoken) and keeps the same tools."""
 
     def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float,
-                 protocol_version: str | None = None) -> None:
+                 protocol_version: str | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self.spec = spec
+        self.max_message_bytes = max_message_bytes
+        """The longest answer read whole (`--max-answer-size`): `fuzz.wire.framing`."""
         self.protocol_version = protocol_version
         """The revision to ask for (`--protocol-version`); None: the newest, or what the server answers."""
         self._nursery = nursery
@@ -102,10 +114,12 @@ class Target:
         self.session: Session
         self.description: ServerDescription
         self.tools: list[Tool] = []
+        """Every entry `tools/list` gave, in order, a name listed twice included (`fuzz.plan`
+        fuzzes each name once)."""
         self.restarts = 0
 
     async def start(self) -> None:
-        transport = self._transport = await self.spec.connect()
+        transport = self._transport = await self.spec.connect(max_message_bytes=self.max_message_bytes)
         session = Session(transport)
         self._scope = await self._nursery.start(_serve, session)
         self.session = session
@@ -124,7 +138,7 @@ class Target:
         if self._closing:
             raise TargetStartError(f"{self.spec.describe()}: not restarted: the run is ending")
         tools = self.tools
-        await self.aclose()
+        await self.aclose(grace=RESTART_GRACE)
         await self.start()
         self.tools = tools
         self.restarts += 1
@@ -144,17 +158,26 @@ class Target:
                          over_http=isinstance(self.spec, HttpTarget))
 
     async def ping(self, *, timeout: float) -> bool:
-        """Whether the target answers: `ping`, or `server/discover` where there is no ping."""
+        """Whether the target answers: `ping`, or `server/discover` where there is no ping. Any
+        answer counts, an error or one that cannot be read included (a live server that answers
+        badly is not dead), and so does a line past the size limit still being written (the
+        answer cannot come before it ends: the target is writing, not silent)."""
         if self.description.stateless:
-            return await alive(self.session, timeout=timeout, version=self.description.protocol_version)
-        exchange = await self.session.request("ping", timeout=timeout)
-        return isinstance(exchange.reply, Answered) and "result" in exchange.reply.message
+            answered = await alive(self.session, timeout=timeout, version=self.description.protocol_version)
+        else:
+            exchange = await self.session.request("ping", timeout=timeout)
+            answered = isinstance(exchange.reply, (Answered, UnreadableAnswer))
+        return answered or self.session.blocked
 
-    async def aclose(self) -> None:
-        """Close the transport (its process killed), even one started by a `start` that was
-        cancelled (Ctrl-C during a restart) before its session was served."""
+    async def aclose(self, *, grace: float = CLOSE_GRACE) -> None:
+        """Close the transport (its process killed after `grace` seconds to exit), even one
+        started by a `start` that was cancelled (Ctrl-C during a restart) before its session was
+        served."""
         if self._transport is not None:
-            await self._transport.aclose()
+            session = getattr(self, "session", None)
+            if session is not None:
+                session.closing = True
+            await self._transport.aclose(grace=grace)
             self._transport = None
         if self._scope is not None:
             self._scope.cancel()
@@ -168,9 +191,13 @@ async def _serve(session: Session, task_status: trio.TaskStatus[trio.CancelScope
 
 
 @asynccontextmanager
-async def open_target(spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None) -> AsyncIterator[Target]:
+async def open_target(
+    spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> AsyncIterator[Target]:
     async with trio.open_nursery() as nursery:
-        target = Target(spec, nursery, startup_timeout=startup_timeout, protocol_version=protocol_version)
+        target = Target(spec, nursery, startup_timeout=startup_timeout, protocol_version=protocol_version,
+                        max_message_bytes=max_message_bytes)
         try:
             await target.start()
             yield target

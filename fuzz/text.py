@@ -1,9 +1,91 @@
-"""Shortening what servers send, for messages and reports."""
+"""What servers send, made fit for a person or a CI log to read: escaped, shortened, listed.
+
+Every string a server sends (its name, tool names, error messages, stderr) is data, never
+markup. Printed raw, an ESC or C1 control moves the cursor, retitles the window or hides a
+link in a terminal; a line break followed by `::error ...::` or `##[error]` becomes a
+GitHub Actions annotation, `::add-mask::` hides text from the log and `::stop-commands::`
+switches the runner's command parsing off; a bidi override shows a name that is not the one
+sent. So whatever reaches a person goes through `printable` (plain text), `json_text` (JSON)
+or their users here (`show`, `quote`, `listing`), at the point where it is rendered: findings
+and the JSON report keep the exact values.
+"""
 
 from __future__ import annotations
 
 import json
-from typing import Any
+import re
+from typing import Any, Iterable
+
+_C0 = "\x00-\x1f"
+"""C0 controls, tab and line breaks included: JSON text escapes them itself."""
+_INVISIBLE = (
+    "\x7f-\x9f"  # DEL, C1 controls (\x85: next line; \x9b: a CSI, as ESC [ is)
+    "\u00ad\u061c\u180e"  # soft hyphen, Arabic letter mark, Mongolian vowel separator
+    "\u200b\u200e\u200f"  # zero-width space, left-to-right and right-to-left marks (not the joiners)
+    "\u2028\u2029"  # line and paragraph separators
+    "\u202a-\u202e\u2060-\u206f"  # bidi embeddings and overrides, invisible operators, bidi isolates
+    "\ufeff\ufff9-\ufffb"  # byte order mark, interlinear annotation
+    "\ud800-\udfff"  # lone surrogates (no encoding can print them)
+    "\U000e0000-\U000e007f"  # tag characters: invisible text a model still reads
+)
+_UNSAFE = re.compile(f"[{_C0}{_INVISIBLE}]")
+"""What a terminal acts on or does not show: each is written as an escape instead. The zero-width
+joiners stay (emoji and several scripts need them); a backslash stays as it is, for paths and
+regular expressions read as sent (the JSON report tells a sent `\\x1b` from an ESC)."""
+
+_ANYWHERE_COMMAND = re.compile(r"(##(?:vso)?)\[", re.IGNORECASE)
+"""GitHub's older `##[command]` form and Azure Pipelines' `##vso[command]` are obeyed wherever they
+are in a line; the `[` after them is escaped."""
+
+_LINE_COMMAND = re.compile(r"^(\s*):(?=:)")
+"""GitHub's `::command::` form is obeyed when a line starts with it, leading spaces ignored."""
+
+_SHORT = {"\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def escape_character(character: str) -> str:
+    """One character as `printable` writes it: `\\n`, `\\x1b`, `\\u2028`, `\\U000e0041`."""
+    if character in _SHORT:
+        return _SHORT[character]
+    code = ord(character)
+    return f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}" if code <= 0xFFFF else f"\\U{code:08x}"
+
+
+def printable(text: str) -> str:
+    """`text` on one line, as a person or a CI log should see it: controls, line breaks,
+    separators, bidi and invisible characters written as `\\x1b`, `\\n`, `\\u2028`; CI
+    workflow commands defused (`##\\x5b`, and `\\x3a:` where the text could start a line)."""
+    text = _UNSAFE.sub(lambda match: escape_character(match.group()), text)
+    text = _ANYWHERE_COMMAND.sub(lambda match: match.group(1) + "\\x5b", text)
+    return safe_line(text)
+
+
+def safe_line(line: str) -> str:
+    """A line of output made of harness text and printable pieces, guarded as a whole: one that
+    would still start with `::` (pieces put side by side) gets its first colon escaped."""
+    return _LINE_COMMAND.sub(lambda match: match.group(1) + "\\x3a", line)
+
+
+_UNSAFE_IN_JSON = re.compile(f"[{_INVISIBLE}]")
+"""What `json.dumps` leaves raw in strings of what `_UNSAFE` matches (its C0 controls outside
+strings are the layout: line breaks and spaces)."""
+
+
+def _json_escape(character: str) -> str:
+    code = ord(character)
+    if code <= 0xFFFF:
+        return f"\\u{code:04x}"
+    code -= 0x10000
+    return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
+
+
+def json_text(value: Any, indent: int | None = None) -> str:
+    """`value` as JSON that reads the same value back and is safe to print: the characters
+    `printable` escapes are `\\u` escapes, and a CI command's `[` is `\\u005b` (characters that
+    only occur inside JSON strings, so the escapes stay valid JSON). Unicode text stays legible."""
+    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    text = _UNSAFE_IN_JSON.sub(lambda match: _json_escape(match.group()), text)
+    return _ANYWHERE_COMMAND.sub(lambda match: match.group(1) + "\\u005b", text)
 
 
 def clip(text: str, limit: int) -> str:
@@ -12,10 +94,23 @@ def clip(text: str, limit: int) -> str:
 
 
 def show(value: Any, limit: int) -> str:
-    """A JSON value as compact JSON text, clipped."""
-    return clip(json.dumps(value, ensure_ascii=False), limit)
+    """A JSON value as compact JSON text, safe to print, clipped."""
+    return clip(json_text(value), limit)
 
 
 def quote(text: str) -> str:
-    """Text as a short JSON string literal, for one-line descriptions of answers."""
-    return json.dumps(clip(text, 120), ensure_ascii=False)
+    """Text as a short JSON string literal, safe to print, for one-line descriptions of answers."""
+    return json_text(clip(text, 120))
+
+
+LISTED = 3
+"""How many items a cut list names before its count of the others."""
+
+
+def listing(items: Iterable[str], shown: int = LISTED) -> str:
+    """Items joined by commas, cut after the first `shown` when there are more than one more:
+    `get_a, get_b, get_c and 76 more`. The items are joined as given (escape them first)."""
+    items = list(items)
+    if len(items) <= shown + 1:
+        return ", ".join(items)
+    return f"{', '.join(items[:shown])} and {len(items) - shown} more"

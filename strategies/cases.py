@@ -57,6 +57,9 @@ class CaseKind(Enum):
     """A well-formed call whose `_meta` names a revision the server does not speak (2026-07-28)."""
     HEADER_MISMATCH = "header-mismatch"
     """A well-formed call whose HTTP headers disagree with its body (2026-07-28, Streamable HTTP)."""
+    TOOL_LISTING = "tool-listing"
+    """Not a call: the `tools/list` answer itself, judged once per run (`fuzz.tool_names`). No
+    strategy draws it; it names what a finding on a listed tool's name is about."""
 
 
 STATELESS_KINDS = (CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION, CaseKind.HEADER_MISMATCH)
@@ -122,6 +125,8 @@ def cases(
     def case(params: Any, label: str) -> Case:
         return Case(kind=kind, tool=tool.name, params=params, label=label)
 
+    if kind is CaseKind.TOOL_LISTING:
+        raise ValueError("tool-listing is no case to draw: the tools/list answer is judged as it comes")
     if kind in STATELESS_KINDS:
         if stateless is None or (kind is CaseKind.HEADER_MISMATCH and not stateless.over_http):
             raise ValueError(f"{kind.value} cases exist only under the stateless revision{' over HTTP' if stateless else ''}")

@@ -8,7 +8,7 @@ import time
 import trio
 
 from fuzz.dispatch import PRESUMED_DROPPED, Dispatcher, Sent
-from fuzz.wire.session import Answered
+from fuzz.wire.replies import Answered
 from fuzz.target import open_target
 from strategies import Case, CaseKind
 from tests.conftest import python_server

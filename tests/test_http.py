@@ -46,7 +46,9 @@ def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on
     tools = frozenset({"hang", "garbage", "wrong_id", "double", "status500"})
     with serving_http(*MISBEHAVING) as target:
         result = fuzz(target, max_examples=10, timeout=1.0, selection=Selection(tools=tools), envelope=False)
-        large = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge", "flood"})), envelope=False)
+        large = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge", "flood"})), envelope=False,
+                     max_answer_size=32 * 2**20)
+        capped = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge"})), envelope=False)
     assert not result.stopped_early and result.exit_code == 1
     found = {f.tool: f for f in result.findings}
     assert set(found) == tools, [f.message for f in result.findings]
@@ -55,9 +57,14 @@ def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on
         assert finding.rule.id == ("request-answered" if tool == "hang" else "response-well-formed"), finding.message
     assert "HTTP 500" in found["status500"].why and "DEBUG n=100" in found["garbage"].why
     assert "id" in found["wrong_id"].why and "second answer" in found["double"].why
-    # A 20 MB answer, and an SSE stream of 5000 notifications before the answer, are answers.
+    # A 20 MB answer (under a 32 MiB --max-answer-size), and an SSE stream of 5000 notifications
+    # before the answer, are answers.
     assert large.findings == () and not large.stopped_early
     assert all(sum(s.cases_sent.values()) >= 3 for s in large.tools), large.tools
+    # Past the default 16 MiB, the 20 MB answer is unreadable: judged on its own request.
+    (oversized,) = capped.findings
+    assert oversized.rule.id == "response-well-formed" and "past the size limit" in oversized.why, oversized.why
+    assert oversized.request["params"]["arguments"] == {"n": 100} and not capped.stopped_early
 
 
 def test_an_http_server_that_dies_ends_the_run_with_its_finding(tmp_path: Path) -> None:

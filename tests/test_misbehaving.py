@@ -38,10 +38,17 @@ def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> 
 
 
 def test_huge_answers_and_floods_of_notifications_are_answers_like_any_other() -> None:
+    """A 20 MB answer is an answer under a --max-answer-size above it, and an unreadable one on
+    its own request under the default 16 MiB; a flood of notifications is no finding."""
     tools = frozenset({"huge", "flood"})
-    result = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False)
+    result = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False,
+                  max_answer_size=32 * 2**20)
     assert result.findings == () and not result.stopped_early
     assert all(sum(summary.cases_sent.values()) >= 3 for summary in result.tools)
+    capped = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False)
+    (oversized,) = capped.findings
+    assert (oversized.rule.id, oversized.tool) == ("response-well-formed", "huge") and "past the size limit" in oversized.why
+    assert oversized.request["params"]["arguments"] == {"n": 100} and capped.target_restarts == 0
 
 
 def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_path: Path) -> None:

@@ -181,11 +181,11 @@ def test_the_example_project_runs_as_its_readme_says(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".pytest_cache", "__pycache__"))
     run = _pytest(project, "-rs")
     assert run.returncode == 0, run.stdout[-3000:]
-    assert "33 passed, 1 skipped" in run.stdout
+    assert "35 passed, 1 skipped" in run.stdout
     assert "(envelope): no tool execution error came" in run.stdout
     two = _pytest(project, "-n", "2", "--junitxml", "report.xml")
-    assert two.returncode == 0 and "33 passed, 1 skipped" in two.stdout, two.stdout[-2000:]
-    assert len(_outcomes(project / "report.xml")) == 34
+    assert two.returncode == 0 and "35 passed, 1 skipped" in two.stdout, two.stdout[-2000:]
+    assert len(_outcomes(project / "report.xml")) == 36
 
 
 def test_an_exported_regression_file_runs_under_the_plugin_and_standalone(tmp_path: Path) -> None:

@@ -272,6 +272,20 @@ def test_header_mismatch_bug_is_caught_with_the_name_header_left_out() -> None:
         assert finding.response is not None and "result" in finding.response
 
 
+def test_tool_name_bug_is_caught_once_for_the_name_listed_twice() -> None:
+    """`weather` listed twice is one advisory finding on it. The duplicate's definitions are
+    the same: the tool is fuzzed once, as usual, and nothing else is found. Under the published
+    profile, 2025-06-18 has no *Tool Names* section: no name is judged."""
+    result = _reference("tool-name", max_examples=10)
+    assert rule_tool_pairs(result) == {("tool-name", "weather")}, [f.message for f in result.findings]
+    (finding,) = result.findings
+    assert finding.case is CaseKind.TOOL_LISTING and "is listed 2 times" in finding.message
+    assert result.exit_code == 0
+    assert [summary.tool for summary in result.tools] == [ENVELOPE, *TOOLS]
+    published = _reference("tool-name", max_examples=10, profile="published", rules=frozenset({"tool-name"}))
+    assert published.findings == () and published.exit_code == 0
+
+
 @pytest.mark.parametrize("bug", sorted(STATELESS_RULES))
 def test_a_stateless_revision_bug_is_not_reached_under_the_handshake(bug: str) -> None:
     """Under 2025-06-18 there is no `_meta` envelope to check: the seeded bug is never reached."""

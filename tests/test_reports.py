@@ -125,7 +125,7 @@ def test_markdown_has_the_verdict_the_table_and_each_problem_with_its_request(
     text = (out / "r.md").read_text()
     assert text.startswith("# mcp-toolfuzz: 6 problems (20 findings on 8 tools)\n")
     assert "**The run fails** (exit 1; fails on should and above)" in text
-    assert "| tool | `unknown-tool` |" in text and "| add | ❌ |" in text
+    assert "| tool | `unknown-tool` |" in text and "| `add` | ❌ |" in text
     assert text.count("\n## ") == 6
     assert text.count("```json\n{\n  \"jsonrpc\": \"2.0\"") >= 12, "each problem's request and answer, fenced"
     assert text.count("mcp-toolfuzz replay ") == 20
@@ -144,7 +144,7 @@ def test_junit_carries_no_character_xml_cannot(tmp_path: Path) -> None:
     rendered = junit.render(replace(result, tools=summaries))
     tree = ElementTree.fromstring(rendered.encode())
     failure = next(tree.iter("failure"))
-    assert "NUL \\x00 and ESC \\x1b" in failure.text and "\\xd800" in failure.text
+    assert "NUL \\x00 and ESC \\x1b" in failure.text and "\\ud800" in failure.text
     assert markdown.render(replace(result, tools=summaries)).count("## 1.") == 1
     assert len(group(result.findings)) == len(result.findings) >= 1
 

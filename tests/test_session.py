@@ -13,7 +13,8 @@ import pytest
 import trio
 
 from fuzz.errors import TargetStartError
-from fuzz.wire.session import Answered, AnomalyKind, Exchange, NoAnswer, Session, TargetExited
+from fuzz.wire.replies import AnomalyKind, Answered, Exchange, NoAnswer, TargetExited
+from fuzz.wire.session import Session
 from fuzz.wire.transport import StdioTransport
 
 PRELUDE = "import json, sys, os, time\ndef send(m):\n    sys.stdout.write(json.dumps(m) + '\\n'); sys.stdout.flush()\n"

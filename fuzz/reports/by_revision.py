@@ -4,7 +4,7 @@ section of its own, then the revisions not fuzzed and the differences between th
 JSON: `revisions` holds each revision's whole report (as `--report json` writes one),
 `unfuzzed` and `differences` follow. JUnit: each revision's suites, named with the revision.
 SARIF: a run per revision. Markdown and the terminal: a section per revision, then the
-comparison.
+comparison, what the server sent in it escaped (`fuzz.text`).
 """
 
 from __future__ import annotations
@@ -15,9 +15,10 @@ from typing import Any, Callable, TextIO
 from fuzz import __version__
 from fuzz.files import write_json_atomically, write_text_atomically
 from fuzz.reports import json_report, junit, markdown, sarif
-from fuzz.reports.problems import display, headline
+from fuzz.reports.problems import headline
+from fuzz.reports.problems import shown as shown_tool
 from fuzz.revisions import Behaviour, Difference, RevisionRuns
-from fuzz.text import show
+from fuzz.text import printable, safe_line, show
 from strategies.envelopes import ABSENT
 from strategies.meta import with_meta
 
@@ -65,7 +66,7 @@ def _describe(behaviour: Behaviour) -> str:
     answers = ", ".join(f"{count} {bucket}" for bucket, count in behaviour.answers) or "no answer counted"
     if not behaviour.findings:
         return f"no finding · answers: {answers}"
-    broken = "; ".join(f"{rule}: {answer}" for rule, answer in behaviour.findings)
+    broken = "; ".join(f"{rule}: {printable(answer)}" for rule, answer in behaviour.findings)
     return f"{broken} · answers: {answers}"
 
 
@@ -75,13 +76,13 @@ def comparison_lines(runs: RevisionRuns) -> list[str]:
     for result in runs.runs:
         lines.append(f"  {result.protocol_version}  {headline(result.findings)} · {result.seconds:.1f} s · exit {result.exit_code}")
     for item in runs.unfuzzed:
-        lines.append(f"  {item.version}  not fuzzed: {item.reason}")
+        lines.append(f"  {item.version}  not fuzzed: {printable(item.reason)}")
     differences = runs.differences
     if len(runs.runs) > 1:
         lines.append("")
         lines.append(f"Differences: {len(differences) or 'none'} (the same tool and case kind classified differently)")
     for difference in differences:
-        lines.append(f"  {display(difference.tool)} · {difference.case.value} cases")
+        lines.append(f"  {shown_tool(difference.tool)} · {difference.case.value} cases")
         alike: dict[tuple[str, str], list[str]] = {}
         for behaviour in difference.behaviours:
             params = _request_params(behaviour)
@@ -104,14 +105,14 @@ def comparison_lines(runs: RevisionRuns) -> list[str]:
 def print_comparison(runs: RevisionRuns, stream: TextIO) -> None:
     print("", file=stream)
     for line in comparison_lines(runs):
-        print(line, file=stream, flush=True)
+        print(safe_line(line), file=stream, flush=True)
 
 
 def _markdown(runs: RevisionRuns) -> str:
     sections = [f"# mcp-toolfuzz under every revision: exit {runs.exit_code}", ""]
-    sections += ["```text", *comparison_lines(runs), "```", ""]
+    sections += [markdown._fenced("\n".join(comparison_lines(runs)), "text"), ""]
     sections += [markdown.render(result, f"Under {result.protocol_version}", level=2) for result in runs.runs]
-    return "\n".join(sections)
+    return "\n".join(map(safe_line, "\n".join(sections).split("\n")))
 
 
 WRITERS: dict[str, Callable[[RevisionRuns, Path], None]] = {

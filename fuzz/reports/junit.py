@@ -9,6 +9,10 @@ to the Apache Ant JUnit schema (windyroad/JUnit-Schema's `JUnit.xsd`, what Jenki
 GitHub test reporters read): an attribute-less `testsuites` root, each `testsuite` with its
 `package`, `id`, `timestamp` and `hostname`, `properties` first, `system-out` and `system-err`
 last.
+
+What the server sent is escaped as the terminal escapes it (`fuzz.text.printable`): a test view
+or a CI log that shows a failure's text shows no control character of the server's, and the
+XML stays XML 1.0, which cannot carry most C0 controls even as character references.
 """
 
 from __future__ import annotations
@@ -24,17 +28,18 @@ from fuzz.coverage import Exercise, exercise_by_tool
 from fuzz.files import write_text_atomically
 from fuzz.findings import RunResult, ToolSummary
 from fuzz.profiles import resolve
-from fuzz.reports.problems import display, findings_text
+from fuzz.reports.problems import findings_text, shown
+from fuzz.text import escape_character, printable
 
 SUITE_PREFIX = "mcp-toolfuzz"
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-"""Characters XML 1.0 cannot carry (NUL and the other C0 controls, lone surrogates): a server's
-stderr or an answer's text may hold them."""
+"""Characters XML 1.0 cannot carry (NUL and the other C0 controls, lone surrogates, U+FFFE):
+what the server sent is escaped before it gets here; this is the last guard."""
 
 
 def _xml_safe(text: str) -> str:
-    return _NOT_XML.sub(lambda match: f"\\x{ord(match.group()):02x}", text)
+    return _NOT_XML.sub(lambda match: escape_character(match.group()), text)
 
 
 def _sanitised(root: ElementTree.Element) -> None:
@@ -48,13 +53,13 @@ def _sanitised(root: ElementTree.Element) -> None:
 def _suite(
     number: int, summary: ToolSummary, exercise: dict[str, Exercise], result: RunResult, stamp: str, host: str, prefix: str
 ) -> ElementTree.Element:
-    name = f"{prefix}.{display(summary.tool)}"
+    name = f"{prefix}.{shown(summary.tool)}"
     suite = ElementTree.Element("testsuite", name=name, package=SUITE_PREFIX, id=str(number), timestamp=stamp,
                                 hostname=host, time=f"{sum(summary.seconds.values()):.3f}")
     properties = ElementTree.SubElement(suite, "properties")
     for key, value in (("seed", result.seed), ("profile", result.profile), ("target", result.target_description),
                        ("protocolVersion", result.protocol_version), ("casesSent", summary.total_sent)):
-        ElementTree.SubElement(properties, "property", name=key, value=str(value))
+        ElementTree.SubElement(properties, "property", name=key, value=printable(str(value)))
     counts = {"tests": 0, "failures": 0, "skipped": 0}
     rules = resolve(result.profile, result.protocol_version).rules
     found = {finding.rule.id for finding in summary.findings}
@@ -65,15 +70,16 @@ def _suite(
         if findings:
             first = findings[0]
             failure = ElementTree.SubElement(case, "failure", type=rule_id,
-                                             message=f"{rule_id} [{first.rule.level.label}]: {first.why}; expected {first.expected}")
+                                             message=f"{rule_id} [{first.rule.level.label}]: {printable(first.why)}; "
+                                                     f"expected {printable(first.expected)}")
             failure.text = findings_text(findings)
             counts["failures"] += 1
         elif not exercise[rule_id].exercised:
-            ElementTree.SubElement(case, "skipped", message=f"not exercised, because {exercise[rule_id].reason}")
+            ElementTree.SubElement(case, "skipped", message=f"not exercised, because {printable(exercise[rule_id].reason)}")
             counts["skipped"] += 1
     for skip in summary.skips:
         case = ElementTree.SubElement(suite, "testcase", name=f"{skip.case.value} cases", classname=name, time="0")
-        ElementTree.SubElement(case, "skipped", message=skip.reason)
+        ElementTree.SubElement(case, "skipped", message=printable(skip.reason))
         counts["tests"] += 1
         counts["skipped"] += 1
     ElementTree.SubElement(suite, "system-out")

@@ -1,34 +1,69 @@
 """A Markdown summary (`--report markdown:PATH`), fit for `$GITHUB_STEP_SUMMARY` or a pull
 request comment: the verdict, the tools by violated rule, then each problem with its minimal
-request and answer in fenced blocks and the command that replays it."""
+request and answer in fenced blocks and the command that replays it.
+
+What the server sent renders as text, never as markup: tool and server names in code spans,
+requests, answers and stderr in fences longer than any backtick run inside them, and the prose
+that quotes the server (a refusal's message, a skip's reason) with every character Markdown
+could act on backslash-escaped, links and autolinks included. Control characters are escaped
+first (`fuzz.text.printable`), and no line starts with a CI workflow command.
+"""
 
 from __future__ import annotations
 
-import json
 import re
 from pathlib import Path
 from typing import Any
 
 from fuzz import __version__
-from fuzz.coverage import RuleState, exercise_by_tool, exercise_of_run, rule_state, tool_hint
+from fuzz.coverage import RuleState, exercise_by_tool, exercise_of_run, rule_state
 from fuzz.files import write_text_atomically
 from fuzz.findings import RunResult
-from fuzz.reports.problems import Problem, display, group, headline
-
+from fuzz.reports.problems import ENVELOPE_DISPLAY, REPLAYS_SHOWN, Problem, group, headline, hints, unexercised
+from fuzz.text import LISTED, json_text, printable, safe_line
+from strategies.cases import ENVELOPE
 
 _MARKS = {RuleState.VIOLATED: "❌", RuleState.CLEAN: "✅", RuleState.NOT_EXERCISED: "–"}
+_ACTIVE = re.compile(r"[!#$&*<>@\[\\\]_`|~]|:(?=//)|\.(?=\w)")
+"""The ASCII punctuation that can begin inline Markdown in the middle of a line: emphasis, code,
+links and images, HTML, entities, math, table cells, and what GitHub and linkify guess links
+from (`https://`, `www.example`, a bare `example.com`, `a@b`). Any ASCII punctuation may be
+backslash-escaped (CommonMark), so escaping these keeps the text; a `:` or a `.` that starts no
+link is left as it reads."""
 
 
 def _fenced(document: Any, language: str = "json") -> str:
-    """A fenced block that no backtick run inside it can close."""
-    text = json.dumps(document, ensure_ascii=False, indent=2) if language == "json" else str(document)
+    """A fenced block that no backtick run inside it can close; JSON as `json_text` writes it."""
+    text = json_text(document, indent=2) if language == "json" else str(document)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
     return f"{fence}{language}\n{text}\n{fence}"
 
 
+def code(text: str) -> str:
+    """`text` (a tool's name, the server's) as a code span, which renders every character as
+    itself; the backtick run around it is longer than any inside."""
+    text = printable(text)
+    if not text:
+        return "(empty)"
+    longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    padding = " " if text[0] in "` " or text[-1] in "` " else ""
+    return f"{ticks}{padding}{text}{padding}{ticks}"
+
+
+def tool(name: str) -> str:
+    return ENVELOPE_DISPLAY if name == ENVELOPE else code(name)
+
+
+def prose(text: str) -> str:
+    """Text that quotes the server, escaped to render as written (`_ACTIVE`)."""
+    return _ACTIVE.sub(lambda match: "\\" + match.group(), printable(text))
+
+
 def _cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
+    """Table-cell text: a `|` would end the cell, even inside a code span."""
+    return text.replace("|", "\\|")
 
 
 def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> str:
@@ -44,15 +79,15 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
         f"{sum(summary.total_sent for summary in result.tools)} cases in {result.seconds:.1f} s · mcp-toolfuzz {__version__}"
     )
     lines.append("")
-    lines.append(f"Target: `{_cell(result.target_description)}`"
-                 + (f" ({_cell(str(result.server_info.get('name', '?')))}, protocol {result.protocol_version})" if result.protocol_version else ""))
+    server = f" ({code(str(result.server_info.get('name', '?')))}, protocol {prose(result.protocol_version)})" if result.protocol_version else ""
+    lines.append(f"Target: {code(result.target_description)}{server}")
     if result.stopped_early:
-        lines += ["", f"> The run stopped early: {result.stopped_early}. What was found until then follows."]
+        lines += ["", f"> The run stopped early: {prose(result.stopped_early)}. What was found until then follows."]
     lines += ["", *_table(result)]
     problems = group(result.findings)
     for number, problem in enumerate(problems, 1):
         lines += ["", *_problem(number, problem, result, "#" * (level + 1))]
-    return "\n".join(lines) + "\n"
+    return "\n".join(map(safe_line, "\n".join(lines).split("\n"))) + "\n"
 
 
 def _table(result: RunResult) -> list[str]:
@@ -64,18 +99,18 @@ def _table(result: RunResult) -> list[str]:
         lines.append("|---|" + "---|" * len(violated))
         for summary in result.tools:
             cells = [_MARKS[rule_state(summary, rule, by_tool[summary.tool])] for rule in violated]
-            lines.append(f"| {_cell(display(summary.tool))} | " + " | ".join(cells) + " |")
+            lines.append(f"| {_cell(tool(summary.tool))} | " + " | ".join(cells) + " |")
         lines += ["", " · ".join(f"{mark} {state.value}" for state, mark in _MARKS.items())]
     exercise = exercise_of_run(result)
     clean = [rule for rule, state in exercise.items() if state.exercised and rule not in violated]
     if clean:
         lines += ["", "No violation of: " + ", ".join(f"`{rule}`" for rule in clean)]
-    missing = [(rule, state.reason) for rule, state in exercise.items() if not state.exercised and rule not in violated]
+    missing = [(rule, reason) for rule, reason in unexercised(result) if rule not in violated]
     if missing:
-        lines += ["", "Not exercised:"] + [f"- `{rule}`, because {_cell(reason)}" for rule, reason in missing]
-    hints = [hint for hint in (tool_hint(summary) for summary in result.tools) if hint]
-    if hints:
-        lines += ["", "Hints:"] + [f"- {_cell(hint)}" for hint in hints]
+        lines += ["", "Not exercised:"] + [f"- `{rule}`, because {prose(reason)}" for rule, reason in missing]
+    shown_hints = hints(result)
+    if shown_hints:
+        lines += ["", "Hints:"] + [f"- {prose(hint)}" for hint in shown_hints]
     return lines
 
 
@@ -84,23 +119,24 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     rule = problem.rule
     known = " (known: in the baseline)" if finding.key in result.baseline else ""
     lines = [
-        f"{heading} {number}. `{rule.id}` [{rule.level.label}] · {problem.describe_tools()} · {problem.case.value} case{known}",
+        f"{heading} {number}. `{rule.id}` [{rule.level.label}] · {problem.describe_tools(tool)} · {problem.case.value} case{known}",
         "",
-        f"{rule.title}. Sent: {_cell(finding.label)}. Problem: {_cell(finding.why)}; expected {_cell(finding.expected)}.",
+        f"{prose(rule.title)}. Sent: {prose(finding.label)}. Problem: {prose(finding.why)}; expected {prose(finding.expected)}.",
     ]
     if len(problem.findings) > 1:
-        lines += ["", f"Shown: the request to `{display(finding.tool)}`; the others got {problem.answer} for the same kind of case."]
+        lines += ["", f"Shown: the request to {tool(finding.tool)}; the others got {prose(problem.answer)} for the same kind of case."]
     lines += ["", "Request:", "", _fenced(finding.request), "", "Answer:", "",
               _fenced(finding.response) if finding.response is not None else "(none)"]
     if finding.stderr:
-        lines += ["", "Server stderr:", "", _fenced("\n".join(finding.stderr[-8:]), "text")]
-    replays = [member.reproduction for member in problem.findings if member.reproduction]
+        lines += ["", "Server stderr:", "", _fenced("\n".join(map(printable, finding.stderr[-8:])), "text")]
+    replays = [f"mcp-toolfuzz replay {printable(member.reproduction)}" for member in problem.findings if member.reproduction]
+    if len(replays) > REPLAYS_SHOWN:
+        replays = [*replays[:LISTED], f"# and {len(replays) - LISTED} more: the JSON report lists every reproduction"]
     if replays:
-        lines += ["", "Replay:", "", _fenced("\n".join(f"mcp-toolfuzz replay {path}" for path in replays), "sh")]
-    lines += ["", f"<sub>{_cell(rule.source)}</sub>"]
+        lines += ["", "Replay:", "", _fenced("\n".join(replays), "sh")]
+    lines += ["", f"<sub>{prose(rule.source)}</sub>"]
     return lines
 
 
 def write(result: RunResult, path: Path) -> None:
     write_text_atomically(render(result), path)
-

@@ -5,26 +5,40 @@ result) shows up as one finding per tool. Findings that share a rule, a case kin
 kind of answer (the same JSON-RPC error code, or the same class of result) are one *problem*,
 seen on several tools, shown with one representative minimal request. Findings stay the unit of
 the JSON report, the exit code and the reproduction files; problems are how reports read.
+
+The same goes for what the reports say around them: a list of tools is cut to a few names and a
+count (`fuzz.text.listing`), and a hint or a reason shared by many tools is one line.
 """
 
 from __future__ import annotations
 
 import hashlib
-import json
-from dataclasses import dataclass
-from typing import Sequence
+from dataclasses import dataclass, replace
+from typing import Callable, Sequence
 
-from fuzz.findings import Finding
+from fuzz.coverage import exercise_by_tool, exercise_of_run, tool_hint
+from fuzz.findings import Finding, RunResult, ToolSummary
 from fuzz.rules import RULES, Level, Rule
+from fuzz.text import json_text, listing, printable
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
 
 ENVELOPE_DISPLAY = "(envelope)"
 """How the malformed requests that name no tool are shown where a tool name would be."""
 
+REPLAYS_SHOWN = 10
+"""A problem's replay commands shown before the others are counted (the JSON report and the
+reproduction files keep them all)."""
+
 
 def display(tool: str) -> str:
+    """The tool as named in reports, exactly as the server sent it (escape it to print it)."""
     return ENVELOPE_DISPLAY if tool == ENVELOPE else tool
+
+
+def shown(tool: str) -> str:
+    """The tool's name as a person reads it: `display`ed and `printable`."""
+    return ENVELOPE_DISPLAY if tool == ENVELOPE else printable(tool)
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,11 +63,14 @@ class Problem:
         text = "\0".join((self.rule.id, self.case.value, self.answer, *sorted(self.tools)))
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
-    def describe_tools(self) -> str:
+    def describe_tools(self, name: Callable[[str], str] = shown) -> str:
+        """`tool add`, or `79 tools: get_a, get_b, get_c and 76 more`: a server-wide behaviour
+        reads as one line however many tools share it (the JSON report lists them all).
+        `name` renders a tool's name (escaped for the terminal by default)."""
         if len(self.findings) == 1:
             tool = self.representative.tool
-            return "no tool (the request envelope)" if tool == ENVELOPE else f"tool {tool}"
-        return f"{len(self.findings)} tools: {', '.join(display(tool) for tool in self.tools)}"
+            return "no tool (the request envelope)" if tool == ENVELOPE else f"tool {name(tool)}"
+        return f"{len(self.findings)} tools: {listing(name(tool) for tool in self.tools)}"
 
 
 def _order(finding: Finding) -> tuple[int, int]:
@@ -87,16 +104,55 @@ def _plural(count: int, noun: str) -> str:
 
 def findings_text(findings: Sequence[Finding]) -> str:
     """Each finding as the lines a failed test shows: rule, problem, request, answer, stderr,
-    replay command, the rule's sentence."""
+    replay command, the rule's sentence; what the server sent escaped (`fuzz.text`)."""
     parts = []
     for finding in findings:
         parts.append("\n".join(filter(None, (
-            f"{finding.rule.id} [{finding.rule.level.label}] · {finding.case.value} case · {finding.label}",
-            f"problem: {finding.why}; expected {finding.expected}",
-            f"request: {json.dumps(finding.request, ensure_ascii=False)}",
-            "answer:  " + (json.dumps(finding.response, ensure_ascii=False) if finding.response is not None else "(none)"),
-            *(f"stderr:  {line}" for line in finding.stderr[-8:]),
-            f"replay:  mcp-toolfuzz replay {finding.reproduction}" if finding.reproduction else "",
+            f"{finding.rule.id} [{finding.rule.level.label}] · {finding.case.value} case · {printable(finding.label)}",
+            f"problem: {printable(finding.why)}; expected {printable(finding.expected)}",
+            f"request: {json_text(finding.request)}",
+            "answer:  " + (json_text(finding.response) if finding.response is not None else "(none)"),
+            *(f"stderr:  {printable(line)}" for line in finding.stderr[-8:]),
+            f"replay:  mcp-toolfuzz replay {printable(finding.reproduction)}" if finding.reproduction else "",
             f"rule:    {finding.rule.source}",
         ))))
     return "\n\n".join(parts)
+
+
+def hints(result: RunResult) -> list[str]:
+    """The run's hints (`fuzz.coverage.tool_hint`), one per cause, tool names escaped: the tools
+    whose valid calls all failed with the same field named by the refusals (or none) share one
+    line, as a server-wide cause (a missing API key) is fixed once."""
+    by_field: dict[str | None, list[ToolSummary]] = {}
+    for summary in result.tools:
+        if tool_hint(summary) is not None:
+            field = max(summary.refused_fields.items(), key=lambda item: (item[1], item[0]))[0] if summary.refused_fields else None
+            by_field.setdefault(field, []).append(summary)
+    lines = []
+    for field, summaries in by_field.items():
+        if len(summaries) == 1:
+            lines.append(tool_hint(replace(summaries[0], tool=shown(summaries[0].tool))) or "")
+            continue
+        start = f"no valid call to {len(summaries)} tools succeeded ({listing(shown(s.tool) for s in summaries)})"
+        lines.append(
+            f"{start}; the refusals named '{printable(field)}': give a value they accept with --argument '*.{printable(field)}=VALUE'"
+            if field is not None else f"{start}: give known-good values with --argument TOOL.FIELD=VALUE"
+        )
+    return lines
+
+
+def unexercised(result: RunResult) -> list[tuple[str, str]]:
+    """The rules no tool exercised, each with why (`fuzz.coverage.exercise_of_run`) escaped, the
+    tools that share a reason named once, cut to a few: `get_a, get_b, get_c and 76 more: ...`."""
+    by_tool = exercise_by_tool(result)
+    lines = []
+    for rule, exercise in exercise_of_run(result).items():
+        if exercise.exercised:
+            continue
+        reasons: dict[str, list[str]] = {}
+        for tool, exercises in by_tool.items():
+            if rule in exercises:
+                reasons.setdefault(exercises[rule].reason, []).append(shown(tool))
+        why = "; ".join(f"{listing(tools)}: {printable(reason)}" for reason, tools in reasons.items())
+        lines.append((rule, why or printable(exercise.reason)))
+    return lines

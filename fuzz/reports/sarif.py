@@ -8,11 +8,13 @@ shrunk values were. Each result has a logical location per tool (`tool` kind) an
 knows one, a physical location: the server's entry point (the first file of a stdio command that
 exists, relative to the working directory). The minimal request and the answer of the
 representative finding are in the message and in `properties`.
+
+Text a person reads (the message, the tools' names in locations) is escaped as the terminal
+escapes it (`fuzz.text`); `properties` keep the exact values, as the JSON report does.
 """
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any, Sequence
 
@@ -20,8 +22,9 @@ from fuzz import __version__
 from fuzz.files import write_json_atomically
 from fuzz.findings import RunResult
 from fuzz.profiles import resolve
-from fuzz.reports.problems import Problem, display, group
+from fuzz.reports.problems import Problem, group, shown
 from fuzz.rules import Level, Rule
+from fuzz.text import json_text, printable
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "mcpToolfuzzProblem/v1"
@@ -63,10 +66,10 @@ def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, A
     finding = problem.representative
     text = (
         f"{problem.rule.id} ({problem.rule.level.label}) on {problem.describe_tools()}, {problem.case.value} case: "
-        f"{finding.why}; expected {finding.expected}. Minimal request: {json.dumps(finding.request, ensure_ascii=False)}"
+        f"{printable(finding.why)}; expected {printable(finding.expected)}. Minimal request: {json_text(finding.request)}"
     )
     location: dict[str, Any] = {
-        "logicalLocations": [{"name": display(tool), "fullyQualifiedName": f"tools/{display(tool)}", "kind": "tool"}
+        "logicalLocations": [{"name": shown(tool), "fullyQualifiedName": f"tools/{shown(tool)}", "kind": "tool"}
                              for tool in problem.tools],
     }
     if entry is not None:

@@ -1,25 +1,33 @@
-"""The terminal report: a line per tool as it finishes, then every finding with its minimal
-request and answer, then a table of tools by violated rule."""
+"""The terminal report: a line per tool as it finishes, then every problem with its minimal
+request and answer, then a table of tools by violated rule.
+
+Everything the server sent is printed through `fuzz.text` (`printable`, `show`): a terminal or
+a CI log gets no control character, no line of the server's making and no workflow command
+from it. Long lists of tools are cut to a few names and a count."""
 
 from __future__ import annotations
 
 import shutil
 import sys
-from typing import Sequence, TextIO
+from collections import Counter
+from typing import Mapping, Sequence, TextIO
 
 from fuzz import __version__
-from fuzz.coverage import SUCCESS, RuleState, exercise_by_tool, exercise_of_run, rule_state, tool_hint
+from fuzz.coverage import SUCCESS, RuleState, exercise_by_tool, exercise_of_run, rule_state
 from fuzz.events import CorpusReplayed, Event, Progress, RunFinished, RunStarted, ToolFinished
 from fuzz.findings import FindingKey, RunResult
-from fuzz.reports.problems import Problem, display, group, headline
+from fuzz.reports.problems import REPLAYS_SHOWN, Problem, group, headline, hints, shown, unexercised
 from fuzz.rules import RULES, Level
-from fuzz.text import clip, show
+from fuzz.text import LISTED, clip, listing, printable, safe_line, show
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
 
 _WIDTH = 100
 _CLEAR_LINE = "\r\x1b[K"
 _MARKS = {RuleState.VIOLATED: "x", RuleState.CLEAN: ".", RuleState.NOT_EXERCISED: "-"}
+
+ANSWERS_PER_TOOL_UP_TO = 20
+"""Tools past which the Answers section counts per case kind over all tools, not per tool."""
 
 PLAIN_PROGRESS_EVERY = 30.0
 """Seconds between two progress lines when the output is not a terminal (a CI log)."""
@@ -57,25 +65,26 @@ class TerminalReporter:
         elif isinstance(event, ToolFinished):
             summary = event.summary
             count = len(summary.findings)
-            skipped = f"  ({', '.join(s.case.value for s in summary.skips)} skipped)" if summary.skips else ""
+            skipped = f"  ({', '.join(skip.case.value for skip in summary.skips)} skipped)" if summary.skips else ""
             valid = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
             accepted = f"  (valid calls: {valid.get(SUCCESS, 0)} of {sum(valid.values())} succeeded)" if valid else ""
             self._print(
-                f"  {display(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
+                f"  {shown(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
                 f"{_plural(count, 'finding') if count else 'ok'}{skipped}{accepted}"
             )
         elif isinstance(event, CorpusReplayed):
             replayed = event.replayed
-            self._print(f"  corpus  {replayed.status:<13} {replayed.path}: {replayed.detail}")
+            self._print(f"  corpus  {replayed.status:<13} {printable(replayed.path)}: {printable(replayed.detail)}")
         elif isinstance(event, RunFinished):
             self._finished(event.result)
 
     def _started(self, event: RunStarted) -> None:
-        self._name_width = max([12, *(min(len(name), 40) for name in event.tool_names)])
+        self._name_width = max([12, *(min(len(shown(name)), 40) for name in event.tool_names)])
         self._print(f"mcp-toolfuzz {__version__} · seed {event.seed} (repeat this run with --seed {event.seed})")
-        self._print(f"target  {event.target}")
+        self._print(f"target  {printable(event.target)}")
         self._print(
-            f"server  {event.server_name}, protocol {event.protocol_version}, {_plural(len(event.tool_names), 'tool')} to fuzz"
+            f"server  {printable(event.server_name)}, protocol {printable(event.protocol_version)}, "
+            f"{_plural(len(event.tool_names), 'tool')} to fuzz"
         )
         self._print(f"profile {event.profile}")
         for note in self.notes:
@@ -85,7 +94,7 @@ class TerminalReporter:
     def _finished(self, result: RunResult) -> None:
         self._baseline = result.baseline
         if result.stopped_early:
-            self._print(f"\nThe run stopped early: {result.stopped_early}. What was found until then follows.")
+            self._print(f"\nThe run stopped early: {printable(result.stopped_early)}. What was found until then follows.")
         self._skipped(result)
         if result.findings:
             self._print(f"\nProblems: {headline(result.findings)}")
@@ -95,19 +104,24 @@ class TerminalReporter:
         self._summary(result)
 
     def _answers(self, result: RunResult) -> None:
-        """Per tool and case kind: how many cases were judged, and how they were answered."""
-        lines = []
-        for summary in result.tools:
-            parts = []
-            for kind, counts in summary.answers.items():
-                told = ", ".join(f"{count} {name}" for name, count in sorted(counts.items(), key=lambda item: -item[1]))
-                parts.append(f"{kind.value} {sum(counts.values())}: {told}")
-            if parts:
-                lines.append(f"  {display(summary.tool):<{self._name_width}} " + " · ".join(parts))
-        if lines:
-            self._print("\nAnswers (cases judged, shrinking included)")
-            for line in lines:
-                self._print(line)
+        """Per tool and case kind: how many cases were judged, and how they were answered; past
+        `ANSWERS_PER_TOOL_UP_TO` tools, per case kind over all tools (the JSON report has each)."""
+        answered = [summary for summary in result.tools if summary.answers]
+        if not answered:
+            return
+        if len(answered) > ANSWERS_PER_TOOL_UP_TO:
+            self._print(f"\nAnswers (cases judged, shrinking included, over {len(answered)} tools; each tool's in --report json)")
+            totals: dict[CaseKind, Counter[str]] = {}
+            for summary in answered:
+                for kind, counts in summary.answers.items():
+                    totals.setdefault(kind, Counter()).update(counts)
+            for kind, counts in totals.items():
+                self._print(f"  {kind.value:<{self._name_width}} {_told(counts)}")
+            return
+        self._print("\nAnswers (cases judged, shrinking included)")
+        for summary in answered:
+            parts = [f"{kind.value} {_told(counts)}" for kind, counts in summary.answers.items()]
+            self._print(f"  {shown(summary.tool):<{self._name_width}} " + " · ".join(parts))
 
     def _skipped(self, result: RunResult) -> None:
         skips = [skip for summary in result.tools for skip in summary.skips]
@@ -115,12 +129,12 @@ class TerminalReporter:
             return
         self._print("\nSkipped")
         if result.excluded_tools:
-            self._print(f"  not fuzzed (--tools / --exclude-tools): {', '.join(result.excluded_tools)}")
+            self._print(f"  not fuzzed (--tools / --exclude-tools): {listing(map(printable, result.excluded_tools))}")
         by_reason: dict[str, list[str]] = {}
         for skip in skips:
-            by_reason.setdefault(skip.reason, []).append(f"{skip.tool} {skip.case.value}")
+            by_reason.setdefault(skip.reason, []).append(f"{shown(skip.tool)} {skip.case.value}")
         for reason, what in by_reason.items():
-            self._print(f"  {', '.join(what)}: {reason}")
+            self._print(f"  {listing(what)}: {printable(reason)}")
 
     def _problem(self, number: int, problem: Problem) -> None:
         """A problem: its rule, the tools it was seen on, and its representative finding."""
@@ -134,17 +148,20 @@ class TerminalReporter:
         note = f"  ({'; '.join(known)})" if known else ""
         self._print(f"\n{number}. {rule.id} [{rule.level.label}] · {problem.describe_tools()} · {finding.case.value} case{note}")
         if len(problem.findings) > 1:
-            self._print(f"   shown:    the request to {display(finding.tool)}; the others got {problem.answer} for the same kind of case")
-        self._print(f"   sent:     {finding.label}")
-        self._print(f"   problem:  {finding.why}; expected {finding.expected}")
+            self._print(f"   shown:    the request to {shown(finding.tool)}; the others got {printable(problem.answer)} for the same kind of case")
+        self._print(f"   sent:     {printable(finding.label)}")
+        self._print(f"   problem:  {printable(finding.why)}; expected {printable(finding.expected)}")
         self._print(f"   request:  {show(finding.request, 2000)}")
         self._print(f"   answer:   {show(finding.response, 2000) if finding.response is not None else '(none)'}")
         for line in finding.stderr[-self.show_stderr_lines :]:
-            self._print(f"   stderr:   {clip(line, _WIDTH)}")
+            self._print(f"   stderr:   {clip(printable(line), _WIDTH)}")
         self._print(f"   rule:     {rule.source}")
-        for member in problem.findings:
-            if member.reproduction:
-                self._print(f"   replay:   mcp-toolfuzz replay {member.reproduction}")
+        replays = [member.reproduction for member in problem.findings if member.reproduction]
+        cut = len(replays) > REPLAYS_SHOWN
+        for path in replays[: LISTED if cut else None]:
+            self._print(f"   replay:   mcp-toolfuzz replay {printable(path)}")
+        if cut:
+            self._print(f"   replay:   and {len(replays) - LISTED} more (the JSON report lists every reproduction)")
 
     def _summary(self, result: RunResult) -> None:
         violated = [rule for rule in RULES if any(f.rule.id == rule.id for f in result.findings)]
@@ -158,19 +175,17 @@ class TerminalReporter:
                 for rule in violated:
                     mark = _MARKS[rule_state(summary, rule.id, by_tool[summary.tool])]
                     cells += f"  {mark:^{len(rule.id)}}"
-                self._print(f"  {display(summary.tool):<{self._name_width}}{cells}")
+                self._print(f"  {shown(summary.tool):<{self._name_width}}{cells}")
             self._print("  (" + " · ".join(f"{mark} {state.value}" for state, mark in _MARKS.items()) + ")")
         exercise = exercise_of_run(result)
         clean = [rule.id for rule in RULES if rule not in violated and rule.id in exercise and exercise[rule.id].exercised]
         if clean:
             self._print(f"  no violation of: {', '.join(clean)}")
-        for rule_id, unexercised in exercise.items():
-            if not unexercised.exercised and not any(f.rule.id == rule_id for f in result.findings):
-                self._print(f"  not exercised: {rule_id}, because {unexercised.reason}")
-        for summary in result.tools:
-            hint = tool_hint(summary)
-            if hint:
-                self._print(f"  hint: {hint}")
+        for rule_id, reason in unexercised(result):
+            if not any(f.rule.id == rule_id for f in result.findings):
+                self._print(f"  not exercised: {rule_id}, because {reason}")
+        for hint in hints(result):
+            self._print(f"  hint: {hint}")
         counts = {level: sum(1 for f in result.findings if f.rule.level is level) for level in Level}
         cases = sum(summary.total_sent for summary in result.tools)
         verdict = headline(result.findings)
@@ -186,7 +201,8 @@ class TerminalReporter:
         if result.baseline or any(not f.first_seen for f in result.findings):
             self._print(f"  new findings: {new} (the others are in the baseline or the corpus already)")
         for stale in result.stale_baseline:
-            self._print(f"  stale baseline entry (not reproduced by this run): {stale.rule} · {display(stale.tool)} · {stale.case}")
+            self._print(f"  stale baseline entry (not reproduced by this run): {printable(stale.rule)} · {shown(stale.tool)} · "
+                        f"{printable(stale.case)}")
         self._print(
             f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
             f"{_plural(sum(1 for t in result.tools if t.tool != ENVELOPE), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
@@ -194,10 +210,10 @@ class TerminalReporter:
         )
 
     def _progress(self, event: Progress) -> None:
-        shown = [f"{display(tool)} {kind}" for tool, kind in event.running[:3]]
+        running = [f"{shown(tool)} {kind}" for tool, kind in event.running[:3]]
         more = f" +{len(event.running) - 3} more" if len(event.running) > 3 else ""
         left = f", {event.left:.0f} s left" if event.left is not None else ""
-        text = (f"{', '.join(shown) or 'between explorations'}{more} · {event.cases:,} cases · "
+        text = (f"{', '.join(running) or 'between explorations'}{more} · {event.cases:,} cases · "
                 f"{_plural(event.findings, 'finding')} · {event.seconds:.0f} s{left}")
         if self._live:
             width = shutil.get_terminal_size((100, 20)).columns - 1
@@ -209,10 +225,17 @@ class TerminalReporter:
             self._print(f"  progress: {text}")
 
     def _print(self, text: str) -> None:
+        """Print `text`, each of its lines guarded (`safe_line`) as the last line of defence."""
         if self._status_shown:
             self.stream.write(_CLEAR_LINE)
             self._status_shown = False
-        print(text, file=self.stream, flush=True)
+        print("\n".join(map(safe_line, text.split("\n"))), file=self.stream, flush=True)
+
+
+def _told(counts: Mapping[str, int]) -> str:
+    """`25: 20 success, 5 tool-error`: the cases judged, then each kind of answer, most first."""
+    told = ", ".join(f"{count} {name}" for name, count in sorted(counts.items(), key=lambda item: -item[1]))
+    return f"{sum(counts.values())}: {told}"
 
 
 def _plural(count: int, noun: str) -> str:

@@ -16,7 +16,8 @@ from fuzz.errors import HandshakeError
 from fuzz.wire.handshake import ACCEPTED_PROTOCOL_VERSIONS, initialize
 from fuzz.wire.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from fuzz.wire.opening import Refused, ServerDescription, Silent, result_of
-from fuzz.wire.session import NoAnswer, Session, TargetExited
+from fuzz.wire.replies import NoAnswer, TargetExited
+from fuzz.wire.session import Session
 from fuzz.wire.stateless import DISCOVER, STATELESS_PROTOCOL_VERSIONS, discover, discover_params, era_evidence, spoken_of
 from strategies import InvalidSchema, Tool
 
@@ -58,9 +59,10 @@ async def open_session(session: Session, *, timeout: float, version: str | None 
 
 
 async def list_tools(session: Session, *, timeout: float, meta: dict[str, Any] | None = None) -> list[Tool]:
-    """Every listed tool, across pages (`meta`: the stateless revision's envelope). Raises
-    HandshakeError when the list is not a list of tool definitions, naming the entry and what
-    is wrong with it."""
+    """Every listed tool, across pages (`meta`: the stateless revision's envelope), in order,
+    a name listed twice included (names SHOULD be unique, no MUST: the tool-name rule judges
+    it, `fuzz.plan` fuzzes the first). Raises HandshakeError when the list is not a list of
+    tool definitions, naming the entry and what is wrong with it."""
     tools: list[Tool] = []
     cursor: Any = None
     seen_cursors: set[str] = set()
@@ -84,10 +86,6 @@ async def list_tools(session: Session, *, timeout: float, meta: dict[str, Any] |
         if not isinstance(cursor, str) or cursor in seen_cursors:
             raise HandshakeError(f"the target's tools/list returned nextCursor {cursor!r:.80} again or not as a string; pagination would never end")
         seen_cursors.add(cursor)
-    names = [tool.name for tool in tools]
-    duplicates = sorted({name for name in names if names.count(name) > 1})
-    if duplicates:
-        raise HandshakeError(f"the target lists tools with the same name more than once: {', '.join(map(repr, duplicates))}")
     return tools
 
 

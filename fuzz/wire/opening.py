@@ -8,7 +8,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fuzz.errors import HandshakeError
-from fuzz.wire.session import Answered, Exchange, NoAnswer, NotDelivered, Session, TargetExited
+from fuzz.text import clip
+from fuzz.wire.replies import Answered, Exchange, NoAnswer, NotDelivered, TargetExited, UnreadableAnswer
+from fuzz.wire.session import Session
 
 
 class Silent(HandshakeError):
@@ -83,6 +85,8 @@ def result_of(exchange: Exchange, method: str, session: Session) -> dict[str, An
             else "Is this the server's MCP endpoint, and is --startup-timeout long enough?"
         )
         raise Silent(f"the target did not answer {method} within {reply.timeout:g} s{seen}{hint}. {ask}")
+    if isinstance(reply, UnreadableAnswer):
+        raise HandshakeError(f"the target's answer to {method} cannot be read: {reply.reason}: {clip(reply.text, 200)}")
     assert isinstance(reply, Answered)
     message = reply.message
     if "error" in message:

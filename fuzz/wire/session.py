@@ -12,7 +12,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from enum import Enum
 from typing import Any, Callable, Sequence
 
 import trio
@@ -20,82 +19,31 @@ import trio
 from fuzz.wire.jsonrpc import (
     JSONRPC_VERSION,
     METHOD_NOT_FOUND,
+    MAX_DEPTH,
     Garbage,
     Notification,
     Response,
     ServerRequest,
+    Unreadable,
     encode,
     id_key,
     parse_line,
 )
 from fuzz.text import show
+from fuzz.wire.framing import ENDLESS_FACTOR, Oversized
+from fuzz.wire.replies import (
+    Anomaly,
+    AnomalyKind,
+    Answered,
+    Exchange,
+    NoAnswer,
+    NotDelivered,
+    Reply,
+    TargetExited,
+    UnreadableAnswer,
+)
 from fuzz.wire.transport import Carried, Transport, TransportClosed, Undelivered
 from strategies.meta import HeaderOverrides
-
-
-@dataclass(frozen=True, slots=True)
-class Answered:
-    message: dict[str, Any]
-    seconds: float
-    status: int | None = None
-    """The HTTP status of the response that carried the answer (None over stdio)."""
-
-
-@dataclass(frozen=True, slots=True)
-class NoAnswer:
-    timeout: float
-    overtaken: bool = False
-    """A request written after this one was answered before this one's timeout: the target did
-    not leave it unanswered merely by answering in order, behind the others in flight."""
-
-
-@dataclass(frozen=True, slots=True)
-class TargetExited:
-    returncode: int | None
-
-
-@dataclass(frozen=True, slots=True)
-class NotDelivered:
-    """The transport's exchange for this request ended without an answer (HTTP: a status with
-    no JSON-RPC body, a body that is not JSON, a dropped connection)."""
-
-    detail: str
-    seconds: float
-
-
-Reply = Answered | NoAnswer | TargetExited | NotDelivered
-
-
-class AnomalyKind(Enum):
-    STRAY_ANSWER = "an answer carrying an id that no request in flight has"
-    DUPLICATE_ANSWER = "a second answer to a request already answered"
-    LATE_ANSWER = "an answer to a request whose timeout had passed"
-    GARBAGE = "a message that is not JSON-RPC (a stdout line, an HTTP body, an SSE event)"
-
-
-@dataclass(frozen=True, slots=True)
-class Anomaly:
-    kind: AnomalyKind
-    text: str
-    own: bool = False
-    """Carried by this request's own HTTP response (else: seen on the shared stream while the
-    request was in flight)."""
-
-    def describe(self) -> str:
-        where = "on this request's own HTTP response" if self.own else "while this request was in flight"
-        return f"{self.kind.value} came {where}: {self.text}"
-
-
-@dataclass(frozen=True, slots=True)
-class Exchange:
-    """One request and what came of it."""
-
-    request: dict[str, Any]
-    reply: Reply
-    anomalies: tuple[Anomaly, ...] = ()
-    stderr: tuple[str, ...] = ()
-    headers: HeaderOverrides = ()
-    """The HTTP header values sent instead of those the request implies."""
 
 
 class _Batch:
@@ -116,6 +64,9 @@ class _Waiter:
     message: dict[str, Any] | None = None
     status: int | None = None
     undelivered: str | None = None
+    unreadable: Unreadable | None = None
+    held_up: bool = False
+    """Woken because a line that seems never to end holds the shared stream."""
     answered_at: float = 0.0
     written: int = -1
     """Its place in the order the requests were written (-1 until it is)."""
@@ -145,6 +96,10 @@ class _Waiter:
 
 _FINISHED_IDS_KEPT = 10_000
 
+
+SERVER_REQUESTS_QUEUED = 64
+"""Answers to a server's requests waiting to be written; past this, requests go unanswered."""
+
 _ANOMALIES_KEPT = 2_000
 """Odd messages on the shared stream kept for the requests in flight; beyond it the older half
 goes (a server that writes a log line to stdout per call would otherwise grow the list for the
@@ -168,8 +123,9 @@ in the same SSE stream is a finding): a server should end the stream after the a
 class Session:
     """Call `serve` in a nursery (it reads until the target closes stdout), then `request`."""
 
-    def __init__(self, transport: Transport) -> None:
+    def __init__(self, transport: Transport, *, max_depth: int = MAX_DEPTH) -> None:
         self.transport = transport
+        self._max_depth = max_depth
         self._next_id = 0
         self._waiters: dict[str, _Waiter] = {}
         self._finished: OrderedDict[str, bool] = OrderedDict()
@@ -181,6 +137,17 @@ class Session:
         self.notifications_seen = 0
         self._written = 0
         self._latest_written_answered = -1
+        self.closing = False
+        """Set by the harness before it closes the target (a restart): the end of the stream is
+        then its doing, not the target's."""
+        self._ended_by_harness = False
+        self._told_oversized = False
+        """The oversized line now being read on the shared stream was already told (as some
+        request's answer, or noted)."""
+        self._to_answer, self._server_requests = trio.open_memory_channel[dict[str, Any]](SERVER_REQUESTS_QUEUED)
+        self.server_requests_unanswered = 0
+        """Requests from the server dropped unanswered: more came than the harness could answer
+        while the server did not read its stdin."""
 
     @property
     def closed(self) -> bool:
@@ -192,23 +159,52 @@ class Session:
         latest `_ANOMALIES_KEPT`): what a target printed before the first request was written."""
         return tuple(self._anomalies)
 
+    @property
+    def blocked(self) -> bool:
+        """A message past the size limit is being read on the one shared stream: no answer can
+        come before it ends (the target writes; it is not silent)."""
+        return self.transport.blocked_since is not None
+
+    def blocked_for(self) -> float:
+        """How long the shared stream has been held by a message past the size limit (0: not)."""
+        since = self.transport.blocked_since
+        return 0.0 if since is None else time.monotonic() - since
+
+    async def stream_frees(self, *, within: float) -> bool:
+        """Wait for the message past the size limit that holds the shared stream (if any) to
+        end. False when it goes on for `within` seconds more, or past `ENDLESS_FACTOR` times
+        the limit: a line that never ends is told from a long one that ends in well under
+        a second, and the target must then be restarted to be heard again."""
+        transport = self.transport
+        cap = ENDLESS_FACTOR * transport.max_message_bytes
+        with trio.move_on_after(within):
+            while transport.blocked_since is not None and transport.blocked_bytes < cap and not self.closed:
+                await trio.sleep(0.01)
+        return transport.blocked_since is None or self.closed
+
     async def serve(self) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.transport.background)
+            nursery.start_soon(self._answer_server_requests)
+            transport = self.transport
             try:
-                async for item in self.transport.incoming():
+                async for item in transport.incoming():
                     if isinstance(item, Undelivered):
                         self._undelivered(item)
                         continue
                     origin = self._waiters.get(id_key(item.request_id)) if isinstance(item, Carried) else None
                     status = item.status if isinstance(item, Carried) else None
-                    for incoming in parse_line(item.data if isinstance(item, Carried) else item):
+                    for incoming in parse_line(item.data if isinstance(item, Carried) else item, self._max_depth, transport.max_message_bytes):
                         if isinstance(incoming, ServerRequest):
-                            await self._answer_server_request(incoming)
+                            self._queue_answer(incoming)
+                        elif isinstance(incoming, Unreadable):
+                            self._unreadable(incoming, origin, item)
                         else:
                             self._dispatch(incoming, origin, status)
             finally:
+                self._ended_by_harness = self.closing
                 self._closed.set()
+                self._to_answer.close()
                 for waiter in self._waiters.values():
                     waiter.wake()
 
@@ -325,12 +321,14 @@ class Session:
     async def _reply(self, request: dict[str, Any], waiter: _Waiter, timeout: float, marks: _Marks) -> Reply:
         if waiter.message is not None:
             return Answered(waiter.message, waiter.answered_at - marks.started, waiter.status)
+        if waiter.unreadable is not None:
+            return UnreadableAnswer(waiter.unreadable.reason, waiter.unreadable.text, waiter.answered_at - marks.started)
         if waiter.undelivered is not None:
             return NotDelivered(waiter.undelivered, waiter.answered_at - marks.started)
         if self.closed or waiter.written < 0:
             return await self._exited()
         self.transport.abandon(request["id"])
-        return NoAnswer(timeout, overtaken=self._latest_written_answered > waiter.written)
+        return NoAnswer(timeout, overtaken=self._latest_written_answered > waiter.written, held_up=waiter.held_up or self.blocked_for() >= timeout)
 
     def presumed_dropped(self, *, unanswered_for: float) -> int:
         """How many requests in flight the target seems to have dropped: written over
@@ -365,7 +363,7 @@ class Session:
     async def _exited(self) -> TargetExited:
         with trio.move_on_after(0.5):
             await self.transport.wait()
-        return TargetExited(self.transport.returncode)
+        return TargetExited(self.transport.returncode, closed_by_harness=self._ended_by_harness)
 
     def _undelivered(self, item: Undelivered) -> None:
         waiter = self._waiters.get(id_key(item.request_id))
@@ -406,8 +404,10 @@ class Session:
         else:
             anomalies.append(Anomaly(AnomalyKind.GARBAGE, f"{incoming.text} ({incoming.reason})", own=origin is not None))
 
-    async def _answer_server_request(self, request: ServerRequest) -> None:
-        """The harness declares no client capabilities, so it answers `ping` and refuses the rest."""
+    def _queue_answer(self, request: ServerRequest) -> None:
+        """Queue the answer to a server's request for the writer task: the reader never waits on
+        a write (a server that floods requests and does not read its stdin would otherwise stop
+        the harness reading its stdout, and both would wait on each other)."""
         if request.method == "ping":
             answer: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": request.id, "result": {}}
         else:
@@ -417,9 +417,73 @@ class Session:
                 "error": {"code": METHOD_NOT_FOUND, "message": f"mcp-toolfuzz does not support {request.method}"},
             }
         try:
-            await self.transport.send(encode(answer))
-        except TransportClosed:
-            pass
+            self._to_answer.send_nowait(answer)
+        except (trio.WouldBlock, trio.ClosedResourceError):
+            self.server_requests_unanswered += 1
+
+    async def _answer_server_requests(self) -> None:
+        """The harness declares no client capabilities, so it answers `ping` and refuses the rest."""
+        async with self._server_requests:
+            async for answer in self._server_requests:
+                try:
+                    await self.transport.send(encode(answer))
+                except TransportClosed:
+                    return
+
+    def _unreadable(self, incoming: Unreadable, origin: _Waiter | None, item: object) -> None:
+        """An answer that cannot be read is the answer of the request whose id it shows (or whose
+        HTTP exchange carried it); with no id to read, of the one request awaiting an answer, if
+        only one is; else it is noted on the shared stream for the requests in flight. An
+        oversized line on the shared stream comes twice (as the limit is passed, and at its
+        end): told at the first when its beginning shows whose it is, else at its end."""
+        frame = item.data if isinstance(item, Carried) else item
+        if isinstance(frame, Oversized) and frame.endless:
+            self._held_up_by_endless_line()
+        elif origin is not None or not isinstance(frame, Oversized):
+            self._tell_unreadable(incoming, origin, final=True)
+        elif not frame.ended:
+            self._told_oversized = self._tell_unreadable(incoming, None, final=False)
+        elif self._told_oversized:
+            self._told_oversized = False
+        else:
+            self._tell_unreadable(incoming, None, final=True)
+
+    def _held_up_by_endless_line(self) -> None:
+        """A line that seems never to end holds the shared stream: no request waiting now can be
+        answered, so none waits out its timeout (each gets `NoAnswer(held_up=True)`)."""
+        for waiter in self._waiters.values():
+            if waiter.message is None and waiter.unreadable is None and waiter.written >= 0:
+                waiter.held_up = True
+                waiter.wake()
+                waiter.end()
+
+    def _tell_unreadable(self, incoming: Unreadable, origin: _Waiter | None, *, final: bool) -> bool:
+        """Give `incoming` to the request it answers, or note it; False when that must wait for
+        more of it (not `final`, and whose it is cannot be told yet)."""
+        waiter = origin
+        if waiter is None and incoming.request_id is not None:
+            waiter = self._waiters.get(id_key(incoming.request_id))
+            if waiter is None:
+                reason = f"{incoming.reason}, answering id {show(incoming.request_id, 80)}, which no request in flight has"
+                self._dispatch(Garbage(incoming.text, reason))
+                return True
+        if waiter is None:
+            waiting = [w for w in self._waiters.values() if w.message is None and w.unreadable is None and w.written >= 0]
+            if len(waiting) != 1 and not final:
+                return False
+            if len(waiting) == 1:
+                waiter = waiting[0]
+                incoming = Unreadable(None, f"{incoming.reason}; its id could not be read, and this was the one request awaiting an answer", incoming.text)
+        if waiter is None or waiter.message is not None or waiter.unreadable is not None:
+            self._anomalies.append(Anomaly(AnomalyKind.UNREADABLE, f"{incoming.text} ({incoming.reason})", own=origin is not None))
+            return True
+        waiter.unreadable = incoming
+        waiter.answered_at = time.monotonic()
+        waiter.wake()
+        if not self.transport.exchange_per_request:
+            waiter.end()
+        self._latest_written_answered = max(self._latest_written_answered, waiter.written)
+        return True
 
     def _remember_finished(self, key: str, *, answered: bool) -> None:
         self._finished[key] = answered

@@ -15,7 +15,8 @@ from fuzz import __version__
 from fuzz.errors import HandshakeError
 from fuzz.wire.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from fuzz.wire.opening import NotSpoken, ServerDescription, result_of
-from fuzz.wire.session import Answered, Exchange, Session
+from fuzz.wire.replies import Answered, Exchange, UnreadableAnswer
+from fuzz.wire.session import Session
 from strategies.meta import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,
@@ -154,6 +155,7 @@ async def discover(session: Session, *, timeout: float, version: str, probe: Exc
 
 
 async def alive(session: Session, *, timeout: float, version: str) -> bool:
-    """Liveness without `ping`: the server answers `server/discover` with a result."""
+    """Liveness without `ping`: the server answers `server/discover` (with anything: an error,
+    or an answer that cannot be read, is still an answer)."""
     exchange = await session.request(DISCOVER, discover_params(version), timeout=timeout)
-    return isinstance(exchange.reply, Answered) and isinstance(exchange.reply.message.get("result"), dict)
+    return isinstance(exchange.reply, (Answered, UnreadableAnswer))

@@ -23,7 +23,6 @@ Headers given by the user (`--header 'Authorization: Bearer ...'`) are sent and 
 from __future__ import annotations
 
 import json
-import re
 from typing import Any, AsyncIterator, Mapping
 
 import httpx
@@ -33,7 +32,8 @@ from fuzz.text import clip
 from strategies.meta import HeaderOverrides
 from fuzz.wire.jsonrpc import id_key
 from fuzz.wire.stateless import mirrored_headers, with_overrides
-from fuzz.wire.transport import MAX_MESSAGE_BYTES, Arrival, Carried, TransportClosed, Undelivered
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES, KEPT_ENDS, Frame, Lines, Oversized
+from fuzz.wire.transport import Arrival, Carried, TransportClosed, Undelivered
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"
@@ -48,8 +48,13 @@ class HttpTransport:
     kind = "Streamable HTTP"
     exchange_per_request = True
 
-    def __init__(self, url: str, headers: Mapping[str, str] = {}) -> None:
+    blocked_since = None
+    """Each exchange has its own body: an oversized one holds up no other."""
+    blocked_bytes = 0
+
+    def __init__(self, url: str, headers: Mapping[str, str] = {}, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self.url = url
+        self.max_message_bytes = max_message_bytes
         self._headers = dict(headers)
         self._client = httpx.AsyncClient(
             timeout=httpx.Timeout(None, connect=CONNECT_TIMEOUT),
@@ -59,7 +64,7 @@ class HttpTransport:
         self._session_id: str | None = None
         self._protocol_version: str | None = None
         self._stateless: str | None = None
-        self._to_session, self._from_transport = trio.open_memory_channel[Arrival](1024)
+        self._to_session, self._from_transport = trio.open_memory_channel[Arrival](16)
         self._nursery: trio.Nursery | None = None
         self._posts: dict[str, trio.CancelScope] = {}
         """The POSTs of requests in flight, by id, so that an abandoned one frees its connection."""
@@ -114,7 +119,7 @@ class HttpTransport:
         if scope is not None:
             scope.cancel()
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, grace: float = 1.0) -> None:
         """End the server's session with DELETE (its answer does not matter), stop the POSTs in
         flight, close the connections. Safe to call twice, and shielded from cancellation."""
         if self._closed.is_set():
@@ -177,21 +182,24 @@ class HttpTransport:
         status = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
         if content_type == "text/event-stream":
             events = 0
-            async for event in _sse_messages(response):
+            async for event in _sse_messages(response, self.max_message_bytes):
                 events += 1
                 self._sniff(event, sniff_version)
                 await self._hand_on(Carried(request_id, event, response.status_code) if request_id is not None else event)
             return f"{status}: an SSE stream of {events} message events ended without the answer"
-        body = await _read_capped(response)
+        body = await _read_capped(response, self.max_message_bytes)
+        if isinstance(body, Oversized):
+            await self._hand_on(Carried(request_id, body, response.status_code) if request_id is not None else body)
+            return f"{status} with a body of over {self.max_message_bytes:,} bytes"
         if not body.strip():
             return f"{status} with an empty body"
         self._sniff(body, sniff_version)
         await self._hand_on(Carried(request_id, body, response.status_code) if request_id is not None else body)
-        shown = clip(body.decode("utf-8", errors="replace"), 300)
+        shown = clip(body[:1200].decode("utf-8", errors="replace"), 300)
         return f"{status} ({content_type or 'no content-type'}) whose body is not the answer: {shown}"
 
-    def _sniff(self, body: bytes, sniff_version: bool) -> None:
-        if not sniff_version:
+    def _sniff(self, body: Frame, sniff_version: bool) -> None:
+        if not sniff_version or isinstance(body, Oversized):
             return
         message = _parsed(body)
         result = message.get("result")
@@ -205,66 +213,76 @@ class HttpTransport:
             pass
 
 
-async def _read_capped(response: httpx.Response) -> bytes:
+async def _read_capped(response: httpx.Response, limit: int) -> bytes | Oversized:
+    """The body, or once it passes `limit` bytes, its beginning (the rest is not read: the
+    exchange is this request's own, so its id is known without the body's end)."""
     body = bytearray()
     async for chunk in response.aiter_bytes():
         body += chunk
-        if len(body) > MAX_MESSAGE_BYTES:
-            return bytes(body[:MAX_MESSAGE_BYTES])
+        if len(body) > limit:
+            return Oversized(bytes(body[:KEPT_ENDS]), b"", len(body), ended=False)
     return bytes(body)
 
 
-async def _sse_messages(response: httpx.Response) -> AsyncIterator[bytes]:
+async def _sse_messages(response: httpx.Response, limit: int) -> AsyncIterator[Frame]:
     """The data of each `message` event of an SSE stream (the WHATWG event-stream format: `data:`
-    lines joined by newlines, dispatched at a blank line; comments and other fields skipped)."""
-    data: list[bytes] = []
-    size = 0
-    event_type = b"message"
-    async for line in _sse_lines(response):
+    lines joined by newlines, dispatched at a blank line; comments and other fields skipped).
+    Lines are split at CRLF, LF or CR only, as the format says (httpx's `aiter_lines` also splits
+    at U+2028 and the other separators `str.splitlines` knows, which JSON leaves unescaped inside
+    strings). An event whose data passes `limit` bytes is handed on as `Oversized`."""
+    event = _Event(limit)
+    lines = Lines(limit, sse=True)
+    async for chunk in response.aiter_bytes():
+        for line in lines.feed(chunk):
+            message = event.take(line)
+            if message is not None:
+                yield message
+    for line in [*lines.end(), b""]:
+        message = event.take(line)
+        if message is not None:
+            yield message
+
+
+class _Event:
+    """The event being read from an SSE stream, line by line."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._reset()
+
+    def _reset(self) -> None:
+        self._data: list[bytes] = []
+        self._size = 0
+        self._oversized: Oversized | None = None
+        self._type = b"message"
+
+    def take(self, line: Frame) -> Frame | None:
+        """Read one line; the event's data when the line ends an event of type `message`."""
+        if isinstance(line, Oversized):
+            field, _, value = line.head.partition(b":")
+            if line.ended and field == b"data":
+                self._oversized = Oversized(value[1:] if value.startswith(b" ") else value, line.tail, line.size, ended=True)
+            return None
         if not line:
-            if data and event_type == b"message":
-                yield b"\n".join(data)
-            data, size, event_type = [], 0, b"message"
-            continue
+            kept = self._type == b"message" and (self._data or self._oversized is not None)
+            message: Frame | None = None
+            if kept:
+                message = self._oversized or b"\n".join(self._data)
+            self._reset()
+            return message
         field, _, value = line.partition(b":")
         value = value[1:] if value.startswith(b" ") else value
-        if field == b"data" and size <= MAX_MESSAGE_BYTES:
-            data.append(value)
-            size += len(value)
+        if field == b"data" and self._oversized is None:
+            self._size += len(value) + 1
+            if self._size > self._limit:
+                joined = b"\n".join(self._data)
+                self._oversized = Oversized(joined[:KEPT_ENDS], value[-KEPT_ENDS:], self._size, ended=True)
+                self._data = []
+            else:
+                self._data.append(value)
         elif field == b"event":
-            event_type = value
-    if data and event_type == b"message":
-        yield b"\n".join(data)
-
-
-async def _sse_lines(response: httpx.Response) -> AsyncIterator[bytes]:
-    """Lines split at CRLF, LF or CR only, as the event-stream format says. (httpx's
-    `aiter_lines` also splits at U+2028 and the other separators `str.splitlines` knows, which
-    JSON leaves unescaped inside strings: an answer naming such a tool would arrive cut in two.)"""
-    buffer = bytearray()
-    scanned = 0
-    async for chunk in response.aiter_bytes():
-        buffer += chunk
-        start = 0
-        while True:
-            newline = _line_end(buffer, max(start, scanned))
-            if newline == -1 or (buffer[newline] == 13 and newline + 1 == len(buffer)):
-                scanned = max(start, len(buffer) - 1)
-                break
-            yield bytes(buffer[start:newline])
-            start = newline + (2 if buffer[newline : newline + 2] == b"\r\n" else 1)
-        del buffer[:start]
-        scanned -= start
-    if buffer:
-        yield bytes(buffer.rstrip(b"\r"))
-
-
-_LINE_END = re.compile(rb"[\r\n]")
-
-
-def _line_end(buffer: bytearray, start: int) -> int:
-    match = _LINE_END.search(buffer, start)
-    return -1 if match is None else match.start()
+            self._type = value
+        return None
 
 
 def _parsed(data: bytes) -> dict[str, Any]:

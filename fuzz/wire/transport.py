@@ -1,8 +1,10 @@
 """Moving bytes to and from a target: what every transport offers the session, and the stdio one.
 
-A transport sends framed messages and hands back what arrives, in order: the bytes of each
-incoming message (`Carried` when it is known which request's exchange carried it), and `Undelivered` markers for requests whose HTTP exchange ended without an
-answer (stdio has none). The stdio transport is a subprocess speaking newline-delimited messages:
+A transport sends framed messages and hands back what arrives, in order: each incoming message
+(its bytes, or an `Oversized` record of one past the size limit; `Carried` when it is known which
+request's exchange carried it), and `Undelivered` markers for requests whose HTTP exchange ended
+without an answer (stdio has none). What a target writes is read through `fuzz.wire.framing`, so
+no line it writes, however long, is held whole past the limit. The stdio transport is a subprocess speaking newline-delimited messages:
 stdout is the protocol channel; stderr is captured line by line into a bounded buffer that
 findings quote, and is never parsed as protocol. The process runs in its own process group, so
 that closing the transport reaches every process the target started. The HTTP transport is in
@@ -15,6 +17,7 @@ import itertools
 import os
 import signal
 import subprocess
+import time
 from collections import deque
 from dataclasses import dataclass
 from typing import AsyncIterator, Mapping, Protocol, Sequence
@@ -22,13 +25,14 @@ from typing import AsyncIterator, Mapping, Protocol, Sequence
 import trio
 
 from fuzz.errors import TargetStartError
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES, Frame, Lines, Oversized
 from strategies.meta import HeaderOverrides
 
-MAX_MESSAGE_BYTES = 64 * 1024 * 1024
-"""A message (a stdout line, an HTTP body, an SSE event) longer than this is cut off and handed
-on as garbage."""
-
 STDERR_LINES_KEPT = 2000
+
+STDERR_LINE_BYTES = 8192
+"""A stderr line longer than this is kept as its beginning and its length (2,000 of them are
+kept: a target's stderr must not fill the harness's memory)."""
 
 STDERR_DRAIN = 0.3
 """After the target exits, how long `wait` gives what it wrote on stderr to arrive (the reader
@@ -60,12 +64,12 @@ class Carried:
     about it is that request's, not every request's in flight."""
 
     request_id: object
-    data: bytes
+    data: Frame
     status: int | None = None
     """The HTTP status of the response that carried it."""
 
 
-Arrival = bytes | Carried | Undelivered
+Arrival = Frame | Carried | Undelivered
 
 
 class Transport(Protocol):
@@ -73,6 +77,9 @@ class Transport(Protocol):
 
     kind: str
     """How the target is reached, for messages: "stdio" or "Streamable HTTP"."""
+
+    max_message_bytes: int
+    """The longest message read whole; a longer one is handed on as `Oversized`."""
 
     exchange_per_request: bool
     """Each request has an exchange of its own that ends (an HTTP POST), marked `Undelivered`
@@ -93,6 +100,16 @@ class Transport(Protocol):
         """What arrives, in order, until the target is gone."""
 
     @property
+    def blocked_since(self) -> float | None:
+        """When (`time.monotonic()`) a message past the size limit began that has not ended:
+        nothing else can arrive before it ends (stdio's one stream; never over HTTP, where each
+        exchange has its own). None when no such message is being read."""
+
+    @property
+    def blocked_bytes(self) -> int:
+        """Bytes read so far of that message (0 when none is being read)."""
+
+    @property
     def stderr_mark(self) -> int: ...
 
     def stderr_since(self, mark: int, *, limit: int = 40) -> tuple[str, ...]: ...
@@ -109,7 +126,8 @@ class Transport(Protocol):
         """The session gave up waiting for this request: release what it holds (an HTTP
         connection); a late answer is no longer wanted."""
 
-    async def aclose(self) -> None: ...
+    async def aclose(self, *, grace: float = 1.0) -> None:
+        """Close the target, giving it `grace` seconds to exit by itself where it is a process."""
 
 
 class StdioTransport:
@@ -119,17 +137,24 @@ class StdioTransport:
     kind = "stdio"
     exchange_per_request = False
 
-    def __init__(self, argv: Sequence[str], process: trio.Process) -> None:
+    def __init__(self, argv: Sequence[str], process: trio.Process, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
         self.argv = tuple(argv)
         self._process = process
+        self.max_message_bytes = max_message_bytes
+        self._stdout = Lines(max_message_bytes)
+        self._blocked_since: float | None = None
         self._stderr: deque[StderrLine] = deque(maxlen=STDERR_LINES_KEPT)
         self._stderr_count = 0
         self._stderr_ended = trio.Event()
         self._send_lock = trio.Lock()
 
     @classmethod
-    async def start(cls, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None) -> StdioTransport:
-        """`env` is added to the harness's own environment (as MCP clients' configs mean it)."""
+    async def start(
+        cls, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> StdioTransport:
+        """`env` is added to the harness's own environment (as MCP clients' configs mean it);
+        a stdout line longer than `max_message_bytes` is handed on as `Oversized`."""
         if not argv:
             raise TargetStartError("no target command given: put the server's command after `--`, e.g. `mcp-toolfuzz run -- python server.py`")
         try:
@@ -152,7 +177,7 @@ class StdioTransport:
             ) from None
         except OSError as error:
             raise TargetStartError(f"could not start the target {argv[0]!r}: {error.strerror or error}") from None
-        return cls(argv, process)
+        return cls(argv, process, max_message_bytes=max_message_bytes)
 
     @property
     def pid(self) -> int:
@@ -177,16 +202,28 @@ class StdioTransport:
     async def incoming(self) -> AsyncIterator[Arrival]:
         """stdout, one line at a time (without the newline), until the target closes it."""
         assert self._process.stdout is not None
-        async for line in _split_lines(self._process.stdout):
+        async for line in _frames(self._process.stdout, self._stdout):
+            if isinstance(line, Oversized):
+                self._blocked_since = None if line.ended else time.monotonic()
             yield line
+
+    @property
+    def blocked_since(self) -> float | None:
+        return self._blocked_since
+
+    @property
+    def blocked_bytes(self) -> int:
+        return self._stdout.oversized_bytes
 
     async def background(self) -> None:
         """Read stderr into the buffer until the target closes it."""
         assert self._process.stderr is not None
         try:
-            async for raw in _split_lines(self._process.stderr):
+            async for frame in _frames(self._process.stderr, Lines(STDERR_LINE_BYTES)):
+                if isinstance(frame, Oversized) and not frame.ended:
+                    continue
                 self._stderr_count += 1
-                self._stderr.append(StderrLine(self._stderr_count, raw.decode("utf-8", errors="replace").rstrip("\r")))
+                self._stderr.append(StderrLine(self._stderr_count, _stderr_text(frame)))
         finally:
             self._stderr_ended.set()
 
@@ -236,26 +273,24 @@ class StdioTransport:
                     await stream.aclose()
 
 
-async def _split_lines(stream: trio.abc.ReceiveStream) -> AsyncIterator[bytes]:
-    buffer = bytearray()
+async def _frames(stream: trio.abc.ReceiveStream, lines: Lines) -> AsyncIterator[Frame]:
     while True:
         try:
             chunk = await stream.receive_some(65536)
         except (trio.BrokenResourceError, trio.ClosedResourceError):
             chunk = b""
         if not chunk:
-            if buffer:
-                yield bytes(buffer)
+            for frame in lines.end():
+                yield frame
             return
-        buffer += chunk
-        start = 0
-        while (end := buffer.find(b"\n", start)) != -1:
-            yield bytes(buffer[start:end])
-            start = end + 1
-        del buffer[:start]
-        if len(buffer) > MAX_MESSAGE_BYTES:
-            yield bytes(buffer[:MAX_MESSAGE_BYTES])
-            buffer.clear()
+        for frame in lines.feed(chunk):
+            yield frame
+
+
+def _stderr_text(frame: Frame) -> str:
+    if isinstance(frame, Oversized):
+        return f"{frame.head.decode('utf-8', errors='replace')}... [a line of {frame.size:,} bytes, cut]"
+    return frame.decode("utf-8", errors="replace").rstrip("\r")
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:

@@ -24,6 +24,7 @@ argument where the rule concerns arguments, so that tests can check the shrunk r
 - tool-list-leak: the error for an unknown tool lists every tool.
 - internal-details-leak: `divide` with b == 0 answers a tool execution error with a traceback.
 - stdout-not-protocol: `echo` prints a debug line on stdout (not JSON-RPC) before answering.
+- tool-name: `weather` is listed twice (on the second page too).
 - malformed-meta, unsupported-version, header-mismatch: rules of 2026-07-28, see
   `reference_stateless.py`.
 
@@ -135,6 +136,8 @@ class Server:
         self.server_request_id = 0
         self.era: str | None = None
         """"handshake" or "stateless", from the first request (stdio)."""
+        self.tools = TOOLS + [TOOLS[3]] if bug == "tool-name" else TOOLS
+        """What tools/list lists."""
 
     def write(self, message: dict[str, Any]) -> None:
         with self.lock:
@@ -181,7 +184,7 @@ class Server:
             mismatch = stateless.header_mismatch(headers, message, self.bug)
             if mismatch is not None:
                 return mismatch
-        return stateless.answer(message, self.bug, TOOLS, self.call_result)
+        return stateless.answer(message, self.bug, self.tools, self.call_result)
 
     def answer(self, message: dict[str, Any]) -> dict[str, Any]:
         method, request_id = message["method"], message["id"]
@@ -193,7 +196,7 @@ class Server:
             }
         elif method == "tools/list":
             cursor = (message.get("params") or {}).get("cursor")
-            result = {"tools": TOOLS[:3], "nextCursor": "page-2"} if cursor is None else {"tools": TOOLS[3:]}
+            result = {"tools": self.tools[:3], "nextCursor": "page-2"} if cursor is None else {"tools": self.tools[3:]}
         elif method == "ping":
             result = {}
         else:

@@ -1,0 +1,98 @@
+"""What came of a request: the records the session hands up, and the oracle reads.
+
+A reply is one of: an answer (`Answered`), an answer that cannot be read (`UnreadableAnswer`),
+no answer within the timeout (`NoAnswer`), an HTTP exchange that ended without one
+(`NotDelivered`), or the target gone (`TargetExited`). Anything odd seen meanwhile is an
+`Anomaly` of the `Exchange`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from strategies.meta import HeaderOverrides
+
+
+@dataclass(frozen=True, slots=True)
+class Answered:
+    message: dict[str, Any]
+    seconds: float
+    status: int | None = None
+    """The HTTP status of the response that carried the answer (None over stdio)."""
+
+
+@dataclass(frozen=True, slots=True)
+class NoAnswer:
+    timeout: float
+    overtaken: bool = False
+    """A request written after this one was answered before this one's timeout: the target did
+    not leave it unanswered merely by answering in order, behind the others in flight."""
+    held_up: bool = False
+    """The shared stream was held all along by a message past the size limit that had not ended
+    (an earlier answer's doing, not this request's)."""
+
+
+@dataclass(frozen=True, slots=True)
+class TargetExited:
+    returncode: int | None
+    closed_by_harness: bool = False
+    """The harness closed the target (to restart it, for another request's sake) while this
+    request was in flight: nothing of this request's doing."""
+
+
+@dataclass(frozen=True, slots=True)
+class NotDelivered:
+    """The transport's exchange for this request ended without an answer (HTTP: a status with
+    no JSON-RPC body, a body that is not JSON, a dropped connection)."""
+
+    detail: str
+    seconds: float
+
+
+@dataclass(frozen=True, slots=True)
+class UnreadableAnswer:
+    """An answer to this request came that cannot be taken as JSON: not UTF-8, nested past the
+    depth limit, or past the size limit (`reason`)."""
+
+    reason: str
+    text: str
+    """Its beginning (and end), as far as it could be decoded, to quote."""
+    seconds: float
+
+
+Reply = Answered | NoAnswer | TargetExited | NotDelivered | UnreadableAnswer
+
+
+class AnomalyKind(Enum):
+    STRAY_ANSWER = "an answer carrying an id that no request in flight has"
+    DUPLICATE_ANSWER = "a second answer to a request already answered"
+    LATE_ANSWER = "an answer to a request whose timeout had passed"
+    GARBAGE = "a message that is not JSON-RPC (a stdout line, an HTTP body, an SSE event)"
+    UNREADABLE = "an answer that cannot be read (its id could not be told)"
+
+
+@dataclass(frozen=True, slots=True)
+class Anomaly:
+    kind: AnomalyKind
+    text: str
+    own: bool = False
+    """Carried by this request's own HTTP response (else: seen on the shared stream while the
+    request was in flight)."""
+
+    def describe(self) -> str:
+        where = "on this request's own HTTP response" if self.own else "while this request was in flight"
+        return f"{self.kind.value} came {where}: {self.text}"
+
+
+@dataclass(frozen=True, slots=True)
+class Exchange:
+    """One request and what came of it."""
+
+    request: dict[str, Any]
+    reply: Reply
+    anomalies: tuple[Anomaly, ...] = ()
+    stderr: tuple[str, ...] = ()
+    headers: HeaderOverrides = ()
+    """The HTTP header values sent instead of those the request implies."""
