@@ -18,7 +18,8 @@ from fuzz.hosted import HostedTarget
 from fuzz.options import RunOptions
 from fuzz.plan import ToolPlan, plan, revision_kinds_for, with_envelope
 from fuzz.pytest_plugin import Invariants
-from fuzz.reports.problems import display, findings_text
+from fuzz.reports.problems import findings_text, shown
+from fuzz.text import printable
 from fuzz.target import HttpTarget, StdioTarget, TargetSpec
 from fuzz.wire.lifecycle import ALL_VERSIONS
 from strategies.cases import ENVELOPE
@@ -105,7 +106,7 @@ def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
     """What the run says of `rule` on `tool`."""
     summary = next((summary for summary in result.tools if summary.tool == tool), None)
     if summary is None:
-        return Verdict("failed", f"{display(tool)} was not fuzzed: {result.stopped_early or 'the run ended first'}")
+        return Verdict("failed", f"{shown(tool)} was not fuzzed: {result.stopped_early or 'the run ended first'}")
     findings = [finding for finding in summary.findings if finding.rule.id == rule]
     if findings:
         return Verdict("failed", findings_text(findings) + f"\n\nrepeat: {repeat}")
@@ -113,12 +114,12 @@ def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
     judging = kinds_judging([rule]) or frozenset()
     skipped = [skip for skip in summary.skips if skip.case in judging and exercise is not None and not exercise.exercised]
     if skipped:
-        return Verdict("skipped", f"{display(tool)}: {skipped[0].reason}")
+        return Verdict("skipped", f"{shown(tool)}: {printable(skipped[0].reason)}")
     if exercise is None or not exercise.exercised:
         reason = exercise.reason if exercise is not None else "it does not apply to this tool"
         if result.stopped_early:
             reason += f" (the run stopped early: {result.stopped_early})"
-        return Verdict("skipped", f"{rule} not exercised on {display(tool)}: {reason}")
+        return Verdict("skipped", f"{rule} not exercised on {shown(tool)}: {printable(reason)}")
     return Verdict("passed")
 
 
@@ -167,7 +168,7 @@ class InvariantsCollector(pytest.Collector):
         rules = _judged_rules(self.options, self.host())
         for tool_plan in plans:
             name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
-            yield ToolCollector.from_parent(self, name=display(name), tool=name, rules=_applicable(tool_plan, rules))
+            yield ToolCollector.from_parent(self, name=shown(name), tool=name, rules=_applicable(tool_plan, rules))
 
     @property
     def module_key(self) -> str:
@@ -297,14 +298,14 @@ def _report_subtests(request: pytest.FixtureRequest, verdicts: list[tuple[str, s
     failed = [(tool, rule, v) for tool, rule, v in verdicts if v.outcome == "failed"]
     if subtests is not None:
         for tool, rule, outcome in verdicts:
-            with subtests.test(msg=f"{display(tool)}::{rule}"):
+            with subtests.test(msg=f"{shown(tool)}::{rule}"):
                 if outcome.outcome == "failed":
                     pytest.fail(outcome.text, pytrace=False)
                 if outcome.outcome == "skipped":
                     pytest.skip(outcome.text)
         return
     if failed:
-        pytest.fail("\n\n".join(f"{display(tool)}::{rule}\n{v.text}" for tool, rule, v in failed), pytrace=False)
+        pytest.fail("\n\n".join(f"{shown(tool)}::{rule}\n{v.text}" for tool, rule, v in failed), pytrace=False)
 
 
 def hosts(config: pytest.Config) -> _Hosts:

@@ -141,8 +141,8 @@ def _unreadable(line: bytes, reason: str, value: Any = None) -> Unreadable:
 def _oversized(frame: Oversized, limit: int) -> Unreadable:
     """An oversized message, in words that do not depend on where the reading stood when the
     limit was passed (the same server gives the same finding)."""
-    size = f"of {frame.size:,} bytes" if frame.ended else "not ended when it passed"
-    reason = f"a message {size} the size limit the harness reads ({limit:,} bytes, --max-answer-size)"
+    limit_text = f"past the size limit the harness reads ({limit:,} bytes, --max-answer-size)"
+    reason = f"a message of {frame.size:,} bytes, {limit_text}" if frame.ended else f"a message {limit_text}, not ended as it passed it"
     head = frame.head.decode("utf-8", errors="replace")
     text = f"{clip(head, _QUOTED // 2)} ... {frame.tail[-_QUOTED // 2:].decode('utf-8', errors='replace')}" if frame.ended else clip(head, _QUOTED)
     return Unreadable(salvaged_id(frame.head, frame.tail if frame.ended else b""), reason, text)

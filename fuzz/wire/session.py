@@ -11,14 +11,12 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 import trio
 
 from fuzz.wire.jsonrpc import (
     JSONRPC_VERSION,
-    METHOD_NOT_FOUND,
     MAX_DEPTH,
     Garbage,
     Notification,
@@ -42,77 +40,20 @@ from fuzz.wire.replies import (
     TargetExited,
     UnreadableAnswer,
 )
+from fuzz.wire.server_requests import ServerRequestAnswers
 from fuzz.wire.transport import Carried, Transport, TransportClosed, Undelivered
+from fuzz.wire.waiting import Batch, Marks, Waiter
 from strategies.meta import HeaderOverrides
-
-
-class _Batch:
-    """Requests sent together and waited on together: `done` is set once none is left waiting
-    (answered, undelivered, or the target gone)."""
-
-    __slots__ = ("left", "done", "on_end")
-
-    def __init__(self, size: int, on_end: Callable[[], None] | None) -> None:
-        self.left = size
-        self.done = trio.Event()
-        self.on_end = on_end
-
-
-@dataclass(slots=True)
-class _Waiter:
-    batch: _Batch
-    message: dict[str, Any] | None = None
-    status: int | None = None
-    undelivered: str | None = None
-    unreadable: Unreadable | None = None
-    held_up: bool = False
-    """Woken because a line that seems never to end holds the shared stream."""
-    answered_at: float = 0.0
-    written: int = -1
-    """Its place in the order the requests were written (-1 until it is)."""
-    written_at: float = 0.0
-    anomalies: list[Anomaly] = field(default_factory=list)
-    """What was odd about the messages this request's own HTTP exchange carried."""
-    ended: trio.Event = field(default_factory=trio.Event)
-    """Its HTTP exchange is over (the transport's end marker came)."""
-    woken: bool = False
-    over: bool = False
-
-    def wake(self) -> None:
-        """Nothing more to wait for (an answer, an undelivered marker, the target gone)."""
-        if not self.woken:
-            self.woken = True
-            self.batch.left -= 1
-            if self.batch.left == 0:
-                self.batch.done.set()
-
-    def end(self) -> None:
-        """Its exchange is over: tell the sender's `on_end`, once."""
-        if not self.over:
-            self.over = True
-            if self.batch.on_end is not None:
-                self.batch.on_end()
 
 
 _FINISHED_IDS_KEPT = 10_000
 
 
-SERVER_REQUESTS_QUEUED = 64
-"""Answers to a server's requests waiting to be written; past this, requests go unanswered."""
 
 _ANOMALIES_KEPT = 2_000
 """Odd messages on the shared stream kept for the requests in flight; beyond it the older half
 goes (a server that writes a log line to stdout per call would otherwise grow the list for the
 whole run)."""
-
-
-@dataclass(frozen=True, slots=True)
-class _Marks:
-    """Where a send began: the shared anomalies and stderr lines seen so far, and when."""
-
-    anomalies: int
-    stderr: int
-    started: float
 
 
 SETTLE_SECONDS = 1.0
@@ -127,7 +68,7 @@ class Session:
         self.transport = transport
         self._max_depth = max_depth
         self._next_id = 0
-        self._waiters: dict[str, _Waiter] = {}
+        self._waiters: dict[str, Waiter] = {}
         self._finished: OrderedDict[str, bool] = OrderedDict()
         """Ids whose exchange is over, and whether an answer had come by then."""
         self._anomalies: list[Anomaly] = []
@@ -144,10 +85,7 @@ class Session:
         self._told_oversized = False
         """The oversized line now being read on the shared stream was already told (as some
         request's answer, or noted)."""
-        self._to_answer, self._server_requests = trio.open_memory_channel[dict[str, Any]](SERVER_REQUESTS_QUEUED)
-        self.server_requests_unanswered = 0
-        """Requests from the server dropped unanswered: more came than the harness could answer
-        while the server did not read its stdin."""
+        self.server_requests = ServerRequestAnswers(transport)
 
     @property
     def closed(self) -> bool:
@@ -185,7 +123,7 @@ class Session:
     async def serve(self) -> None:
         async with trio.open_nursery() as nursery:
             nursery.start_soon(self.transport.background)
-            nursery.start_soon(self._answer_server_requests)
+            nursery.start_soon(self.server_requests.run)
             transport = self.transport
             try:
                 async for item in transport.incoming():
@@ -196,7 +134,7 @@ class Session:
                     status = item.status if isinstance(item, Carried) else None
                     for incoming in parse_line(item.data if isinstance(item, Carried) else item, self._max_depth, transport.max_message_bytes):
                         if isinstance(incoming, ServerRequest):
-                            self._queue_answer(incoming)
+                            self.server_requests.queue(incoming)
                         elif isinstance(incoming, Unreadable):
                             self._unreadable(incoming, origin, item)
                         else:
@@ -204,7 +142,7 @@ class Session:
             finally:
                 self._ended_by_harness = self.closing
                 self._closed.set()
-                self._to_answer.close()
+                self.server_requests.close()
                 for waiter in self._waiters.values():
                     waiter.wake()
 
@@ -247,12 +185,12 @@ class Session:
         overrides = list(headers) if headers is not None else [()] * len(builds)
         requests = [build(self._new_id()) for build in builds]
         per_request = self.transport.exchange_per_request
-        shared = _Batch(len(requests), on_end)
-        waiters = [_Waiter(_Batch(1, on_end) if per_request else shared) for _ in requests]
+        shared = Batch(len(requests), on_end)
+        waiters = [Waiter(Batch(1, on_end) if per_request else shared) for _ in requests]
         keys = [id_key(request["id"]) for request in requests]
         for key, waiter in zip(keys, waiters):
             self._waiters[key] = waiter
-        marks = _Marks(self._anomalies_dropped + len(self._anomalies), self.transport.stderr_mark, time.monotonic())
+        marks = Marks(self._anomalies_dropped + len(self._anomalies), self.transport.stderr_mark, time.monotonic())
         try:
             if not per_request:
                 return await self._exchange_together(requests, waiters, timeout, marks)
@@ -282,7 +220,7 @@ class Session:
                 self._anomalies_dropped += cut
 
     async def _exchange_together(
-        self, requests: list[dict[str, Any]], waiters: list[_Waiter], timeout: float, marks: _Marks
+        self, requests: list[dict[str, Any]], waiters: list[Waiter], timeout: float, marks: Marks
     ) -> list[Exchange]:
         if await self._write(b"".join(map(encode, requests)), waiters):
             with trio.move_on_after(timeout):
@@ -293,7 +231,7 @@ class Session:
         ]
 
     async def _exchange_one(
-        self, request: dict[str, Any], waiter: _Waiter, headers: HeaderOverrides, timeout: float, marks: _Marks
+        self, request: dict[str, Any], waiter: Waiter, headers: HeaderOverrides, timeout: float, marks: Marks
     ) -> Exchange:
         if await self._write(encode(request), [waiter], headers):
             with trio.move_on_after(timeout):
@@ -303,7 +241,7 @@ class Session:
                     await waiter.ended.wait()
         return self._exchange(request, await self._reply(request, waiter, timeout, marks), marks, waiter, headers)
 
-    async def _write(self, data: bytes, waiters: list[_Waiter], headers: HeaderOverrides = ()) -> bool:
+    async def _write(self, data: bytes, waiters: list[Waiter], headers: HeaderOverrides = ()) -> bool:
         """Write `data` (the requests of `waiters`) unless the target is gone; True when written,
         each waiter then given its place in the order of writing."""
         if self.closed:
@@ -318,7 +256,7 @@ class Session:
             self._written += 1
         return True
 
-    async def _reply(self, request: dict[str, Any], waiter: _Waiter, timeout: float, marks: _Marks) -> Reply:
+    async def _reply(self, request: dict[str, Any], waiter: Waiter, timeout: float, marks: Marks) -> Reply:
         if waiter.message is not None:
             return Answered(waiter.message, waiter.answered_at - marks.started, waiter.status)
         if waiter.unreadable is not None:
@@ -350,7 +288,7 @@ class Session:
         except TransportClosed:
             pass
 
-    def _exchange(self, request: dict[str, Any], reply: Reply, marks: _Marks, waiter: _Waiter, headers: HeaderOverrides) -> Exchange:
+    def _exchange(self, request: dict[str, Any], reply: Reply, marks: Marks, waiter: Waiter, headers: HeaderOverrides) -> Exchange:
         shared = self._anomalies[max(0, marks.anomalies - self._anomalies_dropped):]
         return Exchange(
             request=request,
@@ -375,7 +313,7 @@ class Session:
             waiter.wake()
 
     def _dispatch(
-        self, incoming: Response | Notification | Garbage, origin: _Waiter | None = None, status: int | None = None
+        self, incoming: Response | Notification | Garbage, origin: Waiter | None = None, status: int | None = None
     ) -> None:
         """`origin` is the waiter whose HTTP exchange carried the message, when known: an
         anomaly is then recorded for that request alone."""
@@ -404,33 +342,7 @@ class Session:
         else:
             anomalies.append(Anomaly(AnomalyKind.GARBAGE, f"{incoming.text} ({incoming.reason})", own=origin is not None))
 
-    def _queue_answer(self, request: ServerRequest) -> None:
-        """Queue the answer to a server's request for the writer task: the reader never waits on
-        a write (a server that floods requests and does not read its stdin would otherwise stop
-        the harness reading its stdout, and both would wait on each other)."""
-        if request.method == "ping":
-            answer: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": request.id, "result": {}}
-        else:
-            answer = {
-                "jsonrpc": JSONRPC_VERSION,
-                "id": request.id,
-                "error": {"code": METHOD_NOT_FOUND, "message": f"mcp-toolfuzz does not support {request.method}"},
-            }
-        try:
-            self._to_answer.send_nowait(answer)
-        except (trio.WouldBlock, trio.ClosedResourceError):
-            self.server_requests_unanswered += 1
-
-    async def _answer_server_requests(self) -> None:
-        """The harness declares no client capabilities, so it answers `ping` and refuses the rest."""
-        async with self._server_requests:
-            async for answer in self._server_requests:
-                try:
-                    await self.transport.send(encode(answer))
-                except TransportClosed:
-                    return
-
-    def _unreadable(self, incoming: Unreadable, origin: _Waiter | None, item: object) -> None:
+    def _unreadable(self, incoming: Unreadable, origin: Waiter | None, item: object) -> None:
         """An answer that cannot be read is the answer of the request whose id it shows (or whose
         HTTP exchange carried it); with no id to read, of the one request awaiting an answer, if
         only one is; else it is noted on the shared stream for the requests in flight. An
@@ -457,7 +369,7 @@ class Session:
                 waiter.wake()
                 waiter.end()
 
-    def _tell_unreadable(self, incoming: Unreadable, origin: _Waiter | None, *, final: bool) -> bool:
+    def _tell_unreadable(self, incoming: Unreadable, origin: Waiter | None, *, final: bool) -> bool:
         """Give `incoming` to the request it answers, or note it; False when that must wait for
         more of it (not `final`, and whose it is cannot be told yet)."""
         waiter = origin

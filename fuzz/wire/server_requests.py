@@ -1,0 +1,57 @@
+"""Answering what a server asks of the harness, without ever holding up reading its answers.
+
+The harness declares no client capabilities, so it answers `ping` and refuses every other
+request with -32601. The answers are written by a task of their own from a bounded queue: the
+reader only queues. A server that floods requests and does not read its stdin would otherwise
+stop the harness reading its stdout, and both would wait on each other for good. Past the
+queue's size, requests go unanswered (counted): a server that asks faster than it reads cannot
+be answered anyway.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import trio
+
+from fuzz.wire.jsonrpc import JSONRPC_VERSION, METHOD_NOT_FOUND, ServerRequest, encode
+from fuzz.wire.transport import Transport, TransportClosed
+
+QUEUED = 64
+"""Answers waiting to be written."""
+
+
+class ServerRequestAnswers:
+    """`queue` each request as it is read; `run` writes the answers until `close`."""
+
+    def __init__(self, transport: Transport) -> None:
+        self._transport = transport
+        self._to_send, self._to_write = trio.open_memory_channel[dict[str, Any]](QUEUED)
+        self.unanswered = 0
+        """Requests dropped unanswered: more came than could be answered while the server did
+        not read its stdin."""
+
+    def queue(self, request: ServerRequest) -> None:
+        if request.method == "ping":
+            answer: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": request.id, "result": {}}
+        else:
+            answer = {
+                "jsonrpc": JSONRPC_VERSION,
+                "id": request.id,
+                "error": {"code": METHOD_NOT_FOUND, "message": f"mcp-toolfuzz does not support {request.method}"},
+            }
+        try:
+            self._to_send.send_nowait(answer)
+        except (trio.WouldBlock, trio.ClosedResourceError):
+            self.unanswered += 1
+
+    async def run(self) -> None:
+        async with self._to_write:
+            async for answer in self._to_write:
+                try:
+                    await self._transport.send(encode(answer))
+                except TransportClosed:
+                    return
+
+    def close(self) -> None:
+        self._to_send.close()
