@@ -12,7 +12,9 @@
 - `exploration` is one Hypothesis run over one tool x case kind, its examples batches of cases,
   its violations shrunk into `findings`; `engine` runs `--workers` explorations at once
   (`options` holds what it is asked), spreads `--max-time`, writes reproductions, emits events
-  and knows no reporter.
+  and knows no reporter; `hypothesis_threads` makes what Hypothesis shares between those
+  threads (reading lambda sources, local constants) safe to share, so that no draw depends on
+  which thread ran when.
 - `shards` splits a run's tools between `--processes` forked worker processes, each with its
   own target, and merges their events and results into one run.
 - `revisions` makes a run per revision the target speaks (`--protocol-version all`) and finds

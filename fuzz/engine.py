@@ -49,6 +49,7 @@ from fuzz.exploration import (
     send_canonical,
 )
 from fuzz.findings import INTERRUPTED, TERMINATED, Finding, FindingKey, Replayed, RunResult, Skip, ToolSummary
+from fuzz.hypothesis_threads import guard as guard_hypothesis
 from fuzz.known_arguments import resolve_known_arguments
 from fuzz.options import RunOptions
 from fuzz.oracle import Criteria
@@ -114,6 +115,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     `options.processes` above one, the tools are split between worker processes
     (`fuzz.shards`), each of which runs this with its `Shard`."""
     use_user_cache()
+    guard_hypothesis()  # here too, before the worker processes are forked: they inherit what it collects
     if options.processes > 1 and options.shard is None:
         return run_in_processes(options, listener, run)
     progress, started, deadline = _Progress(), time.monotonic(), _deadline(options)
@@ -240,6 +242,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     )
     tool_plans = with_envelope(plans, options.envelope)
     owned = _owned(tool_plans, options)
+    guard_hypothesis()
     runner = _Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
     runner.judge_names(target.tools)
     await runner.run_rounds([

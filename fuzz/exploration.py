@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import time
 from dataclasses import replace
 from typing import Any, Callable, Sequence
@@ -30,6 +29,7 @@ from hypothesis.errors import Unsatisfiable
 from fuzz.database import example_database
 from fuzz.dispatch import Dispatcher, Sent
 from fuzz.findings import Finding
+from fuzz.hypothesis_threads import BUILDING
 from fuzz.options import RunOptions
 from fuzz.answers import AnswerClass, Observation, observe
 from fuzz.coverage import bucket, named_fields
@@ -39,16 +39,6 @@ from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import ABSENT, ENVELOPE, canonical_cases, canonical_envelope_cases, coercion_cases, envelope_cases
 from strategies.meta import Stateless
 from strategies.values import Known
-
-_BUILDING = threading.Lock()
-"""Explorations in worker threads build their strategies one at a time. Hypothesis reads a
-lambda's source when a filter is applied to a numeric strategy (and for a strategy's repr),
-through `ast.parse` (whose recursion-depth bookkeeping CPython 3.11 does not guard between
-threads: "SystemError: AST constructor recursion depth mismatch"), a WeakKeyDictionary and an
-LRU cache, none safe to share between threads; built at once by several explorations, a
-strategy failed now and then ("dictionary changed size during iteration") and its case kind
-was skipped. `validate()` resolves the lazy strategies inside, so no building is left for
-the draws."""
 
 CASES_PER_EXAMPLE = 8
 """Cases in one Hypothesis example; an eighth of --max-examples when that is fewer, so that a
@@ -271,7 +261,7 @@ class Exploration:
 
     def _search(self) -> None:
         try:
-            with _BUILDING:
+            with BUILDING:  # one thread at a time reads lambda sources (`fuzz.hypothesis_threads`)
                 strategy = envelope_cases() if self.tool is None else cases(
                     self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known, stateless=self.stateless
                 )

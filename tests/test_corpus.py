@@ -4,10 +4,12 @@ replayed first, baselines, export, determinism, and interruption."""
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import signal
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -146,11 +148,65 @@ def _report_of_run(path: Path, *options: str) -> dict[str, Any]:
 
 
 def _difference(first: dict[str, Any], second: dict[str, Any]) -> str:
-    """Where two reports differ, as the lines of a diff (a failure's message must say what)."""
-    import difflib
+    """Where two reports differ (JSON-RPC ids aside), one line per value, by its path in the
+    report (a tool by its name, a finding by rule, tool and case): a failure's message must say
+    what differs, and must never fail itself. (`without_jsonrpc_ids` writes each id as a bare
+    `N`, which is not JSON: the reports are compared as read back with every id made 0.)"""
+    try:
+        lines = list(_differing(*(_ids_as_zero(report) for report in (first, second))))
+    except Exception as error:  # noqa: BLE001 - the assertion's own message must not raise
+        return f"the reports differ; where could not be shown ({error!r})"
+    if len(lines) > _DIFFERENCES_SHOWN:
+        lines[_DIFFERENCES_SHOWN:] = [f"... and {len(lines) - _DIFFERENCES_SHOWN} more"]
+    return "the reports differ (path: first | second):\n" + "\n".join(lines or ["nowhere but in their JSON-RPC ids"])
 
-    lines = [json.dumps(json.loads(without_jsonrpc_ids(report)), indent=1, sort_keys=True).splitlines() for report in (first, second)]
-    return "\n".join(list(difflib.unified_diff(*lines, lineterm="", n=2))[:80])
+
+_DIFFERENCES_SHOWN = 40
+
+
+def _ids_as_zero(report: dict[str, Any]) -> Any:
+    return json.loads(re.sub(r'(?<!\\)("id": )N\b', r"\g<1>0", without_jsonrpc_ids(report)))
+
+
+def _differing(first: Any, second: Any, path: str = "report") -> Iterator[str]:
+    """The paths at which `first` and `second` differ, each with both values (shortened)."""
+    if isinstance(first, dict) and isinstance(second, dict):
+        for key in [*first, *(key for key in second if key not in first)]:
+            yield from _differing(first.get(key, _ABSENT), second.get(key, _ABSENT), f"{path}.{key}")
+    elif isinstance(first, list) and isinstance(second, list):
+        ones, others = _by_label(first), _by_label(second)
+        for label in [*ones, *(label for label in others if label not in ones)]:
+            yield from _differing(ones.get(label, _ABSENT), others.get(label, _ABSENT), f"{path}[{label}]")
+    elif isinstance(first, str) and isinstance(second, str) and first != second:
+        at = next((index for index, (one, other) in enumerate(zip(first, second)) if one != other), min(len(first), len(second)))
+        yield f"{path}, from character {at}: {_short(first[max(0, at - 40):])} | {_short(second[max(0, at - 40):])}"
+    elif first != second:
+        yield f"{path}: {_short(first)} | {_short(second)}"
+
+
+_ABSENT = "(absent)"
+
+
+def _by_label(items: list[Any]) -> dict[str, Any]:
+    """A list's items by what names them (a tool's name, null for the envelope; a finding's rule,
+    tool and case), or by place when that does not tell them apart."""
+    labels = [_label(item) for item in items]
+    if None in labels or len(set(labels)) < len(labels):
+        return {str(index): item for index, item in enumerate(items)}
+    return dict(zip(labels, items))  # type: ignore[arg-type]
+
+
+def _label(item: Any) -> str | None:
+    if isinstance(item, dict) and "name" in item:
+        return json.dumps(item["name"]).strip('"')
+    if isinstance(item, dict) and "rule" in item:
+        return " · ".join(str(item.get(key)) for key in ("rule", "tool", "case"))
+    return None
+
+
+def _short(value: Any) -> str:
+    text = value if value is _ABSENT else json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
 
 
 def test_two_runs_with_one_seed_give_identical_reports_but_for_timings_and_ids(tmp_path: Path) -> None:
@@ -161,7 +217,7 @@ def test_two_runs_with_one_seed_give_identical_reports_but_for_timings_and_ids(t
     assert first["findings"], "the demo has findings at this budget"
     assert without_jsonrpc_ids(first) == without_jsonrpc_ids(second), _difference(first, second)
     alone = [_report_of_run(tmp_path / f"{name}.json", "--workers", "1", "--processes", "1") for name in ("alone-1", "alone-2")]
-    assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(alone[1])
+    assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(alone[1]), _difference(alone[0], alone[1])
     three = _report_of_run(tmp_path / "three.json", "--workers", "1", "--processes", "3")
     for report in (first, three, *alone):
         report["options"].pop("workers")

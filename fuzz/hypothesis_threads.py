@@ -1,0 +1,109 @@
+"""Hypothesis shared by the explorations' worker threads: the parts of it that are not
+thread-safe, used one thread at a time, so that what a run finds never depends on which thread
+drew when.
+
+`--workers` explorations run Hypothesis at once, each in a worker thread of its own. Hypothesis
+keeps its engine per test, but three things it does are shared between threads unguarded:
+
+- Describing a lambda (`hypothesis.internal.lambda_sources`): a strategy's repr names its
+  lambdas from their source, through `ast.parse` (whose recursion-depth bookkeeping CPython 3.11
+  keeps per interpreter, not per thread: "SystemError: AST constructor recursion depth
+  mismatch"), module-wide caches, and a dict comprehension over `sys.modules` (which an import
+  in another thread changes under it: "RuntimeError: dictionary changed size during
+  iteration"). Building a strategy needs descriptions, and so does a *draw*: the first time a
+  filter retries or a recursive strategy runs over its leaves, Hypothesis names the strategy in
+  an event. Seen on the demo at `--workers 4 --processes 2` on a loaded machine, about one run
+  in fifty: a draw raised one of those, the exploration took it for a generation error and
+  skipped its case kind, and two runs of one seed gave different reports. Descriptions are made
+  here one at a time, under the lock that building takes; one that still fails (an import in a
+  thread that describes nothing) is tried again, then named `<lambda>`.
+- Reading a filter on a number (`hypothesis.internal.filtering`): `.filter(lambda x: x > 5)`
+  becomes bounds when its description parses, and stays a filter that rejects (other draws)
+  when anything fails, silently. It is built (on a draw too, for a strategy built lazily), under
+  the same lock.
+- Its local constants (`hypothesis.internal.conjecture.providers`): values found in the source
+  of the modules outside site-packages, drawn now and then. They are collected on the first
+  draw of a process (about 0.2 s), and each thread caches the values it may draw for a
+  constraint; a thread that draws while another is still collecting keeps a partial pool for
+  the rest of the run, and draws other values from the same seed. They are collected here,
+  before any exploration starts (a module of this package imported later, while explorations
+  draw, would open that window again: none is).
+
+All three reach into Hypothesis's internals: a version without them is left as it is.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+BUILDING = threading.RLock()
+"""Held while an exploration builds its strategies, while a lambda is described and while a
+filter on a number is read: one thread at a time reads lambda sources. Re-entrant: building
+does both."""
+
+_TRIES = 10
+"""Descriptions tried per lambda before it is named `<lambda>` (which reads as no bounds, for a
+filter on a number): what fails one is an import in another thread, which does not last."""
+
+_guarded = False
+
+
+def guard() -> None:
+    """Make Hypothesis's shared parts safe for the explorations' threads (see the module's
+    docstring): call it before explorations start, once the target is open (opening an HTTP
+    target imports a module of this package, whose constants count), and before worker
+    processes are forked (they inherit what it collected, and do not collect it again). Cheap
+    when called again: only modules imported since are read."""
+    global _guarded
+    with BUILDING:
+        if not _guarded:
+            _guarded = True
+            _describe_one_at_a_time()
+        _collect_local_constants()
+
+
+def _describe_one_at_a_time() -> None:
+    try:
+        from hypothesis.internal import filtering, lambda_sources
+    except ImportError:
+        return
+    original: Callable[..., str] | None = getattr(lambda_sources, "lambda_description", None)
+    if original is not None:
+        guarded = _guarded_description(original)
+        lambda_sources.lambda_description = guarded  # type: ignore[assignment]
+        if getattr(filtering, "lambda_description", None) is original:
+            filtering.lambda_description = guarded  # type: ignore[attr-defined]
+    bounds: Callable[..., Any] | None = getattr(filtering, "get_numeric_predicate_bounds", None)
+    if bounds is not None:
+        filtering.get_numeric_predicate_bounds = _one_at_a_time(bounds)  # type: ignore[assignment]
+
+
+def _one_at_a_time(original: Callable[..., Any]) -> Callable[..., Any]:
+    def guarded(*arguments: Any, **options: Any) -> Any:
+        with BUILDING:
+            return original(*arguments, **options)
+
+    return guarded
+
+
+def _guarded_description(original: Callable[..., str]) -> Callable[..., str]:
+    def lambda_description(f: Any, *arguments: Any, **options: Any) -> str:
+        with BUILDING:
+            for _ in range(_TRIES):
+                try:
+                    return original(f, *arguments, **options)
+                except (RuntimeError, SystemError):
+                    continue
+        return "<lambda>"
+
+    return lambda_description
+
+
+def _collect_local_constants() -> None:
+    try:
+        from hypothesis.internal.conjecture.providers import _get_local_constants
+    except ImportError:
+        return
+    _get_local_constants()
