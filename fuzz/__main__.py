@@ -1,5 +1,5 @@
 from __future__ import annotations
 
-from fuzz.console import entry_point
+from fuzz.faces.console import entry_point
 
 entry_point()

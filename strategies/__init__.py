@@ -1,13 +1,24 @@
 """Hypothesis strategies for MCP `tools/call` requests. No I/O, no MCP session.
 
-Layout: `tools` (the Tool record made from a `tools/list` entry), `schemas` (dialects and the
-validators that judge every value), `names` (unknown tool names), `arguments` with `mutations`
-(valid and invalid arguments from `inputSchema`), `outputs` (valid and invalid
-structuredContent from `outputSchema`), `values` (the machinery both share: valid values from
-`generation`, a JSON Schema generator on Hypothesis's public API, each checked by the dialect's
-validator), `envelopes` (well-formed and malformed request bodies), `cases` (one request of one
-kind for one tool). Every drawn value carries a label that
-has been checked: what makes it valid or invalid, and where.
+This module is the public face: it names what a user may import. Every value a strategy draws
+carries a label that has been checked: what makes it valid or invalid, and where. The modules
+behind the face, one family each:
+
+- what is fuzzed: `names` (unknown tool names), `arguments` (valid and invalid arguments from
+  `inputSchema`), `outputs` (valid and invalid structuredContent from `outputSchema`),
+  `envelopes` (well-formed and malformed request bodies), `meta` (the stateless revision's
+  `_meta` and headers, well-formed and broken), and `cases` (one request of one kind for one
+  tool, built from all of them);
+- the records they draw from and into: `tools` (the Tool made from a `tools/list` entry) and
+  `labelled` (a value and its label);
+- the value machinery behind arguments and outputs: `values` (valid values, kept only when the
+  dialect's validator accepts them, and invalid ones, one checked mutation each), built on
+  `generation` (a package: a JSON Schema generator on Hypothesis's public API, one module per
+  family of values), `mutations` (the kinds of mutation and the sites of a value that offer
+  them) and `mutators` (how each mutation is made);
+- what all of them share: `schemas` (dialects, and the validators that judge every value),
+  `characters` (the characters and free text every strategy draws) and `drawing` (helpers for
+  composite strategies).
 
 Use them in your own Hypothesis tests::
 
@@ -39,10 +50,10 @@ tool_calls = cases
 
 __all__ = [
     "ABSENT",
+    "MIRROR_ARGUMENT",
     "Case",
     "CaseKind",
     "InvalidSchema",
-    "MIRROR_ARGUMENT",
     "Labelled",
     "SchemaCheck",
     "Tool",

@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any, Collection, Mapping, Sequence
+from typing import Any
 
 from hypothesis import strategies as st
 
 from strategies.arguments import invalid_arguments, valid_arguments
+from strategies.characters import json_text
 from strategies.envelopes import (
     ABSENT,
     call_message,
@@ -18,7 +20,6 @@ from strategies.envelopes import (
     malformed_arguments,
     malformed_envelopes,
 )
-from strategies.generation import json_text
 from strategies.labelled import Labelled
 from strategies.meta import (
     NEVER_RELEASED_VERSIONS,
@@ -58,7 +59,7 @@ class CaseKind(Enum):
     HEADER_MISMATCH = "header-mismatch"
     """A well-formed call whose HTTP headers disagree with its body (2026-07-28, Streamable HTTP)."""
     TOOL_LISTING = "tool-listing"
-    """Not a call: the `tools/list` answer itself, judged once per run (`fuzz.tool_names`). No
+    """Not a call: the `tools/list` answer itself, judged once per run (`fuzz.judging.tool_names`). No
     strategy draws it; it names what a finding on a listed tool's name is about."""
 
 

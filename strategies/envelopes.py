@@ -13,7 +13,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.generation import json_text
+from strategies.characters import json_text
 from strategies.labelled import Labelled
 
 

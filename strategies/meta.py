@@ -12,8 +12,9 @@ thing of it at a time, so the label says exactly what is wrong.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Collection, Mapping
+from typing import Any
 
 from hypothesis import strategies as st
 

@@ -7,14 +7,14 @@ whitespace, unicode, very long, and near-misses of the listed names.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
-from typing import Callable, Collection
 
 from hypothesis import strategies as st
 
-from strategies.generation import JSON_CHARACTERS, json_text
+from strategies.characters import JSON_CHARACTERS, json_text
+from strategies.drawing import pick
 from strategies.labelled import Labelled
-from strategies.mutations import pick
 
 _WHITESPACE = " \t\n\r\u00a0\u2028\u3000\ufeff"
 

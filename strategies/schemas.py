@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import functools
 import re
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterator, Mapping
+from typing import Any
 from urllib.parse import urljoin
 
 import jsonschema
@@ -51,7 +52,9 @@ class SchemaCheck:
             schema, default=jsonschema.Draft202012Validator
         )
         try:
-            validator_class.check_schema(schema)
+            # types-jsonschema asks for a dict; jsonschema takes any mapping (its own annotation
+            # is `Mapping | bool`).
+            validator_class.check_schema(schema)  # type: ignore[arg-type]
         except jsonschema.exceptions.SchemaError as error:
             location = "/".join(str(part) for part in error.absolute_path) or "(root)"
             raise InvalidSchema(
@@ -138,7 +141,8 @@ def _named(reference: str, root: Mapping[str, Any]) -> Any:
                 return None
         return target
     names = _names(root)
-    base = root.get("$id") if isinstance(root.get("$id"), str) else ""
+    declared_base = root.get("$id")
+    base = declared_base if isinstance(declared_base, str) else ""
     for candidate in (reference, urljoin(base, reference), reference.lstrip("#")):
         if candidate in names:
             return names[candidate]
@@ -151,7 +155,8 @@ def _names(root: Mapping[str, Any]) -> dict[str, Any]:
     if cached is not None and cached[0] is root:
         return cached[1]
     names: dict[str, Any] = {}
-    base = root.get("$id") if isinstance(root.get("$id"), str) else ""
+    declared_base = root.get("$id")
+    base = declared_base if isinstance(declared_base, str) else ""
     for node in every_object(root):
         if isinstance(node.get("$anchor"), str):
             names[node["$anchor"]] = node
@@ -181,6 +186,15 @@ def every_object(document: Any) -> Iterator[Mapping[str, Any]]:
             yield from every_object(value)
 
 
+def matches_pattern(pattern: str, text: str) -> bool:
+    """Whether `text` matches the `pattern` keyword as the validator reads it (Python's
+    `re.search`, unanchored); False for a pattern `re` cannot compile."""
+    try:
+        return re.search(pattern, text) is not None
+    except re.error:
+        return False
+
+
 def json_equal(left: Any, right: Any) -> bool:
     """Equality of JSON values as JSON Schema sees it: 1 == 1.0, but true != 1 and "1" != 1."""
     if isinstance(left, bool) or isinstance(right, bool):
@@ -188,7 +202,7 @@ def json_equal(left: Any, right: Any) -> bool:
     if isinstance(left, (int, float)) and isinstance(right, (int, float)):
         return left == right
     if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right))
+        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
     if isinstance(left, dict) and isinstance(right, dict):
         return left.keys() == right.keys() and all(json_equal(left[key], right[key]) for key in left)
     return type(left) is type(right) and left == right

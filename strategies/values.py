@@ -3,13 +3,16 @@
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from hypothesis import strategies as st
 
+from strategies.drawing import pick
 from strategies.generation import from_schema
 from strategies.labelled import Labelled
-from strategies.mutations import Mutation, Site, format_path, mutate, pick, sites
+from strategies.mutations import Mutation, Site, format_path, sites
+from strategies.mutators import mutate
 from strategies.schemas import SchemaCheck, every_object
 
 
@@ -76,7 +79,7 @@ def mutated_objects(
         # gets its pattern broken often, and a base shrinks without changing the kind.
         wanted = draw(wanted_kinds)
         on_accepted = accepted_bases is not None and draw(_MOSTLY)
-        base = draw(accepted_bases) if on_accepted else draw(valid_bases)
+        base = draw(accepted_bases) if on_accepted and accepted_bases is not None else draw(valid_bases)
         offers: dict[Mutation, list[Site]] = {}
         for site in sites(check.schema, base):
             for offered in site.mutations(is_root=site.path == ()):
@@ -191,13 +194,15 @@ def _rejection(check: SchemaCheck, value: Any, path: tuple[str | int, ...], muta
 
 
 def _replace(value: Any, path: tuple[str | int, ...], replacement: Any) -> Any:
+    """`value` with the node at `path` (as `sites` finds it) replaced, copied along the path."""
     if not path:
         return replacement
     head, rest = path[0], path[1:]
     if isinstance(value, dict):
         return {**value, head: _replace(value[head], rest, replacement)}
+    assert isinstance(head, int), "sites() steps into an array by index"
     copy = list(value)
-    copy[head] = _replace(value[head], rest, replacement)  # type: ignore[index]
+    copy[head] = _replace(value[head], rest, replacement)
     return copy
 
 

@@ -1,9 +1,8 @@
 from __future__ import annotations
 
 import json
-import re
-
 import os
+import re
 import shutil
 import signal
 import socket
@@ -16,10 +15,11 @@ from typing import Iterator
 
 import pytest
 
-from fuzz import engine
-from fuzz.findings import RunResult
-from fuzz.plan import DestructiveMode, Selection
-from fuzz.target import HttpTarget, StdioTarget, TargetSpec
+from fuzz.engine.options import RunOptions
+from fuzz.engine.plan import DestructiveMode, Selection
+from fuzz.engine.run import run
+from fuzz.judging.findings import RunResult
+from fuzz.wire.target import HttpTarget, StdioTarget, TargetSpec
 
 SERVERS = Path(__file__).parent / "servers"
 TYPESCRIPT_SERVER = SERVERS / "typescript"
@@ -43,8 +43,8 @@ def fuzz(
     **options: object,
 ) -> RunResult:
     """One in-process run of the harness, as `mcp-toolfuzz run` does it."""
-    return engine.run(
-        engine.RunOptions(target=target, seed=seed, max_examples=max_examples, timeout=timeout, selection=selection, **options)  # type: ignore[arg-type]
+    return run(
+        RunOptions(target=target, seed=seed, max_examples=max_examples, timeout=timeout, selection=selection, **options)  # type: ignore[arg-type]
     )
 
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import os
 import signal
-import uuid
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest

@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from fuzz import corpus
-from fuzz.database import example_database
-from fuzz.plan import DestructiveMode, Selection
+from fuzz.corpus import reproductions as corpus
+from fuzz.corpus.database import example_database
+from fuzz.engine.plan import DestructiveMode, Selection
 from tests.conftest import SERVERS, fuzz, python_server, without_jsonrpc_ids
 
 REPO_CORPUS = Path(__file__).parent.parent / "corpus"
@@ -261,7 +261,7 @@ def test_the_example_database_survives_missing_read_only_and_corrupt_states(tmp_
     assert example_database(blocked) is None
     readonly = tmp_path / "readonly"
     (readonly / ".hypothesis").mkdir(parents=True)
-    monkeypatch.setattr("fuzz.database.os.access", lambda path, mode: False)
+    monkeypatch.setattr("fuzz.corpus.database.os.access", lambda path, mode: False)
     assert type(example_database(readonly)).__name__ == "ReadOnlyDatabase"
     monkeypatch.undo()
     directory = tmp_path / "corrupt"

@@ -7,9 +7,9 @@ import time
 
 import trio
 
-from fuzz.dispatch import PRESUMED_DROPPED, Dispatcher, Sent
+from fuzz.engine.dispatch import PRESUMED_DROPPED, Dispatcher, Sent
 from fuzz.wire.replies import Answered
-from fuzz.target import open_target
+from fuzz.wire.target import open_target
 from strategies import Case, CaseKind
 from tests.conftest import python_server
 

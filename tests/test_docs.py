@@ -25,7 +25,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.cli import build_parser
+from fuzz.faces.arguments import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

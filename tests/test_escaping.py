@@ -20,7 +20,7 @@ import xmlschema
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
-from fuzz.findings import RunResult, ToolSummary
+from fuzz.judging.findings import RunResult, ToolSummary
 from fuzz.reports.markdown import code, prose
 from fuzz.reports.problems import hints
 from fuzz.text import json_text, listing, printable, safe_line
@@ -205,7 +205,7 @@ def test_hypothesis_warnings_stay_off_the_terminal_in_threads_and_forked_process
     script.write_text(textwrap.dedent("""
         import os, threading, warnings
         from hypothesis.internal.reflection import repr_call
-        from fuzz.console import library_warnings_silenced
+        from fuzz.faces.console import library_warnings_silenced
 
         def takes(value):
             return value

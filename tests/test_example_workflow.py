@@ -16,7 +16,7 @@ import junitparser
 import xmlschema
 import yaml
 
-from fuzz.baseline import FORMAT as BASELINE_FORMAT
+from fuzz.corpus.baseline import FORMAT as BASELINE_FORMAT
 
 ROOT = Path(__file__).parent.parent
 WORKFLOW = ROOT / "examples" / "github-actions" / "nightly.yml"

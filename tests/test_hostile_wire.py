@@ -14,11 +14,18 @@ import sys
 from pathlib import Path
 
 import pytest
-
 from conftest import ALL_TOOLS, SERVERS, fuzz, python_server
-from fuzz.findings import RunResult
+
+from fuzz.judging.findings import RunResult
 from fuzz.wire.framing import ENDLESS_FACTOR, KEPT_ENDS, Lines, Oversized
-from fuzz.wire.jsonrpc import MAX_DEPTH, Garbage, Response, Unreadable, parse_line, salvaged_id
+from fuzz.wire.jsonrpc import (
+    MAX_DEPTH,
+    Garbage,
+    Response,
+    Unreadable,
+    parse_line,
+    salvaged_id,
+)
 
 HOSTILE = "hostile_wire_server.py"
 

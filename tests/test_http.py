@@ -8,11 +8,15 @@ import subprocess
 import sys
 from pathlib import Path
 
-from fuzz.plan import Selection
-from fuzz.target import StdioTarget
+from fuzz.engine.plan import Selection
+from fuzz.wire.target import StdioTarget
 from strategies.cases import ENVELOPE
 from tests.conftest import SERVERS, fuzz, rule_tool_pairs, serving_http
-from tests.test_sdk_servers import PYTHON_HIGH_LEVEL_TOOL_FINDINGS, TYPESCRIPT_TOOL_FINDINGS, _sdk_run
+from tests.test_sdk_servers import (
+    PYTHON_HIGH_LEVEL_TOOL_FINDINGS,
+    TYPESCRIPT_TOOL_FINDINGS,
+    _sdk_run,
+)
 
 MISBEHAVING = (sys.executable, str(SERVERS / "misbehaving_server.py"))
 

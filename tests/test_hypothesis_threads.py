@@ -1,4 +1,4 @@
-"""Hypothesis in the explorations' worker threads (`fuzz.hypothesis_threads`): a lambda's
+"""Hypothesis in the explorations' worker threads (`fuzz.engine.hypothesis_threads`): a lambda's
 description that another thread's import breaks is made again, not raised into a draw (where it
 skipped a case kind, and two runs of one seed differed); the local constants are collected
 before any draw."""
@@ -14,7 +14,7 @@ from hypothesis.internal import filtering, lambda_sources
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.reflection import get_pretty_function_description
 
-from fuzz.hypothesis_threads import BUILDING, _guarded_description, guard
+from fuzz.engine.hypothesis_threads import BUILDING, _guarded_description, guard
 
 
 def _broken_once(monkeypatch: pytest.MonkeyPatch) -> list[int]:

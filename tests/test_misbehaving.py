@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.cli import main
-from fuzz.plan import Selection
-from fuzz.target import StdioTarget
+from fuzz.engine.plan import Selection
+from fuzz.faces.cli import main
+from fuzz.wire.target import StdioTarget
 from tests.conftest import SERVERS, fuzz, processes_running
 
 MISBEHAVING = (sys.executable, str(SERVERS / "misbehaving_server.py"))

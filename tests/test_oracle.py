@@ -6,12 +6,21 @@ from typing import Any
 
 import pytest
 
-from fuzz.answers import AnswerClass, observe
-from fuzz.oracle import Criteria, judge
-from fuzz.profiles import SEP_2145, Profile, published
+from fuzz.judging.answers import AnswerClass, observe
+from fuzz.judging.oracle import Criteria, judge
+from fuzz.judging.profiles import SEP_2145, Profile, published
 
 REVISION_2025_11_25 = published("2025-11-25")
-from fuzz.wire.replies import Anomaly, AnomalyKind, Answered, Exchange, NoAnswer, NotDelivered, Reply, TargetExited
+from fuzz.wire.replies import (
+    Anomaly,
+    AnomalyKind,
+    Answered,
+    Exchange,
+    NoAnswer,
+    NotDelivered,
+    Reply,
+    TargetExited,
+)
 from strategies import ABSENT, Case, CaseKind, Tool
 
 REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "arguments": {}}}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from fuzz.engine.plan import ARGUMENT_KINDS, DestructiveMode, Selection, plan
 from fuzz.errors import ConfigurationError
-from fuzz.plan import ARGUMENT_KINDS, DestructiveMode, Selection, plan
 from strategies import CaseKind, Tool
 
 OBJECT = {"type": "object", "properties": {"n": {"type": "integer"}}}

@@ -9,9 +9,10 @@ import sys
 
 import pytest
 
-from fuzz import engine
-from fuzz.events import Event, Progress, ToolFinished
-from fuzz.findings import ToolSummary
+from fuzz.engine.events import Event, Progress, ToolFinished
+from fuzz.engine.options import RunOptions
+from fuzz.engine.run import run
+from fuzz.judging.findings import ToolSummary
 from fuzz.reports.terminal import TerminalReporter
 from tests.conftest import ALL_TOOLS, python_server
 
@@ -23,8 +24,8 @@ class _Terminal(io.StringIO):
 
 def test_the_engine_reports_progress_while_explorations_run() -> None:
     events: list[Event] = []
-    options = engine.RunOptions(target=python_server("lax_server.py"), seed=1, max_examples=200, timeout=5, selection=ALL_TOOLS)
-    result = engine.run(options, events.append)
+    options = RunOptions(target=python_server("lax_server.py"), seed=1, max_examples=200, timeout=5, selection=ALL_TOOLS)
+    result = run(options, events.append)
     progress = [event for event in events if isinstance(event, Progress)]
     assert progress, "a run of over a second sends Progress events"
     assert all(event.left is None for event in progress)

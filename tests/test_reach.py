@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, find, given, settings
 
-from fuzz.coverage import exercise_by_tool
+from fuzz.judging.coverage import exercise_by_tool
 from strategies import Tool, invalid_arguments, valid_arguments
 from strategies.schemas import SchemaCheck
 from strategies.values import valid_values

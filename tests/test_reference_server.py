@@ -14,14 +14,26 @@ from typing import Iterator
 
 import pytest
 
-from fuzz.plan import DestructiveMode, Selection
-from fuzz.rules import RULES, Level
+from fuzz.engine.plan import DestructiveMode, Selection
+from fuzz.judging.findings import RunResult
+from fuzz.judging.rules import RULES, Level
+from fuzz.wire.target import HttpTarget
 from strategies import CaseKind
-from fuzz.findings import RunResult
-from fuzz.target import HttpTarget
 from strategies.cases import ENVELOPE
-from strategies.meta import CLIENT_CAPABILITIES_KEY, NAME_HEADER, NEVER_RELEASED_VERSIONS, PROTOCOL_VERSION_KEY
-from tests.conftest import SERVERS, fuzz, python_server, rule_tool_pairs, serving_http, without_jsonrpc_ids
+from strategies.meta import (
+    CLIENT_CAPABILITIES_KEY,
+    NAME_HEADER,
+    NEVER_RELEASED_VERSIONS,
+    PROTOCOL_VERSION_KEY,
+)
+from tests.conftest import (
+    SERVERS,
+    fuzz,
+    python_server,
+    rule_tool_pairs,
+    serving_http,
+    without_jsonrpc_ids,
+)
 
 SIMPLEST_BOOKING = {"city": "", "nights": 1, "guests": 1}
 TOOLS = ("book", "divide", "echo", "weather", "admin", "mirror")

@@ -13,9 +13,9 @@ import pytest
 import trio
 import trio.testing
 
-from fuzz import engine
-from fuzz.dispatch import WAITING_WINDOW, Dispatcher
-from fuzz.engine import _Job, _Runner
+from fuzz.engine import scheduler
+from fuzz.engine.dispatch import WAITING_WINDOW, Dispatcher
+from fuzz.engine.scheduler import WAITING_LONG, WAITING_SHARE, Job, Runner
 from strategies import CaseKind
 
 
@@ -29,8 +29,8 @@ class Script:
     """While it runs, it counts as waiting on the target for long."""
 
 
-class ScriptedRunner(_Runner):
-    """`_Runner.run_rounds` over scripted explorations: `events` says when each round of each
+class ScriptedRunner(Runner):
+    """`Runner.run_rounds` over scripted explorations: `events` says when each round of each
     started and ended, in trio's time."""
 
     def __init__(self, scripts: dict[int, Script], *, workers: int, load: float = 0.0) -> None:
@@ -48,10 +48,10 @@ class ScriptedRunner(_Runner):
     def waiting_long(self, *, longer_than: float) -> int:
         return sum(1 for since in self.waiting_since.values() if trio.current_time() - since > longer_than)
 
-    async def _report_progress(self, jobs: list[_Job]) -> None:
+    async def _report_progress(self, jobs: list[Job]) -> None:
         await trio.sleep_forever()
 
-    async def _run_job(self, job: _Job, left: int) -> bool:
+    async def _run_job(self, job: Job, left: int) -> bool:
         script = self.scripts[job.index]
         self.events.append(("start", job.index, job.round, trio.current_time()))
         if script.waits:
@@ -69,10 +69,10 @@ class ScriptedRunner(_Runner):
 
 def _run(runner: ScriptedRunner, monkeypatch: pytest.MonkeyPatch) -> None:
     """Run the scripts' explorations in plan order, their canonical cases already sent."""
-    monkeypatch.setattr(engine, "canonical_for", lambda *arguments: [])
+    monkeypatch.setattr(scheduler, "canonical_for", lambda *arguments: [])
 
     async def main() -> None:
-        jobs = [_Job(index, None, CaseKind.MALFORMED_REQUEST) for index in runner.scripts]
+        jobs = [Job(index, None, CaseKind.MALFORMED_REQUEST) for index in runner.scripts]
         for job in jobs:
             job.canonical_sent.set()
         await runner.run_rounds(jobs)
@@ -89,7 +89,7 @@ def test_an_exploration_waiting_on_the_target_holds_up_no_next_round(monkeypatch
     ]
     # Its next rounds ran on the extra worker while exploration 1 waited, not after it.
     assert runner.when("end", 0, 2) < runner.when("end", 1, 0)
-    assert runner.when("start", 0, 1) >= runner.when("start", 1, 0) + engine.WAITING_LONG
+    assert runner.when("start", 0, 1) >= runner.when("start", 1, 0) + WAITING_LONG
 
 
 def test_without_waiting_explorations_run_one_at_a_time_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -101,7 +101,7 @@ def test_without_waiting_explorations_run_one_at_a_time_in_order(monkeypatch: py
     ]
 
 
-@pytest.mark.parametrize(("load", "overlap"), [(0.1, False), (engine.WAITING_SHARE, True), (0.6, True)])
+@pytest.mark.parametrize(("load", "overlap"), [(0.1, False), (WAITING_SHARE, True), (0.6, True)])
 def test_a_second_worker_starts_while_explorations_wait_a_share_of_their_time(
     monkeypatch: pytest.MonkeyPatch, load: float, overlap: bool
 ) -> None:

@@ -6,9 +6,9 @@ The expectations were established by sending the raw requests by hand first (mcp
 
 from __future__ import annotations
 
-from fuzz.findings import RunResult
-from fuzz.plan import DestructiveMode, Selection
-from fuzz.target import StdioTarget
+from fuzz.engine.plan import DestructiveMode, Selection
+from fuzz.judging.findings import RunResult
+from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
 from tests.conftest import TYPESCRIPT_SERVER, fuzz, python_server, rule_tool_pairs

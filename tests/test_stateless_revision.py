@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.findings import RunResult
-from fuzz.profiles import published
-from fuzz.target import StdioTarget, TargetSpec
+from fuzz.judging.findings import RunResult
+from fuzz.judging.profiles import published
+from fuzz.wire.target import StdioTarget, TargetSpec
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
 from tests.conftest import SERVERS, fuzz, python_server, rule_tool_pairs, serving_http

@@ -19,8 +19,6 @@ from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import NoSuchExample, Unsatisfiable
 
-from strategies.cases import ENVELOPE, envelope_cases
-from strategies.envelopes import canonical_malformed_arguments, canonical_malformed_envelopes
 from strategies import (
     ABSENT,
     Case,
@@ -33,6 +31,11 @@ from strategies import (
     malformed_envelopes,
     unknown_tool_names,
     valid_arguments,
+)
+from strategies.cases import ENVELOPE, envelope_cases
+from strategies.envelopes import (
+    canonical_malformed_arguments,
+    canonical_malformed_envelopes,
 )
 
 SLOW = settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)

@@ -18,8 +18,14 @@ from typing import Any
 
 import pytest
 
-from fuzz.plan import BODYLESS_KINDS, GENERAL_KINDS, DestructiveMode, Selection, plan
-from fuzz.tool_names import listing_findings, name_problems, quoted
+from fuzz.engine.plan import (
+    BODYLESS_KINDS,
+    GENERAL_KINDS,
+    DestructiveMode,
+    Selection,
+    plan,
+)
+from fuzz.judging.tool_names import listing_findings, name_problems, quoted
 from strategies import CaseKind, Tool
 from tests.conftest import SERVERS
 

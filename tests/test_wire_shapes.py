@@ -13,7 +13,12 @@ from mcp_types.jsonrpc import ErrorData
 from mcp_types.methods import SERVER_RESULTS
 from pydantic import TypeAdapter, ValidationError
 
-from fuzz.wire.shapes import _VALIDATORS, _plainly_valid, call_tool_result_problem, error_object_problem
+from fuzz.wire.shapes import (
+    _VALIDATORS,
+    _plainly_valid,
+    call_tool_result_problem,
+    error_object_problem,
+)
 
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 WORDS = (

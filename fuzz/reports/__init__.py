@@ -8,7 +8,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from fuzz.findings import RunResult
+from fuzz.judging.findings import RunResult
 from fuzz.reports import json_report, junit, markdown, sarif
 
 WRITERS: dict[str, Callable[[RunResult, Path], None]] = {

@@ -1,4 +1,4 @@
-"""The reports of `--protocol-version all` (`fuzz.revisions`): each revision's own report, in a
+"""The reports of `--protocol-version all` (`fuzz.engine.revisions`): each revision's own report, in a
 section of its own, then the revisions not fuzzed and the differences between the others.
 
 JSON: `revisions` holds each revision's whole report (as `--report json` writes one),
@@ -13,11 +13,11 @@ from pathlib import Path
 from typing import Any, Callable, TextIO
 
 from fuzz import __version__
+from fuzz.engine.revisions import Behaviour, Difference, RevisionRuns
 from fuzz.files import write_json_atomically, write_text_atomically
 from fuzz.reports import json_report, junit, markdown, sarif
 from fuzz.reports.problems import headline
 from fuzz.reports.problems import shown as shown_tool
-from fuzz.revisions import Behaviour, Difference, RevisionRuns
 from fuzz.text import printable, safe_line, show
 from strategies.envelopes import ABSENT
 from strategies.meta import with_meta

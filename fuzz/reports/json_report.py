@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 from fuzz import __version__
-from fuzz.coverage import exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.files import write_json_atomically
-from fuzz.findings import RunResult
-from fuzz.profiles import resolve
+from fuzz.judging.coverage import exercise_by_tool, exercise_of_run, tool_hint
+from fuzz.judging.findings import RunResult
+from fuzz.judging.profiles import resolve
 from fuzz.reports.problems import group
 
 FORMAT_VERSION = 1

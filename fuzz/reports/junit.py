@@ -24,10 +24,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Sequence
 
-from fuzz.coverage import Exercise, exercise_by_tool
 from fuzz.files import write_text_atomically
-from fuzz.findings import RunResult, ToolSummary
-from fuzz.profiles import resolve
+from fuzz.judging.coverage import Exercise, exercise_by_tool
+from fuzz.judging.findings import RunResult, ToolSummary
+from fuzz.judging.profiles import resolve
 from fuzz.reports.problems import findings_text, shown
 from fuzz.text import escape_character, printable
 

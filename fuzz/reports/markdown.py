@@ -16,10 +16,23 @@ from pathlib import Path
 from typing import Any
 
 from fuzz import __version__
-from fuzz.coverage import RuleState, exercise_by_tool, exercise_of_run, rule_state
 from fuzz.files import write_text_atomically
-from fuzz.findings import RunResult
-from fuzz.reports.problems import ENVELOPE_DISPLAY, REPLAYS_SHOWN, Problem, group, headline, hints, unexercised
+from fuzz.judging.coverage import (
+    RuleState,
+    exercise_by_tool,
+    exercise_of_run,
+    rule_state,
+)
+from fuzz.judging.findings import RunResult
+from fuzz.reports.problems import (
+    ENVELOPE_DISPLAY,
+    REPLAYS_SHOWN,
+    Problem,
+    group,
+    headline,
+    hints,
+    unexercised,
+)
 from fuzz.text import LISTED, json_text, printable, safe_line
 from strategies.cases import ENVELOPE
 

@@ -16,9 +16,9 @@ import hashlib
 from dataclasses import dataclass, replace
 from typing import Callable, Sequence
 
-from fuzz.coverage import exercise_by_tool, exercise_of_run, tool_hint
-from fuzz.findings import Finding, RunResult, ToolSummary
-from fuzz.rules import RULES, Level, Rule
+from fuzz.judging.coverage import exercise_by_tool, exercise_of_run, tool_hint
+from fuzz.judging.findings import Finding, RunResult, ToolSummary
+from fuzz.judging.rules import RULES, Level, Rule
 from fuzz.text import json_text, listing, printable
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
@@ -120,7 +120,7 @@ def findings_text(findings: Sequence[Finding]) -> str:
 
 
 def hints(result: RunResult) -> list[str]:
-    """The run's hints (`fuzz.coverage.tool_hint`), one per cause, tool names escaped: the tools
+    """The run's hints (`fuzz.judging.coverage.tool_hint`), one per cause, tool names escaped: the tools
     whose valid calls all failed with the same field named by the refusals (or none) share one
     line, as a server-wide cause (a missing API key) is fixed once."""
     by_field: dict[str | None, list[ToolSummary]] = {}
@@ -142,7 +142,7 @@ def hints(result: RunResult) -> list[str]:
 
 
 def unexercised(result: RunResult) -> list[tuple[str, str]]:
-    """The rules no tool exercised, each with why (`fuzz.coverage.exercise_of_run`) escaped, the
+    """The rules no tool exercised, each with why (`fuzz.judging.coverage.exercise_of_run`) escaped, the
     tools that share a reason named once, cut to a few: `get_a, get_b, get_c and 76 more: ...`."""
     by_tool = exercise_by_tool(result)
     lines = []

@@ -20,10 +20,10 @@ from typing import Any, Sequence
 
 from fuzz import __version__
 from fuzz.files import write_json_atomically
-from fuzz.findings import RunResult
-from fuzz.profiles import resolve
+from fuzz.judging.findings import RunResult
+from fuzz.judging.profiles import resolve
+from fuzz.judging.rules import Level, Rule
 from fuzz.reports.problems import Problem, group, shown
-from fuzz.rules import Level, Rule
 from fuzz.text import json_text, printable
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

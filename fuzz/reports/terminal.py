@@ -13,11 +13,32 @@ from collections import Counter
 from typing import Mapping, Sequence, TextIO
 
 from fuzz import __version__
-from fuzz.coverage import SUCCESS, RuleState, exercise_by_tool, exercise_of_run, rule_state
-from fuzz.events import CorpusReplayed, Event, Progress, RunFinished, RunStarted, ToolFinished
-from fuzz.findings import FindingKey, RunResult
-from fuzz.reports.problems import REPLAYS_SHOWN, Problem, group, headline, hints, shown, unexercised
-from fuzz.rules import RULES, Level
+from fuzz.engine.events import (
+    CorpusReplayed,
+    Event,
+    Progress,
+    RunFinished,
+    RunStarted,
+    ToolFinished,
+)
+from fuzz.judging.coverage import (
+    SUCCESS,
+    RuleState,
+    exercise_by_tool,
+    exercise_of_run,
+    rule_state,
+)
+from fuzz.judging.findings import FindingKey, RunResult
+from fuzz.judging.rules import RULES, Level
+from fuzz.reports.problems import (
+    REPLAYS_SHOWN,
+    Problem,
+    group,
+    headline,
+    hints,
+    shown,
+    unexercised,
+)
 from fuzz.text import LISTED, clip, listing, printable, safe_line, show
 from strategies import CaseKind
 from strategies.cases import ENVELOPE

@@ -18,13 +18,20 @@ from fuzz.wire.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from fuzz.wire.opening import Refused, ServerDescription, Silent, result_of
 from fuzz.wire.replies import NoAnswer, TargetExited
 from fuzz.wire.session import Session
-from fuzz.wire.stateless import DISCOVER, STATELESS_PROTOCOL_VERSIONS, discover, discover_params, era_evidence, spoken_of
+from fuzz.wire.stateless import (
+    DISCOVER,
+    STATELESS_PROTOCOL_VERSIONS,
+    discover,
+    discover_params,
+    era_evidence,
+    spoken_of,
+)
 from strategies import InvalidSchema, Tool
 
 SPOKEN_PROTOCOL_VERSIONS = (*STATELESS_PROTOCOL_VERSIONS, *ACCEPTED_PROTOCOL_VERSIONS)
 """Every revision the harness speaks, newest first."""
 ALL_VERSIONS = "all"
-"""`--protocol-version all`: every revision the target speaks, one after the other (`fuzz.revisions`)."""
+"""`--protocol-version all`: every revision the target speaks, one after the other (`fuzz.engine.revisions`)."""
 MAX_TOOL_PAGES = 1000
 
 
@@ -61,7 +68,7 @@ async def open_session(session: Session, *, timeout: float, version: str | None 
 async def list_tools(session: Session, *, timeout: float, meta: dict[str, Any] | None = None) -> list[Tool]:
     """Every listed tool, across pages (`meta`: the stateless revision's envelope), in order,
     a name listed twice included (names SHOULD be unique, no MUST: the tool-name rule judges
-    it, `fuzz.plan` fuzzes the first). Raises HandshakeError when the list is not a list of
+    it, `fuzz.engine.plan` fuzzes the first). Raises HandshakeError when the list is not a list of
     tool definitions, naming the entry and what is wrong with it."""
     tools: list[Tool] = []
     cursor: Any = None

@@ -9,7 +9,14 @@ from typing import Any
 
 from fuzz.errors import HandshakeError
 from fuzz.text import clip
-from fuzz.wire.replies import Answered, Exchange, NoAnswer, NotDelivered, TargetExited, UnreadableAnswer
+from fuzz.wire.replies import (
+    Answered,
+    Exchange,
+    NoAnswer,
+    NotDelivered,
+    TargetExited,
+    UnreadableAnswer,
+)
 from fuzz.wire.session import Session
 
 

@@ -15,6 +15,8 @@ from typing import Any, Callable, Sequence
 
 import trio
 
+from fuzz.text import show
+from fuzz.wire.framing import ENDLESS_FACTOR, Oversized
 from fuzz.wire.jsonrpc import (
     JSONRPC_VERSION,
     MAX_DEPTH,
@@ -27,8 +29,6 @@ from fuzz.wire.jsonrpc import (
     id_key,
     parse_line,
 )
-from fuzz.text import show
-from fuzz.wire.framing import ENDLESS_FACTOR, Oversized
 from fuzz.wire.replies import (
     Anomaly,
     AnomalyKind,
@@ -45,15 +45,11 @@ from fuzz.wire.transport import Carried, Transport, TransportClosed, Undelivered
 from fuzz.wire.waiting import Batch, Marks, Waiter
 from strategies.meta import HeaderOverrides
 
-
 _FINISHED_IDS_KEPT = 10_000
-
-
 
 _ANOMALIES_KEPT = 2_000
 """Odd messages on the shared stream kept for the requests in flight; beyond it the older half
-goes (a server that writes a log line to stdout per call would otherwise grow the list for the
-whole run)."""
+goes (a server writing a log line to stdout per call would grow it for the whole run)."""
 
 
 SETTLE_SECONDS = 1.0

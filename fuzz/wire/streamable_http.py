@@ -29,11 +29,17 @@ import httpx
 import trio
 
 from fuzz.text import clip
-from strategies.meta import HeaderOverrides
+from fuzz.wire.framing import (
+    DEFAULT_MAX_MESSAGE_BYTES,
+    KEPT_ENDS,
+    Frame,
+    Lines,
+    Oversized,
+)
 from fuzz.wire.jsonrpc import id_key
 from fuzz.wire.stateless import mirrored_headers, with_overrides
-from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES, KEPT_ENDS, Frame, Lines, Oversized
 from fuzz.wire.transport import Arrival, Carried, TransportClosed, Undelivered
+from strategies.meta import HeaderOverrides
 
 SESSION_HEADER = "Mcp-Session-Id"
 VERSION_HEADER = "MCP-Protocol-Version"

@@ -52,7 +52,6 @@ import time
 from typing import Any
 
 import jsonschema
-
 import reference_stateless as stateless
 
 TOOLS: list[dict[str, Any]] = [

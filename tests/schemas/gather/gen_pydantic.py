@@ -33,9 +33,8 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Annotated, Any, Literal, NamedTuple, Optional, Union
 
-from typing_extensions import TypedDict
-
 from pydantic import BaseModel, ConfigDict, Field
+from typing_extensions import TypedDict
 
 
 # ---------------------------------------------------------------- models used by the tools
@@ -284,9 +283,9 @@ def serve(framework: str) -> None:
 
 def collect(out: Path) -> None:
     sys.path.insert(0, str(Path(__file__).resolve().parent))
-    from collect_stdio import PROTOCOL_VERSION, list_tools
-
     import importlib.metadata as md
+
+    from collect_stdio import PROTOCOL_VERSION, list_tools
 
     for framework, group, dist in (("mcpserver", "python-sdk-pydantic", "mcp"),
                                    ("fastmcp", "python-fastmcp", "fastmcp")):

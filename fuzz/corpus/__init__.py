@@ -1,0 +1,13 @@
+"""The corpus: findings kept on disk and brought back.
+
+- `reproductions`: a finding as a self-contained, versioned, content-addressed JSON file (the
+  target, the handshake, the exact request and answer, the rule, the tool's schema);
+- `replay`: a reproduction sent again, FIXED or STILL FAILING (or ERROR when it cannot be run);
+- `export`: a reproduction as a standalone pytest file;
+- `baseline`: the findings a project has accepted, so that only new ones fail a run;
+- `database`: where Hypothesis keeps its examples (beside the corpus), wrapped so that a
+  missing, read-only or corrupt directory never stops a run.
+
+The corpus reads the wire (to replay) and judging (to judge a replay again); the engine writes
+into it as findings are made.
+"""

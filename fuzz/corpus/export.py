@@ -1,0 +1,196 @@
+"""Export reproductions as a standalone pytest file that a server's authors can commit.
+
+The file needs Python and pytest only (not mcp-toolfuzz): it starts the server, performs the
+recorded handshake, sends each exact request, and asserts the classification the profile
+expects for that kind of case.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from fuzz.corpus.reproductions import Reproduction
+from fuzz.judging.profiles import ALIASES, BOTH_REFUSALS, PUBLISHED_ID
+from strategies import CaseKind
+
+# What a compliant answer looks like, per case kind and profile, as a checker name in the file.
+_EXPECTATIONS: dict[str, dict[CaseKind, str]] = {
+    "sep-2145": {
+        CaseKind.UNKNOWN_TOOL: "tool_execution_error",
+        CaseKind.UNAVAILABLE_TOOL: "tool_execution_error",
+        CaseKind.VALID_ARGUMENTS: "result",
+        CaseKind.INVALID_ARGUMENTS: "tool_execution_error",
+        CaseKind.MALFORMED_REQUEST: "invalid_params_error",
+        CaseKind.VALID_OUTPUT: "result",
+        CaseKind.INVALID_OUTPUT: "tool_execution_error",
+        CaseKind.MALFORMED_META: "invalid_params_error",
+        CaseKind.UNSUPPORTED_VERSION: "unsupported_version_error",
+        CaseKind.HEADER_MISMATCH: "header_mismatch_error",
+    },
+    PUBLISHED_ID: {
+        CaseKind.UNKNOWN_TOOL: "jsonrpc_error",
+        CaseKind.UNAVAILABLE_TOOL: "refusal",
+        CaseKind.VALID_ARGUMENTS: "result",
+        CaseKind.INVALID_ARGUMENTS: "tool_execution_error",
+        CaseKind.MALFORMED_REQUEST: "invalid_params_error",
+        CaseKind.VALID_OUTPUT: "result",
+        CaseKind.INVALID_OUTPUT: "refusal",
+        CaseKind.MALFORMED_META: "invalid_params_error",
+        CaseKind.UNSUPPORTED_VERSION: "unsupported_version_error",
+        CaseKind.HEADER_MISMATCH: "header_mismatch_error",
+    },
+}
+
+
+def _expectation(reproduction: Reproduction) -> str:
+    profile = ALIASES.get(reproduction.profile, reproduction.profile)
+    if profile == PUBLISHED_ID and reproduction.case is CaseKind.INVALID_ARGUMENTS and reproduction.protocol_version in BOTH_REFUSALS:
+        return "refusal"
+    return _EXPECTATIONS[profile][reproduction.case]
+
+_TEMPLATE = '''"""Reproductions exported by mcp-toolfuzz: each test sends one exact request that once broke
+a rule of {profiles}, and asserts the answer the rule asks for.
+
+Run: pytest {file_name}
+The server is started with $MCP_SERVER_COMMAND when set; else, under mcp-toolfuzz's pytest plugin,
+with its `mcp_toolfuzz_command` fixture when that names one (the `mcp_toolfuzz_command` ini option,
+or `command` in mcp-toolfuzz.toml); else with SERVER_COMMAND below.
+"""
+
+import json
+import os
+import queue
+import shlex
+import subprocess
+import threading
+
+import pytest
+
+SERVER_COMMAND = {command}
+TIMEOUT = {timeout}
+STARTUP_TIMEOUT = 20  # seconds for the server to start and answer the handshake
+CASES = json.loads({cases})
+
+
+@pytest.fixture
+def server_command(request):
+    override = os.environ.get("MCP_SERVER_COMMAND")
+    if override:
+        return shlex.split(override)
+    try:
+        configured = request.getfixturevalue("mcp_toolfuzz_command")
+    except pytest.FixtureLookupError:  # standalone: mcp-toolfuzz is not installed
+        configured = None
+    return configured or SERVER_COMMAND
+
+
+def _exchange(command, handshake, request):
+    """Start the server, replay the handshake, send `request`, return its answer (None if none)."""
+    process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    lines = queue.Queue()
+    threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
+
+    def send(message):
+        process.stdin.write(json.dumps(message).encode() + b"\\n")
+        process.stdin.flush()
+
+    def answer_to(request_id, timeout=TIMEOUT):
+        while True:
+            try:
+                line = lines.get(timeout=timeout)
+            except queue.Empty:
+                return None
+            try:
+                message = json.loads(line)
+            except ValueError:
+                continue
+            if isinstance(message, dict) and message.get("id") == request_id and "method" not in message:
+                return message
+
+    try:
+        for message in handshake:
+            send(message)
+            if "id" in message:
+                assert answer_to(message["id"], STARTUP_TIMEOUT) is not None, f"no answer to {{message['method']}}"
+        send(request)
+        return answer_to(request["id"])
+    finally:
+        process.kill()
+        process.wait()
+
+
+def _result(answer):
+    assert answer is not None, "no answer"
+    assert "result" in answer, f"expected a result, got {{answer}}"
+    return answer["result"]
+
+
+def tool_execution_error(answer, case):
+    assert _result(answer).get("isError") is True, f"expected a result with isError: true, got {{answer}}"
+
+
+def result(answer, case):
+    outcome = _result(answer)
+    if case["output"] is not None and not outcome.get("isError"):
+        assert outcome.get("structuredContent") == case["output"], f"expected structuredContent {{case['output']}}"
+
+
+def invalid_params_error(answer, case):
+    assert answer is not None and "error" in answer, f"expected a JSON-RPC error, got {{answer}}"
+    assert answer["error"]["code"] == -32602, f"expected code -32602, got {{answer['error']}}"
+
+
+def unsupported_version_error(answer, case):
+    assert answer is not None and "error" in answer, f"expected a JSON-RPC error, got {{answer}}"
+    assert answer["error"]["code"] == -32022, f"expected code -32022, got {{answer['error']}}"
+
+
+def header_mismatch_error(answer, case):
+    assert answer is not None and "error" in answer, f"expected a JSON-RPC error, got {{answer}}"
+    assert answer["error"]["code"] == -32020, f"expected code -32020, got {{answer['error']}}"
+
+
+def jsonrpc_error(answer, case):
+    assert answer is not None and "error" in answer, f"expected a JSON-RPC error, got {{answer}}"
+
+
+def refusal(answer, case):
+    assert answer is not None, "no answer"
+    assert "error" in answer or answer["result"].get("isError") is True, f"expected a refusal, got {{answer}}"
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
+def test_reproduction(case, server_command):
+    answer = _exchange(server_command, case["handshake"], case["request"])
+    globals()[case["expect"]](answer, case)
+'''
+
+
+def export_pytest(reproductions: list[Reproduction], *, file_name: str = "test_mcp_toolfuzz_reproductions.py") -> str:
+    """The text of a pytest file for `reproductions` (which must share one target command)."""
+    if not reproductions:
+        raise ValueError("nothing to export")
+    command = reproductions[0].target.get("command", [])
+    cases: list[dict[str, Any]] = []
+    for reproduction in reproductions:
+        output = reproduction.request.get("params", {}).get("arguments", {}).get("output") if reproduction.case is CaseKind.VALID_OUTPUT else None
+        cases.append(
+            {
+                "name": reproduction.file_name.removesuffix(".json"),
+                "rule": reproduction.rule,
+                "label": reproduction.label,
+                "handshake": list(reproduction.handshake),
+                "request": reproduction.request,
+                "expect": _expectation(reproduction),
+                "output": output,
+            }
+        )
+    return _TEMPLATE.format(
+        profiles=", ".join(sorted({r.profile for r in reproductions})),
+        file_name=file_name,
+        command=repr(list(command)),
+        timeout=max(r.timeout for r in reproductions),
+        cases=repr(json.dumps(cases, ensure_ascii=False, indent=1)),
+    )
+

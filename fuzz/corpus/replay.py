@@ -1,0 +1,150 @@
+"""Replaying reproductions: send the recorded request again and judge the answer as the run did.
+
+Per file the verdict is FIXED (the rule is no longer violated), STILL FAILING (it is), or ERROR
+(the file could not be read or the target could not be run). Replay needs nothing but the file
+and the target: the target the file names, or one given on the command line for a rebuilt
+server.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from enum import Enum
+from pathlib import Path
+from typing import Any, Callable
+
+import trio
+
+from fuzz.corpus.reproductions import CorruptReproduction, Reproduction, discover, load
+from fuzz.errors import HarnessError, first_leaf
+from fuzz.judging.oracle import Criteria, Violation, judge
+from fuzz.judging.profiles import PROFILES, resolve
+from fuzz.redaction import REDACTED
+from fuzz.wire.replies import NoAnswer, NotDelivered
+from fuzz.wire.target import (
+    HttpTarget,
+    StdioTarget,
+    Target,
+    TargetSpec,
+    demo_target,
+    open_target,
+)
+from strategies import ABSENT, Case, InvalidSchema, Tool
+
+
+class ReplayStatus(Enum):
+    FIXED = "FIXED"
+    STILL_FAILING = "STILL FAILING"
+    ERROR = "ERROR"
+
+
+@dataclass(frozen=True, slots=True)
+class ReplayOutcome:
+    path: Path | None
+    status: ReplayStatus
+    detail: str
+    reproduction: Reproduction | None = None
+    violation: Violation | None = None
+    response: dict[str, Any] | None = None
+
+    @property
+    def name(self) -> str:
+        return str(self.path) if self.path else "(reproduction)"
+
+
+def case_of(reproduction: Reproduction) -> Case:
+    return Case(reproduction.case, reproduction.tool, reproduction.request.get("params", ABSENT), reproduction.label)
+
+
+async def replay_on(target: Target, reproduction: Reproduction, *, timeout: float | None = None) -> ReplayOutcome:
+    """Send the reproduction's request to a running target and judge the answer by the rule,
+    profile and tool definition the file records."""
+    if reproduction.profile not in PROFILES:
+        return _error(reproduction, f"profile {reproduction.profile!r} is unknown to this mcp-toolfuzz")
+    profile = resolve(reproduction.profile, target.description.protocol_version)
+    try:
+        tool = Tool.from_listing(reproduction.tool_listing) if reproduction.tool_listing else None
+    except InvalidSchema as error:
+        return _error(reproduction, f"its tool definition is unusable: {error}")
+    wait = timeout if timeout is not None else reproduction.timeout
+
+    def build(request_id: int) -> dict[str, Any]:
+        request = copy.deepcopy(reproduction.request)
+        request["id"] = request_id
+        return request
+
+    exchange = await target.session.send_request(build, timeout=wait, headers=reproduction.headers)
+    answers_ping = True
+    if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not target.session.closed:
+        answers_ping = await target.ping(timeout=wait)
+    criteria = Criteria(
+        profile=profile,
+        protocol_version=target.description.protocol_version,
+        listed_names=tuple(t.name for t in target.tools),
+        enabled=frozenset({reproduction.rule}),
+    )
+    violation = judge(case_of(reproduction), exchange, tool, criteria, answers_ping=answers_ping)
+    response = getattr(exchange.reply, "message", None)
+    if target.session.closed or not answers_ping:
+        await target.restart()
+    if violation is not None:
+        return ReplayOutcome(reproduction.source, ReplayStatus.STILL_FAILING, violation.why, reproduction, violation, response)
+    return ReplayOutcome(reproduction.source, ReplayStatus.FIXED, f"{reproduction.rule} no longer violated", reproduction, None, response)
+
+
+def _error(reproduction: Reproduction | None, detail: str, path: Path | None = None) -> ReplayOutcome:
+    return ReplayOutcome(path or (reproduction.source if reproduction else None), ReplayStatus.ERROR, detail, reproduction)
+
+
+def target_of(reproduction: Reproduction) -> TargetSpec:
+    """The target a reproduction names. Raises HarnessError when it cannot be run as recorded."""
+    target = reproduction.target
+    if target.get("demo") is True:
+        return demo_target()
+    if target.get("transport") == "http" and isinstance(target.get("url"), str):
+        if target.get("headers") or REDACTED in target["url"]:
+            raise HarnessError("its target's headers or URL had secrets redacted; give them with --url URL --header 'NAME: VALUE'")
+        return HttpTarget(target["url"])
+    command = target.get("command")
+    if target.get("transport") != "stdio" or not isinstance(command, list) or not command:
+        raise HarnessError(f"it names a target mcp-toolfuzz cannot start ({target!r:.120}); give one with `-- COMMAND`, --url or --config")
+    if any(REDACTED in str(part) for part in command) or target.get("env"):
+        raise HarnessError("its command or environment had secrets redacted; give the target with `-- COMMAND` or --config")
+    return StdioTarget(tuple(str(part) for part in command))
+
+
+def replay_files(
+    paths: list[Path],
+    *,
+    override: TargetSpec | None = None,
+    timeout: float | None = None,
+    startup_timeout: float = 20.0,
+    on_outcome: Callable[[ReplayOutcome], None] = lambda outcome: None,
+) -> list[ReplayOutcome]:
+    """Replay each file against its own fresh target. Raises HarnessError when `paths` name
+    nothing that exists."""
+    outcomes: list[ReplayOutcome] = []
+    for path in discover(paths):
+        outcome = trio.run(_replay_file, path, override, timeout, startup_timeout)
+        outcomes.append(outcome)
+        on_outcome(outcome)
+    return outcomes
+
+
+async def _replay_file(path: Path, override: TargetSpec | None, timeout: float | None, startup_timeout: float) -> ReplayOutcome:
+    try:
+        reproduction = load(path)
+    except CorruptReproduction as error:
+        return _error(None, str(error), path)
+    try:
+        spec = override or target_of(reproduction)
+        async with open_target(spec, startup_timeout=startup_timeout, protocol_version=reproduction.protocol_version) as target:
+            return await replay_on(target, reproduction, timeout=timeout)
+    except BaseExceptionGroup as group:
+        leaf = first_leaf(group)
+        if isinstance(leaf, HarnessError):
+            return _error(reproduction, str(leaf), path)
+        raise
+    except HarnessError as error:
+        return _error(reproduction, str(error), path)

@@ -1,0 +1,63 @@
+"""What the engine tells whoever listens (reporters, progress bars) while it runs."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from fuzz.judging.findings import Finding, Replayed, RunResult, ToolSummary
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    seed: int
+    target: str
+    protocol_version: str
+    server_name: str
+    tool_names: tuple[str, ...]
+    profile: str
+
+
+@dataclass(frozen=True, slots=True)
+class CorpusReplayed:
+    replayed: Replayed
+
+
+@dataclass(frozen=True, slots=True)
+class ToolStarted:
+    tool: str
+
+
+@dataclass(frozen=True, slots=True)
+class FindingMade:
+    finding: Finding
+
+
+@dataclass(frozen=True, slots=True)
+class ToolFinished:
+    summary: ToolSummary
+
+
+@dataclass(frozen=True, slots=True)
+class Progress:
+    """Sent every PROGRESS_EVERY seconds while explorations run."""
+
+    running: tuple[tuple[str, str], ...]
+    """What is being fuzzed: (tool, case kind) pairs in plan order; the envelope's tool is ""."""
+    cases: int
+    findings: int
+    seconds: float
+    left: float | None
+    """Seconds left of --max-time; None without it."""
+
+
+PROGRESS_EVERY = 0.5
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    result: RunResult
+
+
+Event = RunStarted | CorpusReplayed | ToolStarted | FindingMade | ToolFinished | Progress | RunFinished
+Listener = Callable[[Event], None]

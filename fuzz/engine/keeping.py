@@ -1,0 +1,122 @@
+"""What a run keeps as it goes: its progress (read back when it is interrupted), the
+reproductions written the moment a finding is shrunk, the corpus replayed before fuzzing, and
+each exploration's counts merged into its tool's summary."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from fuzz.corpus.replay import ReplayStatus, replay_on
+from fuzz.corpus.reproductions import CorruptReproduction, Reproduction, discover
+from fuzz.corpus.reproductions import load as load_reproduction
+from fuzz.corpus.reproductions import write as write_reproduction
+from fuzz.engine.events import (
+    CorpusReplayed,
+    Listener,
+)
+from fuzz.engine.options import RunOptions
+from fuzz.engine.phases.random_search import Exploration
+from fuzz.errors import ConfigurationError
+from fuzz.judging.findings import Finding, FindingKey, Replayed, Skip, ToolSummary
+from fuzz.judging.profiles import resolve
+from fuzz.wire.target import Target
+from strategies import CaseKind, Tool
+
+
+@dataclass
+class RunProgress:
+    """What the run has found so far; read back when it is interrupted."""
+
+    summaries: dict[int, ToolSummary] = field(default_factory=dict)
+    """Per tool, by its place in the plan (the envelope first), once its first exploration ran."""
+    description: Any = None
+    restarts: int = 0
+    excluded: tuple[str, ...] = ()
+    replayed: list[Replayed] = field(default_factory=list)
+
+
+async def replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: RunProgress) -> None:
+    """Replay this target's reproductions before anything new is generated. A file that cannot
+    be read is reported by name and skipped; files for other targets are left alone."""
+    assert options.corpus is not None
+    if not options.corpus.is_dir():
+        return
+    for path in discover([options.corpus]):
+        try:
+            reproduction = load_reproduction(path)
+        except CorruptReproduction as error:
+            replayed = Replayed(str(path), ReplayStatus.ERROR.value, f"skipped: {error}")
+        else:
+            if reproduction.target != options.target.as_json() or reproduction.protocol_version != target.description.protocol_version:
+                continue
+            outcome = await replay_on(target, reproduction)
+            rule = resolve(options.profile, target.description.protocol_version).rules.get(reproduction.rule)
+            replayed = Replayed(
+                str(path),
+                outcome.status.value,
+                outcome.detail,
+                FindingKey(reproduction.rule, reproduction.tool, reproduction.case.value),
+                rule.level if rule else None,
+            )
+        progress.replayed.append(replayed)
+        listener(CorpusReplayed(replayed))
+
+
+def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | None) -> Finding:
+    """Write the finding's reproduction into the corpus (atomically, now: a run killed later
+    keeps it) and note its file on the finding."""
+    if options.corpus is None:
+        return finding
+    reproduction = Reproduction(
+        rule=finding.rule.id,
+        level=finding.rule.level.label,
+        profile=options.profile,
+        tool=finding.tool,
+        case=finding.case,
+        label=finding.label,
+        target=options.target.as_json(),
+        protocol_version=target.description.protocol_version,
+        tool_listing=dict(tool.listing) if tool is not None and tool.listing else None,
+        handshake=target.description.handshake,
+        request=finding.request,
+        response=finding.response,
+        message=finding.message,
+        seed=options.seed,
+        timeout=options.timeout,
+        stderr=finding.stderr,
+        headers=finding.headers,
+    )
+    path = options.corpus / reproduction.file_name
+    existed = path.exists()
+    try:
+        write_reproduction(reproduction, options.corpus)
+    except OSError as error:
+        raise ConfigurationError(f"could not write a reproduction to {options.corpus}: {error.strerror or error} (use --corpus DIR or --no-corpus)") from None
+    return replace(finding, reproduction=str(path), first_seen=not existed)
+
+
+def merge(summary: ToolSummary, exploration: Exploration, kinds: tuple[CaseKind, ...]) -> ToolSummary:
+    """`summary` with what `exploration` sent, found, skipped and spent; kinds kept in plan
+    order, whichever exploration finished first."""
+    kind = exploration.kind
+    skips = summary.skips + ((Skip(summary.tool, kind, exploration.skip),) if exploration.skip and exploration.round == 0 else ())
+    order = {kind: position for position, kind in enumerate(kinds)}
+
+    def by_kind(items: dict[CaseKind, Any]) -> dict[CaseKind, Any]:
+        return dict(sorted(items.items(), key=lambda item: order.get(item[0], len(order))))
+
+    return ToolSummary(
+        tool=summary.tool,
+        cases_sent=by_kind({**summary.cases_sent, kind: summary.cases_sent.get(kind, 0) + exploration.sent}),
+        findings=tuple(sorted(summary.findings + tuple(exploration.findings), key=lambda finding: order.get(finding.case, len(order)))),
+        skips=tuple(sorted(skips, key=lambda skip: order.get(skip.case, len(order)))),
+        seconds=by_kind({**summary.seconds, kind: summary.seconds.get(kind, 0.0) + exploration.seconds}),
+        answers=by_kind({**summary.answers, kind: _added(summary.answers.get(kind, {}), exploration.answers)}),
+        refused_fields=_added(summary.refused_fields, exploration.refused_fields),
+        has_output_schema=exploration.tool is not None and exploration.tool.output_schema is not None,
+    )
+
+
+def _added(counts: dict[str, int], more: dict[str, int]) -> dict[str, int]:
+    return {name: counts.get(name, 0) + more.get(name, 0) for name in {**counts, **more}}

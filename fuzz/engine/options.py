@@ -1,0 +1,125 @@
+"""What a run is asked to do: the options the CLI (or a test) gives the engine."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from fuzz.engine.known_arguments import KnownArgument
+from fuzz.engine.plan import Selection
+from fuzz.judging.findings import FindingKey
+from fuzz.judging.profiles import SEP_2145
+from fuzz.judging.rules import Level
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
+from fuzz.wire.target import TargetSpec
+from strategies import CaseKind
+
+DEFAULT_WORKERS = 1
+"""Explorations at once by default: what measured best on a 2-core machine against targets that
+answer in microseconds (the demo, an `mcp` SDK server), where the harness computes more than it
+waits and Python threads that all compute only take turns, at a cost. While explorations wait on
+the target, extra workers start (`scheduler.EXTRA_WORKERS`, and one more while they spend
+`scheduler.WAITING_SHARE` of their time waiting, as against an SDK server); against a target that
+answers slowly, drops requests or hangs, --workers 4 from the start is faster still (README,
+*Cases in flight*)."""
+
+
+def default_processes() -> int:
+    """Worker processes by default: two where two cores are free to the harness, else one. Two
+    measured best on a 2-core machine (README, *Throughput*); more cores can take more."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except AttributeError:
+        cores = os.cpu_count() or 1
+    return min(2, cores)
+
+
+@dataclass(frozen=True, slots=True)
+class Shard:
+    """The part of a run one worker process makes: worker `index` of `count` (`fuzz.engine.shards`)."""
+
+    index: int
+    count: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunOptions:
+    target: TargetSpec
+    seed: int
+    max_examples: int = 100
+    timeout: float = 5.0
+    """Seconds to wait for the answer to one request."""
+    startup_timeout: float = 20.0
+    """Seconds to wait for the answers to `initialize` and `tools/list`."""
+    max_answer_size: int = DEFAULT_MAX_MESSAGE_BYTES
+    """The longest answer (stdout line, HTTP body, SSE event) read whole; a longer one is an
+    unreadable answer (`fuzz.wire.framing`)."""
+    protocol_version: str | None = None
+    """The revision to speak (`--protocol-version`); None: offer the newest, speak what the
+    server answers."""
+    selection: Selection = Selection()
+    profile: str = SEP_2145.id
+    rules: frozenset[str] | None = None
+    """The rule ids to judge by (--rules minus --exclude-rules); None for all."""
+    fail_on: Level = Level.SHOULD
+    envelope: bool = True
+    """Send the malformed requests that name no tool (once per run)."""
+    corpus: Path | None = None
+    """Where reproductions are replayed from and written to, and Hypothesis's database kept;
+    None for neither."""
+    baseline: frozenset[FindingKey] = frozenset()
+    max_time: float | None = None
+    """Seconds the whole run may take; the run stops within a few seconds of it, keeping what
+    it found. None for no limit."""
+    workers: int = DEFAULT_WORKERS
+    """Explorations (tool x case kind) fuzzed at once, each in its own thread, on the one
+    connection. Their findings do not depend on it: each exploration is seeded on its own."""
+    processes: int = 1
+    """Worker processes, each with its own connection to the target and its share of the tools
+    (`fuzz.engine.shards`); what is found does not depend on it. The CLI's default is
+    `default_processes()`."""
+    shard: Shard | None = None
+    """Set in a worker process: the tools it fuzzes."""
+    only: frozenset[str] | None = None
+    """Fuzz only these of the planned tools (by name; `strategies.cases.ENVELOPE` for the
+    malformed envelopes): the pytest plugin fuzzes one tool per call, on one target, with the
+    same plan (and so the same seeds) as a run of all."""
+    kinds: frozenset[CaseKind] | None = None
+    """Send only these of the planned case kinds (None: all): the pytest plugin's `-k RULE`
+    needs only the kinds its rules judge (`coverage.kinds_judging`)."""
+    replay_corpus: bool = True
+    """Replay the corpus's reproductions of this target before fuzzing (when `corpus` is set)."""
+    tool_max_examples: tuple[tuple[str, int], ...] = ()
+    """Per tool, its own --max-examples (`--tool-max-examples TOOL=N`)."""
+    known_arguments: tuple[KnownArgument, ...] = ()
+    """Known-good values (`--argument TOOL.FIELD=VALUE`), resolved against the listed tools when
+    the run starts (`fuzz.engine.known_arguments`)."""
+
+    def max_examples_for(self, tool: str | None) -> int:
+        return dict(self.tool_max_examples).get(tool or "", self.max_examples)
+
+    def as_json(self) -> dict[str, Any]:
+        selection = self.selection
+        return {
+            "maxExamples": self.max_examples,
+            "timeout": self.timeout,
+            "maxAnswerSize": self.max_answer_size,
+            "profile": self.profile,
+            "rules": sorted(self.rules) if self.rules is not None else None,
+            "failOn": self.fail_on.value,
+            "tools": sorted(selection.tools) if selection.tools is not None else None,
+            "excludeTools": sorted(selection.exclude_tools),
+            "unavailable": sorted(selection.unavailable),
+            "mirrorTool": selection.mirror_tool,
+            "destructive": selection.destructive.value,
+            "corpus": str(self.corpus) if self.corpus is not None else None,
+            "maxTime": self.max_time,
+            "workers": self.workers,
+            "processes": self.processes,
+            "protocolVersion": self.protocol_version,
+            "arguments": [{"field": key, "value": value} for key, value in self.known_arguments],
+            "toolMaxExamples": dict(self.tool_max_examples),
+            "destructiveAllowed": sorted(selection.destructive_allowed),
+        }

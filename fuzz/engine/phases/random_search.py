@@ -1,0 +1,341 @@
+"""One exploration: Hypothesis searching one case kind of one tool, in a worker thread.
+
+Each Hypothesis example is a batch of `CASES_PER_EXAMPLE` cases, sent with every request in
+flight at once (through the run's `Dispatcher`, beside the batches of the other explorations).
+A batch costs Hypothesis's per-example bookkeeping and one hand-off to trio's thread once for
+all its cases, and a request the server drops costs one timeout for the batch, not one each.
+The batch is failed by the first of its cases, in order, that violates a rule this exploration
+has not found yet (else by its first violation); Hypothesis then shrinks the whole batch: the cases that do not matter become their simplest form, the one that
+does becomes its minimal request, which is the one reported. The batch size is fixed (it does
+not depend on --workers or on the machine), so a run is repeatable from its seed.
+
+A violated rule raises an exception whose type is unique to the rule, so Hypothesis treats each
+rule as a distinct bug and shrinks each to its own minimal request (`report_multiple_bugs`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from typing import Any, Callable, Sequence
+
+import trio
+from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+
+from fuzz.corpus.database import example_database
+from fuzz.engine.dispatch import Dispatcher
+from fuzz.engine.hypothesis_threads import BUILDING
+from fuzz.engine.options import RunOptions
+from fuzz.engine.phases.canonical import Canonical
+from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
+from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
+from fuzz.judging.findings import Finding
+from fuzz.judging.oracle import Criteria
+from strategies import Case, CaseKind, Tool, cases
+from strategies.cases import ENVELOPE, coercion_cases, envelope_cases
+from strategies.meta import Stateless
+from strategies.values import Known
+
+CASES_PER_EXAMPLE = 8
+"""Cases in one Hypothesis example; an eighth of --max-examples when that is fewer, so that a
+short run still has several examples (Hypothesis's first is always each case's simplest form)."""
+
+EXAMPLES_PER_RUN = 100
+"""Batches in one Hypothesis run at most; a longer exploration is several runs, each with a seed
+of its own part, until one finds something. Hypothesis keeps what it tried for the length of a
+run (a cache of 10,000 examples and the tree of choices made), which grows with the batches; in
+parts, memory stays flat over a night. On the demo at the defaults (two processes, the second
+worker often running), 100k calls into a 40-minute budget: 144 MB summed RSS with parts of 500
+batches, 112 MB with 100, the same cases per second."""
+
+class RuleViolated(Exception):
+    """Raised inside a Hypothesis example to fail it; carries the finding."""
+
+    def __init__(self, finding: Finding) -> None:
+        super().__init__(finding.message)
+        self.finding = finding
+
+
+_violation_types: dict[str, type[RuleViolated]] = {}
+
+
+def _violation_type(rule_id: str) -> type[RuleViolated]:
+    """One exception class per rule, so that Hypothesis tells the rules apart while shrinking."""
+    if rule_id not in _violation_types:
+        name = "RuleViolated_" + rule_id.replace("-", "_")
+        _violation_types[rule_id] = type(name, (RuleViolated,), {})
+    return _violation_types[rule_id]
+
+
+class Exploration(BatchTrials):
+    """`kind` cases for `tool` (None: malformed envelopes that name no tool); `run` it in a
+    worker thread of a trio run that serves `dispatcher`."""
+
+    def __init__(
+        self,
+        options: RunOptions,
+        dispatcher: Dispatcher,
+        tool: Tool | None,
+        kind: CaseKind,
+        listed: tuple[str, ...],
+        criteria: Criteria,
+        deadline: float = float("inf"),
+        share_deadline: float = float("inf"),
+        round: int = 0,
+        canonical: Canonical | None = None,
+        accepted: Sequence[dict[str, Any]] = (),
+        known: Known | None = None,
+        stateless: Stateless | None = None,
+    ) -> None:
+        self.options = options
+        self.stateless = stateless
+        """The stateless revision's envelope, when the run speaks it (its kinds need it)."""
+        self.criteria = criteria
+        self.dispatcher = dispatcher
+        self.tool = tool
+        self.kind = kind
+        self.listed = listed
+        self.sent = 0
+        self.findings: list[Finding] = []
+        self.skip: str | None = None
+        self.deadline = deadline
+        self.share_deadline = min(share_deadline, deadline)
+        """When this exploration's share of --max-time ends (shrinking included)."""
+        self.seconds = 0.0
+        self.round = round
+        """0 for the first round of a --max-time run (and for every run without it)."""
+        self.canonical = canonical
+        """The canonical cases, already sent (`send_canonical`), with what came of them."""
+        self.accepted_bases = tuple(accepted)
+        """Arguments the server accepted, from the tool's valid-arguments explorations so far."""
+        self.known = known
+        self.accepted: list[dict[str, Any]] = []
+        """Valid arguments this exploration got a success for (at most ACCEPTED_KEPT)."""
+        self._accepted_keys: set[str] = set()
+        self.answers: dict[str, int] = {}
+        """How its cases were answered, by `fuzz.judging.coverage` bucket."""
+        self.refused_fields: dict[str, int] = {}
+        self.share_spent = False
+        self.out_of_time = False
+        self.unsatisfiable = False
+        """No valid value could be drawn: the kinds built on valid values are not tried."""
+        self._latest: dict[str, Finding] = {}
+        self._canonical: dict[str, Finding] = {}
+        self._silent_labels: set[str] = set()
+        self._slowest_answer: float | None = None
+        """Seconds: the slowest answer any request of this exploration got."""
+        self._batches_checked = 0
+        self._case_of: dict[int, tuple[Finding, Case]] = {}
+        """Each finding this exploration made, with its case, by the finding's id() (holding the
+        finding, so that no id is reused while the exploration runs)."""
+        self._confirmed_hang: Finding | None = None
+        """The first `request-answered` finding, made at the full --timeout with nothing else
+        in flight."""
+
+    @property
+    def name(self) -> str:
+        return self.tool.name if self.tool else ENVELOPE
+
+    def run(self) -> None:
+        started = time.monotonic()
+        try:
+            self._run()
+        finally:
+            self.seconds = time.monotonic() - started
+
+    def _run(self) -> None:
+        """Judge the canonical cases (each shape's simplest form, sent before this exploration
+        took a worker: see `send_canonical`), then let Hypothesis search.
+
+        A rule a canonical case violated keeps that finding: it is already minimal. A shape whose
+        simplest form got no answer is left out of the search: every further try would cost a
+        whole timeout and could only find the same rule again.
+        """
+        try:
+            if self.canonical is not None and self.lost is None:
+                cases, sent = self.canonical
+                self.sent += len(cases)
+                for case, finding in zip(cases, self._judge_sent(cases, sent)):
+                    self._keep_canonical(case, finding)
+            probes = coercion_cases(self.tool, self.accepted_bases[0]) if self.tool and self.accepted_bases and (
+                self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0) else []
+            if probes and self.lost is None:
+                for case, finding in zip(probes, self._judge_batch(probes, timeout=self.options.timeout, enough=lambda _: False)):
+                    self._keep_canonical(case, finding)
+        except OutOfTime:
+            self.out_of_time = True
+        except ShareSpent:
+            self.share_spent = True
+        else:
+            if self.lost is None:
+                self._search()
+        self._confirm_hang()
+        self.findings = [
+            self._alone_again(finding)
+            for finding in list(self._canonical.values())
+            + [finding for finding in self.findings if finding.rule.id not in self._canonical]
+        ]
+        self._case_of.clear()
+
+    def _alone_again(self, finding: Finding) -> Finding:
+        """The finding as its request, sent once more with nothing else in flight, makes it: so
+        that the stderr lines it carries are its own, not those of requests beside it. Kept as
+        it was if it does not (a target whose answers vary), or for a hang (`_confirm_hang`
+        already sent it alone)."""
+        finding_and_case = self._case_of.get(id(finding))
+        if finding_and_case is None or finding.rule.id == HANG_RULE or self.lost is not None or self.out_of_time:
+            return finding
+        case = finding_and_case[1]
+        try:
+            outcome = self._alone(case)
+        except (OutOfTime, ShareSpent):
+            return finding
+        self.sent += 1
+        again = self._judge(case, outcome)
+        return again if again is not None and again.rule.id == finding.rule.id else finding
+
+    def _keep_canonical(self, case: Case, finding: Finding | None) -> None:
+        if finding is not None and finding.response is None:
+            self._silent_labels.add(case.label)
+        if finding is not None and finding.rule.id not in self._canonical:
+            self._canonical[finding.rule.id] = finding
+
+    def _search(self) -> None:
+        try:
+            with BUILDING:  # one thread at a time reads lambda sources (`fuzz.engine.hypothesis_threads`)
+                strategy = envelope_cases() if self.tool is None else cases(
+                    self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known, stateless=self.stateless
+                )
+                if self._silent_labels:
+                    strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
+                # A tuple, not a list of fixed size: the same cases, without a (forced) "one more?"
+                # choice and its span per case for Hypothesis to record, mutate and shrink.
+                batches = st.tuples(*[strategy] * self.batch_size)
+                batches.validate()
+            left = -(-self.max_examples // self.batch_size)
+            part = 0
+            while left > 0:
+                examples = min(left, EXAMPLES_PER_RUN)
+                checked = self._batches_checked
+                self._hypothesis_test(batches, examples, part)()
+                left -= examples
+                part += 1
+                if self._batches_checked - checked < examples:
+                    break
+        except Unsatisfiable:
+            self.unsatisfiable = True
+            schema = "outputSchema" if self.kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) else "inputSchema"
+            self.skip = (
+                f"its {schema} accepts no value mcp-toolfuzz could generate (is it satisfiable?): no "
+                f"{self.kind.value} cases, and none of the kinds built on valid values"
+            )
+        except BaseException as error:  # noqa: B036 - Hypothesis raises groups of violations
+            if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
+                raise
+            self.out_of_time = _leaves_of_type(error, (OutOfTime,))
+            share_spent = self.share_spent = _leaves_of_type(error, (ShareSpent,))
+            violations = _violations_in(error)
+            if violations:
+                self.findings = [violation.finding for violation in violations]
+            elif self.lost is None and not self.out_of_time and not share_spent:
+                self.skip = f"could not generate {self.kind.value} cases: {_where_raised(error)}"
+        if not self.findings and self._latest:
+            self.findings = list(self._latest.values())
+
+    @property
+    def batch_size(self) -> int:
+        return max(1, min(CASES_PER_EXAMPLE, self.max_examples // 8))
+
+    @property
+    def max_examples(self) -> int:
+        """--max-examples, or the tool's own (`--tool-max-examples`)."""
+        return self.options.max_examples_for(self.tool.name if self.tool else None)
+
+    def _hypothesis_test(self, batches: st.SearchStrategy[tuple[Case, ...]], examples: int, part: int) -> Callable[[], None]:
+        """One Hypothesis run of `examples` batches, the `part`-th of this exploration (see
+        `EXAMPLES_PER_RUN`)."""
+        size = self.batch_size
+        config = settings(
+            parent=settings.get_profile("default"),
+            max_examples=examples,
+            deadline=None,
+            database=example_database(self.options.corpus),
+            derandomize=False,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
+            report_multiple_bugs=True,
+            print_blob=False,
+        )
+
+        def test(batch: tuple[Case, ...]) -> None:
+            self._check(batch)
+
+        # Hypothesis keys its database by the test's source, the same for every exploration:
+        # the target, tool, case kind and batch size tell them apart.
+        test._hypothesis_internal_add_digest = "\0".join(  # type: ignore[attr-defined]
+            (self.options.target.describe(), self.name, self.kind.value, f"batch of {size}")
+        ).encode()
+        # What @seed does, minus the line that turns the database off: a run is repeatable from
+        # its seed and still tries the examples that failed in earlier runs first.
+        seed = derived_seed(self.options.seed, self.name, self.kind, self.round, part)
+        test._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
+        return config(given(batches)(test))
+
+    def _check(self, batch: Sequence[Case]) -> None:
+        """The Hypothesis test body: fails the example when one of its cases violates a rule."""
+        self._batches_checked += 1
+        if self.lost is not None:
+            raise TargetLost(self.lost)
+        now = time.monotonic()
+        if now >= self.deadline:
+            raise OutOfTime()
+        if now >= self.share_deadline:
+            raise ShareSpent()
+        suspecting = self._suspecting
+        known = self._latest.keys() | self._canonical.keys()
+
+        def is_new(finding: Finding | None) -> bool:
+            return finding is not None and finding.rule.id not in known
+
+        findings = [found for found in self._judge_batch(batch, timeout=self._timeout_for_try(), enough=is_new) if found]
+        finding = next((found for found in findings if is_new(found)), findings[0] if findings else None)
+        if finding is not None:
+            if finding.rule.id == HANG_RULE and self._confirmed_hang is None and not suspecting:
+                self._confirmed_hang = finding
+            self._latest[finding.rule.id] = finding
+            raise _violation_type(finding.rule.id)(finding)
+
+def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0, part: int = 0) -> int:
+    suffix = (f"\0{round}" if round else "") + (f"\0part {part}" if part else "")
+    digest = hashlib.sha256(f"{run_seed}\0{tool}\0{kind.value}{suffix}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def _violations_in(error: BaseException) -> list[RuleViolated]:
+    if isinstance(error, RuleViolated):
+        return [error]
+    if isinstance(error, BaseExceptionGroup):
+        return [found for inner in error.exceptions for found in _violations_in(inner)]
+    return []
+
+
+def _leaves_of_type(error: BaseException, types: tuple[type[BaseException], ...]) -> bool:
+    if isinstance(error, BaseExceptionGroup):
+        return any(_leaves_of_type(inner, types) for inner in error.exceptions)
+    return isinstance(error, types)
+
+
+def _where_raised(error: BaseException) -> str:
+    """The error with the place it was raised (its innermost frame): a generation error is a
+    harness bug, and its report should say where to look."""
+    import traceback
+
+    leaf = error
+    while isinstance(leaf, BaseExceptionGroup) and leaf.exceptions:
+        leaf = leaf.exceptions[0]
+    frames = traceback.extract_tb(leaf.__traceback__)
+    where = f" (raised at {frames[-1].filename}:{frames[-1].lineno} in {frames[-1].name})" if frames else ""
+    return f"{type(leaf).__name__}: {leaf}{where}"

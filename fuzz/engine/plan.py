@@ -1,0 +1,189 @@
+"""Which case kinds each tool gets, and what is skipped and why.
+
+A fuzzer must not wipe the data of the server it tests. Valid arguments run a tool's body, and
+invalid ones may run it on a server that does not validate, so argument cases go only to tools
+that are safe to run:
+
+- default: tools annotated `readOnlyHint: true` or `destructiveHint: false`. MCP's default for a
+  tool without annotations is "may be destructive" (`destructiveHint` defaults to true), so an
+  unannotated tool gets only the cases that cannot reach its body: unknown names and malformed
+  requests.
+- `--allow-destructive`: every tool gets every case kind.
+- `--read-only`: only tools annotated `readOnlyHint: true` get argument cases.
+
+Tools named with `--unavailable` (which the server must refuse) and the `--mirror-tool` are
+called on the user's word: they get their own case kinds whatever their annotations.
+
+A name listed more than once (names SHOULD be unique: the tool-name rule says so) is fuzzed
+once, by its first definition; when its definitions differ, which one a call reaches is
+unknown, so it gets only the cases that do not depend on one (unknown names, malformed
+requests, and the refusal of an --unavailable tool).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterable, Sequence
+
+from fuzz.errors import ConfigurationError
+from fuzz.judging.findings import Skip
+from strategies import CaseKind, Tool
+from strategies.cases import STATELESS_KINDS
+from strategies.meta import Stateless
+from strategies.schemas import json_equal
+from strategies.values import can_reject_an_object
+
+ARGUMENT_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
+BODYLESS_KINDS = (CaseKind.UNKNOWN_TOOL, CaseKind.MALFORMED_REQUEST)
+GENERAL_KINDS = (*ARGUMENT_KINDS, *BODYLESS_KINDS)
+
+
+class DestructiveMode(Enum):
+    """What tools get argument cases (see the module docstring)."""
+
+    SAFE = "safe"
+    ALLOW = "allow-destructive"
+    READ_ONLY = "read-only"
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """The user's choice of tools and cases."""
+
+    tools: frozenset[str] | None = None
+    exclude_tools: frozenset[str] = frozenset()
+    unavailable: frozenset[str] = frozenset()
+    mirror_tool: str | None = None
+    destructive: DestructiveMode = DestructiveMode.SAFE
+    destructive_allowed: frozenset[str] = frozenset()
+    """Tools that get argument cases whatever their annotations (`--allow-destructive-tool`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolPlan:
+    tool: Tool | None
+    """None for the malformed request envelopes, which concern no tool."""
+    kinds: tuple[CaseKind, ...]
+    skips: tuple[Skip, ...] = ()
+
+
+def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> tuple[ToolPlan, ...]:
+    """One plan per tool to fuzz, listed tools first, then unavailable tools the server does not
+    list; `revision_kinds`: the kinds the spoken revision adds (`revision_kinds_for`), which go
+    where argument cases go. Raises ConfigurationError when the selection names tools that
+    cannot be used."""
+    entries = list(listed)
+    tools = _first_of_each(entries)
+    names = {tool.name for tool in tools}
+    _check_names(selection, tools, names)
+    plans: list[ToolPlan] = []
+    for tool in tools:
+        if _selected(tool, selection):
+            plans.append(_definition_free(_plan_tool(tool, selection, revision_kinds), entries))
+    for name in sorted(selection.unavailable - names):
+        unlisted = Tool(name=name, input_schema={"type": "object"})
+        plans.append(ToolPlan(unlisted, (CaseKind.UNAVAILABLE_TOOL,)))
+    return tuple(plans)
+
+
+def excluded(listed: Iterable[Tool], selection: Selection) -> tuple[str, ...]:
+    """The listed tools --tools / --exclude-tools leave out."""
+    return tuple(tool.name for tool in _first_of_each(listed) if not _selected(tool, selection))
+
+
+def _first_of_each(listed: Iterable[Tool]) -> list[Tool]:
+    """The first definition of each listed name, in listing order."""
+    first: dict[str, Tool] = {}
+    for tool in listed:
+        first.setdefault(tool.name, tool)
+    return list(first.values())
+
+
+_DEFINITION_FREE = (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS)
+
+
+def _definition_free(tool_plan: ToolPlan, entries: Sequence[Tool]) -> ToolPlan:
+    """`tool_plan`, cut to the kinds that need no definition when its name is listed with
+    different ones (see the module docstring)."""
+    assert tool_plan.tool is not None
+    name = tool_plan.tool.name
+    definitions = [tool.listing for tool in entries if tool.name == name]
+    if all(json_equal(definition, definitions[0]) for definition in definitions):
+        return tool_plan
+    reason = f"the server lists {len(definitions)} tools of this name with different definitions: which one a call reaches is unknown"
+    dropped = tuple(Skip(name, kind, reason) for kind in tool_plan.kinds if kind not in _DEFINITION_FREE)
+    kept = tuple(kind for kind in tool_plan.kinds if kind in _DEFINITION_FREE)
+    return ToolPlan(tool_plan.tool, kept, tool_plan.skips + dropped)
+
+
+def _selected(tool: Tool, selection: Selection) -> bool:
+    chosen = selection.tools is None or tool.name in selection.tools
+    return chosen and tool.name not in selection.exclude_tools
+
+
+def revision_kinds_for(stateless: Stateless | None) -> tuple[CaseKind, ...]:
+    """The case kinds the spoken revision adds: the stateless one its envelope's (its headers'
+    only over HTTP); the handshake revisions none."""
+    if stateless is None:
+        return ()
+    return tuple(kind for kind in STATELESS_KINDS if stateless.over_http or kind is not CaseKind.HEADER_MISMATCH)
+
+
+def _plan_tool(tool: Tool, selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> ToolPlan:
+    if tool.name in selection.unavailable:
+        return ToolPlan(tool, (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS))
+    if tool.name == selection.mirror_tool:
+        return ToolPlan(tool, (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT, *BODYLESS_KINDS))
+    mode = DestructiveMode.ALLOW if tool.name in selection.destructive_allowed else selection.destructive
+    reason = _unsafe_reason(tool, mode)
+    if reason is not None:
+        return ToolPlan(tool, BODYLESS_KINDS, tuple(Skip(tool.name, kind, reason) for kind in (*ARGUMENT_KINDS, *revision_kinds)))
+    if not can_reject_an_object(tool.input_schema):
+        nothing_invalid = Skip(
+            tool.name, CaseKind.INVALID_ARGUMENTS, "the inputSchema accepts every object: no arguments are invalid"
+        )
+        kinds = tuple(k for k in GENERAL_KINDS if k is not CaseKind.INVALID_ARGUMENTS)
+        return ToolPlan(tool, (*kinds, *revision_kinds), (nothing_invalid,))
+    return ToolPlan(tool, (*GENERAL_KINDS, *revision_kinds))
+
+
+def _unsafe_reason(tool: Tool, mode: DestructiveMode) -> str | None:
+    read_only = tool.annotations.get("readOnlyHint") is True
+    if mode is DestructiveMode.ALLOW or read_only:
+        return None
+    if mode is DestructiveMode.READ_ONLY:
+        return "--read-only: the tool is not annotated readOnlyHint: true"
+    destructive = tool.annotations.get("destructiveHint", True)
+    if destructive is False:
+        return None
+    why = "annotated destructiveHint: true" if "destructiveHint" in tool.annotations else (
+        "not annotated, and MCP's default is destructiveHint: true"
+    )
+    return f"the tool may be destructive ({why}); --allow-destructive runs its body"
+
+
+def _check_names(selection: Selection, tools: list[Tool], names: set[str]) -> None:
+    listing = ", ".join(sorted(names)) or "no tools"
+    for option, chosen in (("--tools", selection.tools or frozenset()), ("--exclude-tools", selection.exclude_tools)):
+        unknown = sorted(chosen - names)
+        if unknown:
+            raise ConfigurationError(f"{option} names {', '.join(map(repr, unknown))}, which the target does not list (it lists: {listing})")
+    mirror = selection.mirror_tool
+    if mirror is not None:
+        tool = next((t for t in tools if t.name == mirror), None)
+        if tool is None:
+            raise ConfigurationError(f"--mirror-tool {mirror!r}: the target does not list such a tool (it lists: {listing})")
+        if tool.output_check is None:
+            raise ConfigurationError(
+                f"--mirror-tool {mirror!r}: the tool declares no outputSchema, so there is no output to fuzz; "
+                "a mirror tool declares one and returns its `output` argument as structuredContent"
+            )
+    if mirror is not None and mirror in selection.unavailable:
+        raise ConfigurationError(f"{mirror!r} is given both as --mirror-tool and as --unavailable; a tool is one or the other")
+
+
+def with_envelope(plans: Sequence[ToolPlan], envelope: bool) -> tuple[ToolPlan, ...]:
+    """The run's plan: the malformed requests that name no tool first (when `envelope`), then
+    the tools'."""
+    return ((ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)),) if envelope else ()) + tuple(plans)

@@ -1,0 +1,196 @@
+"""Running the engine: a run from its options to its result.
+
+`run` opens the target (or, with `--processes` above one, forks worker processes that each run
+a shard: `fuzz.engine.shards`), replays the corpus's reproductions of this target, plans the
+tools, judges their names, and hands the explorations to the scheduler
+(`fuzz.engine.scheduler`); it stops on --max-time, Ctrl-C or SIGTERM keeping what was found, and
+returns the `RunResult`. `run_on` does the same on a target the caller keeps open (the pytest
+plugin). The engine emits events and knows no reporter.
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+
+import trio
+
+from fuzz.corpus.database import use_user_cache
+from fuzz.engine.events import (
+    Listener,
+    RunFinished,
+    RunStarted,
+)
+from fuzz.engine.hypothesis_threads import guard as guard_hypothesis
+from fuzz.engine.keeping import RunProgress, replay_corpus
+from fuzz.engine.known_arguments import resolve_known_arguments
+from fuzz.engine.options import RunOptions
+from fuzz.engine.plan import ToolPlan, excluded, plan, revision_kinds_for, with_envelope
+from fuzz.engine.scheduler import Job, Runner
+from fuzz.engine.shards import assign, run_in_processes
+from fuzz.engine.stops import OutOfTime, TargetLost, on_trio_clock
+from fuzz.errors import HarnessError, first_leaf
+from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult
+from fuzz.judging.oracle import Criteria
+from fuzz.judging.profiles import resolve
+from fuzz.wire.target import Target, open_target
+from strategies.cases import ENVELOPE
+
+_GRACE = 3.0
+"""Seconds past --max-time allowed for closing the target and writing what was found."""
+
+def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
+    """Fuzz the target and return the result. Raises HarnessError when the run could not be
+    made. On Ctrl-C, returns what was found so far with `stopped_early` set. With
+    `options.processes` above one, the tools are split between worker processes
+    (`fuzz.engine.shards`), each of which runs this with its `Shard`."""
+    use_user_cache()
+    guard_hypothesis()  # here too, before the worker processes are forked: they inherit what it collects
+    if options.processes > 1 and options.shard is None:
+        return run_in_processes(options, listener, run)
+    progress, started, deadline = RunProgress(), time.monotonic(), _deadline(options)
+    stopped_early: str | None = None
+    try:
+        trio.run(_run, options, listener, progress, deadline)
+    except BaseException as error:  # noqa: B036 - KeyboardInterrupt arrives wrapped in groups too
+        stopped_early = _stopped_by(error, options)
+    return _finished(options, listener, progress, started, stopped_early)
+
+
+async def run_on(target: Target, options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
+    """`run`, in the caller's trio run, on a target the caller opened and keeps open (the pytest
+    plugin fuzzes one tool per call on the target it started once). No signal handling: that
+    is the caller's."""
+    use_user_cache()
+    progress, started, deadline = RunProgress(), time.monotonic(), _deadline(options)
+    stopped_early: str | None = None
+    try:
+        with trio.move_on_at(on_trio_clock(deadline) + _GRACE) as scope:
+            await _fuzz_on(target, options, listener, progress, deadline)
+        if scope.cancelled_caught:
+            raise OutOfTime()
+    except BaseException as error:  # noqa: B036 - what the explorations raise arrives in groups
+        stopped_early = _stopped_by(error, options)
+    return _finished(options, listener, progress, started, stopped_early)
+
+
+def _deadline(options: RunOptions) -> float:
+    """When --max-time ends, on time.monotonic's clock (infinity without it)."""
+    return time.monotonic() + options.max_time if options.max_time is not None else float("inf")
+
+
+def _stopped_by(error: BaseException, options: RunOptions) -> str:
+    """Why the run stopped early, from what stopped it; re-raises a harness error (and anything
+    that is not a reason to stop keeping what was found)."""
+    leaf = first_leaf(error)
+    if isinstance(leaf, HarnessError):
+        raise leaf from None
+    if isinstance(leaf, TargetLost):
+        return str(leaf)
+    if isinstance(leaf, OutOfTime):
+        return f"--max-time {options.max_time:g} s reached"
+    if isinstance(leaf, KeyboardInterrupt):
+        return INTERRUPTED
+    if isinstance(leaf, Terminated):
+        return TERMINATED
+    raise error
+
+
+def _finished(options: RunOptions, listener: Listener, progress: RunProgress, started: float, stopped_early: str | None) -> RunResult:
+    description = progress.description
+    result = RunResult(
+        seed=options.seed,
+        target=options.target.as_json(),
+        target_description=options.target.describe(),
+        protocol_version=description.protocol_version if description else None,
+        server_info=description.server_info if description else {},
+        options=options.as_json(),
+        tools=tuple(progress.summaries[index] for index in sorted(progress.summaries)),
+        seconds=time.monotonic() - started,
+        target_restarts=progress.restarts,
+        stopped_early=stopped_early,
+        out_of_time=stopped_early is not None and stopped_early.startswith("--max-time"),
+        profile=options.profile,
+        fail_on=options.fail_on,
+        excluded_tools=progress.excluded,
+        replayed=tuple(progress.replayed),
+        baseline=options.baseline,
+    )
+    listener(RunFinished(result))
+    return result
+
+
+class Terminated(Exception):
+    """SIGTERM arrived: the run stops as it does on Ctrl-C, keeping what it found."""
+
+
+async def _run(options: RunOptions, listener: Listener, progress: RunProgress, deadline: float) -> None:
+    with trio.move_on_at(on_trio_clock(deadline) + _GRACE) as scope:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(_raise_on_sigterm)
+            await _fuzz(options, listener, progress, deadline)
+            nursery.cancel_scope.cancel()
+    if scope.cancelled_caught:
+        raise OutOfTime()
+
+
+async def _raise_on_sigterm() -> None:
+    with trio.open_signal_receiver(signal.SIGTERM) as signals:
+        async for _ in signals:
+            raise Terminated()
+
+
+async def _fuzz(options: RunOptions, listener: Listener, progress: RunProgress, deadline: float) -> None:
+    async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version,
+                           max_message_bytes=options.max_answer_size) as target:
+        await _fuzz_on(target, options, listener, progress, deadline)
+
+
+async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, progress: RunProgress, deadline: float) -> None:
+    progress.description = target.description
+    stateless = target.stateless
+    plans = plan(target.tools, options.selection, revision_kinds_for(stateless))
+    progress.excluded = excluded(target.tools, options.selection)
+    known = resolve_known_arguments(options.known_arguments, target.tools)
+    listener(
+        RunStarted(
+            seed=options.seed,
+            target=options.target.describe(),
+            protocol_version=target.description.protocol_version,
+            server_name=str(target.description.server_info.get("name", "?")),
+            tool_names=tuple(p.tool.name for p in plans),
+            profile=options.profile,
+        )
+    )
+    if options.corpus is not None and options.replay_corpus and (options.shard is None or options.shard.index == 0):
+        await replay_corpus(options, target, listener, progress)
+    criteria = Criteria(
+        profile=resolve(options.profile, target.description.protocol_version),
+        enabled=options.rules,
+        protocol_version=target.description.protocol_version,
+        listed_names=tuple(tool.name for tool in target.tools),
+    )
+    tool_plans = with_envelope(plans, options.envelope)
+    owned = _owned(tool_plans, options)
+    guard_hypothesis()
+    runner = Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
+    runner.judge_names(target.tools)
+    await runner.run_rounds([
+        Job(index, tool_plan.tool, kind)
+        for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)
+    ])
+
+
+def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[int]:
+    """The places in the plan of the tools this process fuzzes: all, or its shard's; of those
+    named by `options.only`, when it is set."""
+    places = range(len(tool_plans))
+    if options.only is not None:
+        names = [tool_plan.tool.name if tool_plan.tool else ENVELOPE for tool_plan in tool_plans]
+        places = [index for index in places if names[index] in options.only]
+    if options.shard is None:
+        return frozenset(places)
+    owners = assign([len(tool_plan.kinds) for tool_plan in tool_plans], options.shard.count)
+    return frozenset(index for index in places if owners[index] == options.shard.index)
+
+

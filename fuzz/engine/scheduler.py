@@ -1,0 +1,339 @@
+"""The engine: every (tool x case kind) explored by Hypothesis, several at once, each case sent
+to the target and judged.
+
+The target lives in trio's thread (its session reads stdout while requests are in flight);
+each exploration (`fuzz.engine.phases.random_search`) runs Hypothesis in a worker thread and sends its batches
+of cases through the run's one `Dispatcher`. `--workers` explorations run at once, taken in
+plan order; an exploration built on valid values (invalid arguments, invalid output) starts
+after the one that draws them, so that a schema no value satisfies is skipped once and invalid
+arguments mutate the arguments the server accepted (`Exploration.accepted`). Each
+exploration is seeded on its own and judged by its own answers, so what a run finds does not
+depend on which exploration ran beside which; summaries are kept in plan order. The engine
+emits events and knows no reporter.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import trio
+
+from fuzz.engine.dispatch import Dispatcher
+from fuzz.engine.events import (
+    PROGRESS_EVERY,
+    FindingMade,
+    Listener,
+    Progress,
+    ToolFinished,
+    ToolStarted,
+)
+from fuzz.engine.keeping import RunProgress, keep, merge
+from fuzz.engine.options import RunOptions
+from fuzz.engine.phases.canonical import Canonical, canonical_for, send_canonical
+from fuzz.engine.phases.random_search import Exploration
+from fuzz.engine.phases.trials import ACCEPTED_KEPT
+from fuzz.engine.plan import ToolPlan
+from fuzz.engine.stops import OutOfTime, TargetLost, on_trio_clock
+from fuzz.judging.findings import ToolSummary
+from fuzz.judging.oracle import Criteria
+from fuzz.judging.rules import TOOL_NAME
+from fuzz.judging.tool_names import listing_findings
+from fuzz.wire.target import Target
+from strategies import CaseKind, Tool
+from strategies.cases import ENVELOPE
+from strategies.meta import Stateless
+
+EXTRA_WORKERS = 3
+"""Workers beyond --workers that start, one per exploration waiting on the target for more than
+WAITING_LONG seconds (a slow tool, a dropped request, a hang being confirmed): threads that all
+compute take turns at a cost, but while some only wait, others can compute."""
+
+WAITING_LONG = 1.0
+
+WAITING_SHARE = 0.3
+"""The first worker beyond --workers also starts while the explorations running spend, on
+average over the last second, this share of their time waiting for answers (at 1 worker: an
+SDK server over stdio keeps one waiting about half the time, the demo a tenth): the waits of one
+exploration are then long enough for another to compute in."""
+
+
+async def _tick(changed: trio.lowlevel.ParkingLot) -> None:
+    """Wake the idle workers now and then, to look again at who is waiting on the target."""
+    while True:
+        await trio.sleep(WAITING_LONG / 4)
+        changed.unpark_all()
+
+
+_CANONICAL_AHEAD = 2
+"""Explorations per worker whose canonical cases may be in flight before a worker takes them."""
+
+_LEAST_SHARE = 0.5
+"""Seconds: a round that would leave an exploration less than this is not started."""
+
+
+@dataclass(eq=False)
+class Job:
+    """One exploration to run: the tool at `index` in the plan, one case kind, one round."""
+
+    index: int
+    tool: Tool | None
+    kind: CaseKind
+    round: int = 0
+    built_on: Job | None = None
+    """The exploration that draws the valid values this one mutates, of the same round (for a
+    later round: its newest round when this one is queued): it runs first, so that what it
+    found the server accepts is there to mutate (the same whatever the scheduling), and so that
+    a schema no value satisfies is skipped once."""
+    done: trio.Event = field(default_factory=trio.Event)
+    exploration: Exploration | None = None
+    canonical: Canonical | None = None
+    canonical_sent: trio.Event = field(default_factory=trio.Event)
+    """Set once its canonical cases have been sent and answered (or timed out); at once for a
+    later round, which has none."""
+
+
+class Runner:
+    """Runs jobs `--workers` at a time, merges what each found into its tool's summary (before
+    anything is raised: no finding is lost) and announces it.
+
+    With --max-time, the budget is spread in rounds. Every exploration gets, when it starts, an
+    even share of what is left among the explorations waiting to run (time one does not use
+    goes to those after it). One that its share cut short goes back in line for its next round,
+    with a seed of that round's own (so it tries new examples, not the same ones again), while
+    time remains. Rounds are not a barrier: a worker takes an exploration's next round while
+    others of the round before still run, so that an exploration waiting out --timeout on a
+    request the server dropped holds up no other (the run's extra workers, see EXTRA_WORKERS,
+    go on with the next rounds). What every round sent, found and spent adds up in the tool's
+    summary.
+    """
+
+    def __init__(
+        self,
+        options: RunOptions,
+        target: Target,
+        criteria: Criteria,
+        tool_plans: tuple[ToolPlan, ...],
+        listener: Listener,
+        progress: RunProgress,
+        deadline: float,
+        known: dict[str, dict[str, tuple[Any, ...]]] | None = None,
+        owned: frozenset[int] | None = None,
+        stateless: Stateless | None = None,
+    ) -> None:
+        self.options = options
+        self.stateless = stateless
+        self.owned = frozenset(range(len(tool_plans))) if owned is None else owned
+        """The places in the plan of the tools this process fuzzes (`_owned`)."""
+        self.known = known or {}
+        """Known-good values by tool and field (`--argument`)."""
+        self.accepted: dict[int, list[dict[str, Any]]] = {}
+        """By tool: the arguments its valid-arguments explorations got a success for, in plan
+        and round order (at most ACCEPTED_KEPT)."""
+        self.target = target
+        self.dispatcher = Dispatcher(target, ping_timeout=options.timeout)
+        self.criteria = criteria
+        self.tool_plans = tool_plans
+        self.listener = listener
+        self.progress = progress
+        self.deadline = deadline
+        self.started = time.monotonic()
+        self.listed = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
+        self._unfinished_kinds = {
+            index: len(self.kinds_of(tool_plan)) if index in self.owned else 0 for index, tool_plan in enumerate(tool_plans)
+        }
+        self._announced = 0
+        """Tools announced finished: always a prefix of the plan, so they are announced in order."""
+
+    def kinds_of(self, tool_plan: ToolPlan) -> tuple[CaseKind, ...]:
+        """The planned case kinds of a tool this run sends (`options.kinds`)."""
+        chosen = self.options.kinds
+        return tuple(kind for kind in tool_plan.kinds if chosen is None or kind in chosen)
+
+    async def run_rounds(self, jobs: list[Job]) -> None:
+        """Run `jobs` (of the first round), and the next rounds of those their share of
+        --max-time cuts short; each built on the job of its tool that draws its valid values."""
+        pending = list(jobs)
+        running: list[Job] = []
+        latest = {(job.index, job.kind): job for job in jobs}
+        """The newest round of each exploration: what a job is built on."""
+        for job in jobs:
+            job.built_on = _built_on(job, latest)
+        stop: list[BaseException] = []
+        changed = trio.lowlevel.ParkingLot()
+
+        def next_round_of(job: Job) -> None:
+            if time.monotonic() >= self.deadline - _LEAST_SHARE:
+                return
+            following = Job(job.index, job.tool, job.kind, job.round + 1)
+            following.canonical_sent.set()
+            latest[(job.index, job.kind)] = following
+            following.built_on = _built_on(following, latest)
+            pending.append(following)
+
+        def take(worker_number: int) -> Job | None:
+            """The next job worker `worker_number` may run: one beyond --workers only while as
+            many explorations have been waiting on the target for over WAITING_LONG seconds, or
+            (the first one beyond) while they wait WAITING_SHARE of their time."""
+            beyond = worker_number - self.options.workers + 1
+            if beyond > 0 and self.dispatcher.waiting_long(longer_than=WAITING_LONG) < beyond and not (
+                beyond == 1 and self.dispatcher.waiting_load() >= WAITING_SHARE * max(1, self.options.workers)
+            ):
+                return None
+            for job in pending:
+                if (job.built_on is None or job.built_on.done.is_set()) and job.canonical_sent.is_set():
+                    pending.remove(job)
+                    return job
+            return None
+
+        canonical_slots = trio.CapacityLimiter(_CANONICAL_AHEAD * max(1, self.options.workers))
+
+        async def send_canonical_of(job: Job) -> None:
+            try:
+                cases = canonical_for(job.tool, job.kind, self.listed, self.stateless) if job.round == 0 else []
+                if cases:
+                    async with canonical_slots:
+                        with trio.move_on_at(on_trio_clock(self.deadline)):
+                            job.canonical = await send_canonical(self.dispatcher, cases, timeout=self.options.timeout)
+            finally:
+                job.canonical_sent.set()
+                changed.unpark_all()
+
+        async def worker(worker_number: int) -> None:
+            while True:
+                job = None
+                while not stop and (pending or running) and (job := take(worker_number)) is None:
+                    await changed.park()
+                if stop or job is None:
+                    return
+                running.append(job)
+                try:
+                    if await self._run_job(job, len(pending) + 1):
+                        next_round_of(job)
+                except (TargetLost, OutOfTime) as error:
+                    stop.append(error)
+                finally:
+                    running.remove(job)
+                    job.done.set()
+                    changed.unpark_all()
+
+        self._announce()
+        async with trio.open_nursery() as nursery:
+            for job in jobs:
+                nursery.start_soon(send_canonical_of, job)
+            nursery.start_soon(_tick, changed)
+            nursery.start_soon(self._report_progress, running)
+            async with trio.open_nursery() as workers:
+                for worker_number in range(max(1, self.options.workers) + EXTRA_WORKERS):
+                    workers.start_soon(worker, worker_number)
+            nursery.cancel_scope.cancel()
+        if stop:
+            raise stop[0]
+
+    async def _report_progress(self, jobs: list[Job]) -> None:
+        """A `Progress` event every PROGRESS_EVERY seconds: what runs (of `jobs`, the running
+        ones, updated as they change), cases sent, findings."""
+        while True:
+            await trio.sleep(PROGRESS_EVERY)
+            running = [job for job in jobs if job.exploration is not None and not job.done.is_set()]
+            summaries = self.progress.summaries.values()
+            now = time.monotonic()
+            self.listener(Progress(
+                running=tuple((job.exploration.name, job.kind.value) for job in running if job.exploration),
+                cases=sum(summary.total_sent for summary in summaries) + sum(job.exploration.sent for job in running if job.exploration),
+                findings=sum(len(summary.findings) for summary in summaries),
+                seconds=now - self.started,
+                left=max(0.0, self.deadline - now) if self.options.max_time is not None else None,
+            ))
+
+    async def _run_job(self, job: Job, left: int) -> bool:
+        """Run one exploration with its share of --max-time; True when the share cut it short."""
+        now = time.monotonic()
+        if now >= self.deadline:
+            raise OutOfTime()
+        self._summary_for(job.index)
+        if job.built_on is not None and job.built_on.exploration is not None and job.built_on.exploration.unsatisfiable:
+            self._finished(job)
+            return False
+        share = now + (self.deadline - now) * min(self.options.workers, left) / left
+        exploration = job.exploration = Exploration(
+            self.options, self.dispatcher, job.tool, job.kind, self.listed, self.criteria, self.deadline, share, job.round,
+            job.canonical,
+            accepted=self.accepted.get(job.index, ()) if job.kind is CaseKind.INVALID_ARGUMENTS else (),
+            known=self.known.get(job.tool.name) if job.tool is not None else None,
+            stateless=self.stateless,
+        )
+        await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+        kept = self.accepted.setdefault(job.index, [])
+        kept.extend(exploration.accepted[: ACCEPTED_KEPT - len(kept)])
+        self.progress.restarts = self.target.restarts
+        summary = self.progress.summaries[job.index]
+        known_rules = {(finding.case, finding.rule.id) for finding in summary.findings}
+        exploration.findings = [
+            keep(finding, self.options, self.target, exploration.tool)
+            for finding in exploration.findings
+            if (finding.case, finding.rule.id) not in known_rules
+        ]
+        self.progress.summaries[job.index] = merge(summary, exploration, self.tool_plans[job.index].kinds)
+        for finding in exploration.findings:
+            self.listener(FindingMade(finding))
+        if job.round == 0:
+            self._finished(job)
+        if exploration.lost is not None:
+            raise TargetLost(exploration.lost)
+        if exploration.out_of_time:
+            raise OutOfTime()
+        return exploration.share_spent
+
+    def judge_names(self, listing: list[Tool]) -> None:
+        """The tool-name findings (`fuzz.judging.tool_names`) of the tools this process fuzzes, made
+        before any case is sent, into their summaries: once per run (each tool has one owner
+        among the processes), and kept whenever the run stops."""
+        if TOOL_NAME.id not in self.criteria.profile.rules or not self.criteria.is_enabled(TOOL_NAME.id):
+            return  # the published profile under a revision before 2025-11-25 has no such rule
+        places = {
+            tool_plan.tool.name: index
+            for index, tool_plan in enumerate(self.tool_plans) if index in self.owned and tool_plan.tool is not None
+        }
+        for name, finding in listing_findings(listing, places, self.criteria.profile.rule(TOOL_NAME.id)).items():
+            summary = self._summary_for(places[name])
+            self.progress.summaries[places[name]] = replace(summary, findings=summary.findings + (finding,))
+            self.listener(FindingMade(finding))
+
+    def _finished(self, job: Job) -> None:
+        self._unfinished_kinds[job.index] -= 1
+        self._announce()
+
+    def _announce(self) -> None:
+        """Announce, in plan order, the tools all of whose first-round explorations are done
+        (a tool with none to run, say a destructive one, as soon as those before it are)."""
+        while self._announced < len(self.tool_plans) and self._unfinished_kinds[self._announced] == 0:
+            if self._announced in self.owned:
+                self.listener(ToolFinished(self._summary_for(self._announced)))
+            self._announced += 1
+
+    def _summary_for(self, index: int) -> ToolSummary:
+        """The tool's summary; made (and the tool announced started) on first use."""
+        if index not in self.progress.summaries:
+            tool_plan = self.tool_plans[index]
+            name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
+            self.progress.summaries[index] = ToolSummary(name, {}, (), tool_plan.skips)
+            self.listener(ToolStarted(name))
+        return self.progress.summaries[index]
+
+
+_VALUES_FOR: dict[CaseKind, CaseKind] = {
+    CaseKind.INVALID_ARGUMENTS: CaseKind.VALID_ARGUMENTS,
+    CaseKind.INVALID_OUTPUT: CaseKind.VALID_OUTPUT,
+}
+"""An invalid value is a valid one with one mutation: when no valid value exists, neither does
+it, and the search for it would only repeat the same skip."""
+
+
+def _built_on(job: Job, jobs: dict[tuple[int, CaseKind], Job]) -> Job | None:
+    """Of `jobs` (by tool place and case kind), the one `job` is built on (`Job.built_on`)."""
+    drawing = jobs.get((job.index, _VALUES_FOR.get(job.kind, job.kind)))
+    return None if drawing is job else drawing
+
+

@@ -1,0 +1,261 @@
+"""Worker processes (`--processes N`): the tools of a run split between N processes, each
+with its own connection to the target (its own copy of a stdio server; its own session with
+a URL), their events and results merged into one run.
+
+Why processes, not more threads: the harness computes (Hypothesis draws and shrinks, the
+oracle judges) under one GIL, and waits while the target answers; two processes on two cores
+compute side by side and overlap each other's waits. Measured on a 2-core machine
+(`benchmarks/throughput.py`): 2.2 times the cases per second of one process on the demo, 1.8 to 2.0
+times on an `mcp` SDK server.
+
+What a run finds does not depend on the process count: a tool is fuzzed whole by one process
+(`assign`, from the plan alone), and each exploration is seeded on its own and judged by its
+own answers (`fuzz.engine.scheduler`), so one process or four make the same findings from the same seed
+(a test checks that the JSON reports agree). Only the first process replays the corpus.
+
+The first worker is the harness's own process (it runs its shard on its main thread while a
+second thread collects what the others send); the others are forked before anything runs
+(no threads yet), with the garbage collector's objects frozen (`gc.freeze`, until the run
+ends, here too) so that the pages the imports filled stay shared (a collection would write to
+every object's header and copy the page). Why the parent works rather than waits: a page
+that any process writes (a reference count, CPython 3.11 has no immortal objects) ends up
+copied once per process that still maps it, and an idle parent keeps the originals; measured
+on the demo, PSS summed over the processes at the defaults 142 -> 110 MB
+(`benchmarks/throughput.py`). The forked ones ignore Ctrl-C (the parent, which gets it,
+stops its own shard as a single-process run does and asks each of them to stop with SIGTERM,
+as a CI runner's timeout does: each keeps what it found) and die with the parent; an error in
+one stops the others. A process that ends without a result loses no finding already reported:
+the summaries of the tools it finished came with its events.
+"""
+
+from __future__ import annotations
+
+import gc
+import multiprocessing
+import os
+import signal
+import sys
+import threading
+import time
+import traceback
+from dataclasses import replace
+from multiprocessing.connection import Connection, wait
+from typing import Any, Callable, Sequence
+
+from fuzz.engine.events import Event, Listener, RunFinished
+from fuzz.engine.options import RunOptions, Shard
+from fuzz.engine.shard_merge import Crashed, Done, Failed, ShardMerger
+from fuzz.errors import (
+    ConfigurationError,
+    HandshakeError,
+    HarnessError,
+    TargetStartError,
+)
+from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult
+
+RunShard = Callable[[RunOptions, Listener], RunResult]
+
+STOP_GRACE = 10.0
+"""Seconds the processes get to stop and send what they found once asked to (Ctrl-C, SIGTERM,
+another process's error), beyond the engine's own grace after --max-time."""
+
+
+def assign(kinds_per_tool: Sequence[int], count: int) -> list[int]:
+    """The process of each tool, in plan order: the one with the fewest case kinds so far (the
+    lowest number on a tie). Depends on the plan alone, so every process computes the same."""
+    load = [0] * count
+    owners: list[int] = []
+    for kinds in kinds_per_tool:
+        owner = min(range(count), key=lambda number: (load[number], number))
+        owners.append(owner)
+        load[owner] += max(1, kinds)
+    return owners
+
+
+class _Stop(Exception):
+    """The parent was asked to stop (SIGTERM)."""
+
+
+def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShard) -> RunResult:
+    """Run `options` in `options.processes` processes, each `run_shard` with its `Shard`: the
+    first in this process (on this thread), the others forked; merge what they all send into
+    one stream of events for `listener` and one result."""
+    count = options.processes
+    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    started = time.monotonic()
+    merger = ShardMerger(options, listener, count, started)
+    connections: dict[Connection, int] = {}
+    processes = []
+    gc.freeze()  # what is allocated so far stays shared with the forked workers: no collection, here or there, copies its pages
+    for number in range(1, count):
+        receiving, sending = context.Pipe(duplex=False)
+        process = context.Process(
+            target=_child, args=(run_shard, replace(options, shard=Shard(number, count)), sending), daemon=True
+        )
+        process.start()
+        sending.close()
+        connections[receiving] = number
+        processes.append(process)
+
+    def stop_all() -> None:
+        for process in processes:
+            if process.is_alive() and process.pid is not None:
+                os.kill(process.pid, signal.SIGTERM)
+
+    def on_failure() -> None:
+        stop_all()
+        if not merger.ended_here:
+            os.kill(os.getpid(), signal.SIGTERM)  # this process's shard stops as on SIGTERM, keeping what it found
+
+    collector = _Collector(connections, merger, on_failure)
+    previous = signal.signal(signal.SIGTERM, _raise_stop) if threading.current_thread() is threading.main_thread() else None
+    stopped: str | None = None
+    try:
+        collector.start()
+        try:
+            stopped = _run_here(options, run_shard, merger)
+        except _Stop:  # the SIGTERM another process's error sent landed as this shard was ending
+            stopped = TERMINATED
+        if stopped is not None:
+            stop_all()
+            collector.until = time.monotonic() + STOP_GRACE + options.timeout
+        try:
+            collector.wait()
+        except (KeyboardInterrupt, _Stop) as why:
+            stopped = INTERRUPTED if isinstance(why, KeyboardInterrupt) else TERMINATED
+            stop_all()
+            collector.until = time.monotonic() + STOP_GRACE + options.timeout
+            collector.wait()
+    finally:
+        if previous is not None:
+            signal.signal(signal.SIGTERM, previous)
+        collector.until = 0.0
+        collector.join()
+        for process in processes:
+            process.join(timeout=1.0)
+            if process.is_alive():
+                process.kill()
+                process.join()
+        gc.unfreeze()
+    result = merger.result(stopped, exit_codes=[0, *(process.exitcode for process in processes)])
+    listener(RunFinished(result))
+    return result
+
+
+def _run_here(options: RunOptions, run_shard: RunShard, merger: ShardMerger) -> str | None:
+    """Run the first shard in this process, its events and its result (or its error) taken by
+    `merger` as a worker's are; return why it stopped early when Ctrl-C or SIGTERM stopped it."""
+
+    try:
+        listener = _but_the_end(lambda event: merger.take_safely(0, event))
+        result = run_shard(replace(options, shard=Shard(0, options.processes)), listener)
+    except HarnessError as error:
+        merger.take_safely(0, Failed(error))
+        return None
+    except (KeyboardInterrupt, _Stop) as why:
+        return INTERRUPTED if isinstance(why, KeyboardInterrupt) else TERMINATED
+    except Exception:  # noqa: BLE001 - said as a worker's crash is, once the others have stopped
+        merger.take_safely(0, Crashed(traceback.format_exc()))
+        return None
+    finally:
+        merger.ended_safely(0)
+    merger.take_safely(0, Done(result))
+    return result.stopped_early if result.stopped_early in (INTERRUPTED, TERMINATED) else None
+
+
+def _but_the_end(deliver: Callable[[Event], None]) -> Listener:
+    """A shard's listener: its events delivered to the merger, but its `RunFinished` (the
+    merged run's is sent once, by `run_in_processes`)."""
+
+    def listener(event: Event) -> None:
+        if not isinstance(event, RunFinished):
+            deliver(event)
+
+    return listener
+
+
+def _raise_stop(signum: int, frame: Any) -> None:
+    raise _Stop()
+
+
+class _Collector(threading.Thread):
+    """Reads what the forked processes send, on a thread of its own while this process runs its
+    own shard, until each has ended or `until` (set from the main thread when it stops them).
+    On a process's error, asks the others to stop (`on_failure`) once each has started or failed
+    (so that the error can say whether other copies of the target started: see `ShardMerger.result`)."""
+
+    def __init__(self, connections: dict[Connection, int], merger: ShardMerger, on_failure: Callable[[], None]) -> None:
+        super().__init__(name="mcp-toolfuzz worker processes", daemon=True)
+        self.connections = connections
+        self.merger = merger
+        self.on_failure = on_failure
+        self.until = float("inf")
+
+    def run(self) -> None:
+        while self.connections and time.monotonic() < self.until:
+            for connection in wait(list(self.connections), timeout=0.25):
+                number = self.connections[connection]
+                try:
+                    message = connection.recv()
+                except (EOFError, OSError):
+                    del self.connections[connection]
+                    self.merger.ended_safely(number)
+                    continue
+                self.merger.take_safely(number, message)
+            self._stop_on_failure()
+        self._stop_on_failure()
+
+    def _stop_on_failure(self) -> None:
+        with self.merger.lock:
+            if self.merger.failure is None or not self.merger.settled or self.merger.stopping:
+                return
+            self.merger.stopping = True
+        self.on_failure()
+
+    def wait(self) -> None:
+        """Until the thread has ended, in steps, so that Ctrl-C and SIGTERM reach the main thread."""
+        while self.is_alive():
+            self.join(timeout=0.25)
+
+
+def _child(run_shard: RunShard, options: RunOptions, connection: Connection) -> None:
+    """One worker process: run its shard, send each event and then its result (or its error)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _die_with_parent()
+
+    try:
+        result = run_shard(options, _but_the_end(connection.send))
+    except HarnessError as error:
+        connection.send(Failed(_portable(error)))
+    except BaseException:  # noqa: B036 - whatever it is, the parent says it, not a lost pipe
+        connection.send(Crashed(traceback.format_exc()))
+    else:
+        connection.send(Done(result))
+    finally:
+        connection.close()
+
+
+def _portable(error: HarnessError) -> HarnessError:
+    """The error, or one of the nearest kind that does, with its message, when it does not
+    survive pickling."""
+    import pickle
+
+    try:
+        pickle.loads(pickle.dumps(error))
+        return error
+    except Exception:  # noqa: BLE001 - any failure to pickle
+        kind = next(kind for kind in type(error).__mro__ if kind in (TargetStartError, HandshakeError, ConfigurationError, HarnessError))
+        return kind(str(error))
+
+
+def _die_with_parent() -> None:
+    """Linux: SIGTERM this process when the parent dies (a `kill -9` of the harness must not
+    leave workers fuzzing on)."""
+    if sys.platform != "linux":
+        return
+    import ctypes
+
+    try:
+        ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass

@@ -1,0 +1,51 @@
+"""The command line's entry point (`mcp-toolfuzz`, `python -m fuzz`): Hypothesis is imported
+without its plugins (the `hypothesis` entry points of the installed packages), then the CLI.
+
+Why: mcp-toolfuzz draws from its own strategies only, never `st.from_type` on a plugin's
+types, so a plugin can change nothing it generates; and what plugins import is paid in every
+worker process. trio's, installed with trio, imports `trio.testing` and with it pytest where
+pytest is installed: about 6 MB per process and 40 ms of start-up. The pytest plugin
+(`fuzz.faces.pytest_plugin`) runs in the user's pytest and leaves Hypothesis's plugins alone.
+
+Hypothesis's warnings are silenced for the run (`library_warnings_silenced`): they speak to the
+author of a Hypothesis test, and mcp-toolfuzz's user wrote none. A long server schema made one
+("Generating overly large repr ... 61 kB") reach stderr as if the harness had failed. The
+filter is the process's, so it holds in the engine's worker threads and in the worker
+processes forked from it; the harness's own errors are exceptions and exit codes, never warnings.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import warnings
+from typing import Iterator
+
+_NO_PLUGINS = "HYPOTHESIS_NO_PLUGINS"
+
+
+def entry_point() -> None:
+    chosen = os.environ.get(_NO_PLUGINS)
+    os.environ[_NO_PLUGINS] = "1"
+    try:
+        import hypothesis  # noqa: F401 - imported once, here, without its plugins
+    finally:
+        if chosen is None:
+            del os.environ[_NO_PLUGINS]  # the target's environment stays the user's
+        else:
+            os.environ[_NO_PLUGINS] = chosen
+    from fuzz.faces.cli import entry_point as run_cli
+
+    with library_warnings_silenced():
+        run_cli()
+
+
+@contextlib.contextmanager
+def library_warnings_silenced() -> Iterator[None]:
+    """Hypothesis's warnings (`HypothesisWarning` and its kinds: deprecations, non-interactive
+    examples, large reprs) ignored while the block runs, every other warning as it was."""
+    from hypothesis.errors import HypothesisWarning
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", category=HypothesisWarning)
+        yield

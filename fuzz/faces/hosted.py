@@ -1,0 +1,83 @@
+"""A target kept open in a thread of its own, for callers that are not trio: the pytest plugin
+starts a server once and fuzzes it tool by tool from pytest's thread.
+
+The thread runs a trio run that opens the target (`fuzz.wire.target.open_target`) and then waits;
+`run` sends it a call (`fuzz.engine.run.run_on`) and blocks until it is done; `close` cancels whatever
+runs there and closes the target (its process killed, a session deleted), also after Ctrl-C
+in the caller's thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any, Awaitable, Callable, TypeVar
+
+import trio
+
+from fuzz.errors import HarnessError, first_leaf
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
+from fuzz.wire.target import Target, TargetSpec, open_target
+
+T = TypeVar("T")
+
+CLOSE_GRACE = 10.0
+"""Seconds `close` waits for the thread to close the target."""
+
+
+class HostedTarget:
+    def __init__(self, spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None,
+                 max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+        self.spec = spec
+        self._max_message_bytes = max_message_bytes
+        self._startup_timeout = startup_timeout
+        self._protocol_version = protocol_version
+        self._ready = threading.Event()
+        self._token: trio.lowlevel.TrioToken | None = None
+        self._scope: trio.CancelScope | None = None
+        self._target: Target | None = None
+        self.error: HarnessError | None = None
+        """Why the target could not be opened."""
+        self._thread = threading.Thread(target=self._serve, name="mcp-toolfuzz target", daemon=True)
+        self._thread.start()
+        self._ready.wait()
+        if self.error is not None:
+            raise self.error
+
+    @property
+    def target(self) -> Target:
+        assert self._target is not None
+        return self._target
+
+    def _serve(self) -> None:
+        try:
+            trio.run(self._main)
+        except BaseException as error:  # noqa: B036 - told to the caller, never lost in a thread
+            leaf = first_leaf(error)
+            self.error = leaf if isinstance(leaf, HarnessError) else HarnessError(
+                f"the target's thread failed: {type(leaf).__name__}: {leaf}")
+        finally:
+            self._ready.set()
+
+    async def _main(self) -> None:
+        self._token = trio.lowlevel.current_trio_token()
+        with trio.CancelScope() as scope:
+            self._scope = scope
+            async with open_target(self.spec, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version,
+                                   max_message_bytes=self._max_message_bytes) as target:
+                self._target = target
+                self._ready.set()
+                await trio.sleep_forever()
+
+    def run(self, function: Callable[..., Awaitable[T]], *arguments: Any) -> T:
+        """`await function(self.target, *arguments)` in the target's thread."""
+        if self._token is None or not self._thread.is_alive():
+            raise HarnessError(f"the target {self.spec.describe()} is closed")
+        return trio.from_thread.run(function, self.target, *arguments, trio_token=self._token)
+
+    def close(self) -> None:
+        if self._thread.is_alive() and self._token is not None and self._scope is not None:
+            try:
+                trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
+            except trio.RunFinishedError:
+                pass
+        self._thread.join(timeout=CLOSE_GRACE)

@@ -1,0 +1,333 @@
+"""The pytest plugin's collectors, tests and verdicts (`fuzz.faces.pytest_plugin` is what pytest
+loads; this, with the engine, is imported only by a test module that declares invariants)."""
+
+from __future__ import annotations
+
+import random
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any, Callable, Iterator, Sequence
+
+import pytest
+
+from fuzz.engine.options import RunOptions
+from fuzz.engine.plan import ToolPlan, plan, revision_kinds_for, with_envelope
+from fuzz.engine.run import run_on
+from fuzz.errors import ConfigurationError, HarnessError
+from fuzz.faces.hosted import HostedTarget
+from fuzz.faces.pytest_invariants import Invariants
+from fuzz.judging.coverage import kinds_judging, rules_judged, tool_exercise
+from fuzz.judging.findings import RunResult, ToolSummary
+from fuzz.reports.problems import findings_text, shown
+from fuzz.text import printable
+from fuzz.wire.lifecycle import ALL_VERSIONS
+from fuzz.wire.target import HttpTarget, StdioTarget, TargetSpec
+from strategies.cases import ENVELOPE
+
+# ------------------------------------------------------------------ building a run
+
+
+def _run_options(arguments: Sequence[str], command: Sequence[str], where: str, config: pytest.Config, *,
+                 seed: int | None, max_examples: int | None, spec: TargetSpec | None = None) -> RunOptions:
+    from fuzz.faces.cli import parsed_run, run_options_from
+
+    given = list(arguments)
+    if max_examples is None and "--max-examples" not in given:
+        given += ["--max-examples", str(_profile_examples())]
+    parsed = parsed_run([*given, "--processes", "1", "--no-progress"]
+                        + ([] if "--corpus" in given else ["--no-corpus"]), where=where)
+    if parsed.protocol_version == ALL_VERSIONS:
+        raise ConfigurationError(f"{where}: protocol_version={ALL_VERSIONS!r} is the CLI's; declare one invariants() per revision")
+    options, _ = run_options_from(parsed, list(command) or ["(the fixture's server)"] if spec else list(command))
+    if max_examples is not None:
+        options = replace(options, max_examples=max_examples)
+    return replace(options, seed=_seed(config, seed), replay_corpus=False, **({"target": spec} if spec else {}))
+
+
+def _profile_examples() -> int:
+    from hypothesis import settings
+
+    return settings.default.max_examples
+
+
+def _seed(config: pytest.Config, given: int | None) -> int:
+    forced = config.getoption("hypothesis_seed", None)
+    if forced is not None:
+        try:
+            return int(forced)
+        except ValueError:
+            return int.from_bytes(str(forced).encode()[:8], "big")
+    if given is not None:
+        return given
+    from hypothesis import settings
+
+    if settings.default.derandomize:
+        return 0
+    return config.stash.setdefault(_RANDOM_SEED, random.SystemRandom().randrange(2**32))
+
+
+_RANDOM_SEED = pytest.StashKey[int]()
+_HOSTS = pytest.StashKey["_Hosts"]()
+
+
+def _applicable(tool_plan: ToolPlan, rules: Sequence[str]) -> list[str]:
+    """The rules that apply to a planned tool, before it is fuzzed (as the reports decide it)."""
+    planned = ToolSummary(tool_plan.tool.name if tool_plan.tool else ENVELOPE, {kind: 0 for kind in tool_plan.kinds}, (),
+                          tool_plan.skips)
+    has_output = tool_plan.tool is not None and tool_plan.tool.output_schema is not None
+    return list(tool_exercise(planned, rules, has_output_schema=has_output))
+
+
+def _judged_rules(options: RunOptions, host: HostedTarget) -> list[str]:
+    """The rules judged, as the reports decide it: not those the target's revision does not
+    state (tool-name under the published profile before 2025-11-25 would pass unjudged)."""
+    target = host.target
+    return rules_judged(options.profile, options.rules, target.description.protocol_version,
+                        over_http=isinstance(target.spec, HttpTarget))
+
+
+def _tool_plans(options: RunOptions, host: HostedTarget) -> list[ToolPlan]:
+    kinds = revision_kinds_for(host.target.stateless)
+    return list(with_envelope(plan(host.target.tools, options.selection, kinds), options.envelope))
+
+
+# ------------------------------------------------------------------ verdicts
+
+
+@dataclass(frozen=True)
+class Verdict:
+    outcome: str
+    """"passed", "failed" or "skipped"."""
+    text: str = ""
+
+
+def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
+    """What the run says of `rule` on `tool`."""
+    summary = next((summary for summary in result.tools if summary.tool == tool), None)
+    if summary is None:
+        return Verdict("failed", f"{shown(tool)} was not fuzzed: {result.stopped_early or 'the run ended first'}")
+    findings = [finding for finding in summary.findings if finding.rule.id == rule]
+    if findings:
+        return Verdict("failed", findings_text(findings) + f"\n\nrepeat: {repeat}")
+    exercise = tool_exercise(summary, [rule], has_output_schema=summary.has_output_schema).get(rule)
+    judging = kinds_judging([rule]) or frozenset()
+    skipped = [skip for skip in summary.skips if skip.case in judging and exercise is not None and not exercise.exercised]
+    if skipped:
+        return Verdict("skipped", f"{shown(tool)}: {printable(skipped[0].reason)}")
+    if exercise is None or not exercise.exercised:
+        reason = exercise.reason if exercise is not None else "it does not apply to this tool"
+        if result.stopped_early:
+            reason += f" (the run stopped early: {result.stopped_early})"
+        return Verdict("skipped", f"{rule} not exercised on {shown(tool)}: {printable(reason)}")
+    return Verdict("passed")
+
+
+# ------------------------------------------------------------------ collection
+
+
+class _Hosts:
+    """The session's open targets, by spec, revision and scope key; all closed at the end of the
+    session."""
+
+    def __init__(self) -> None:
+        self.open: dict[tuple[TargetSpec, str | None, str], HostedTarget] = {}
+
+    def get(self, options: RunOptions, key: str) -> HostedTarget:
+        place = (options.target, options.protocol_version, key)
+        if place not in self.open:
+            self.open[place] = HostedTarget(options.target, startup_timeout=options.startup_timeout,
+                                            protocol_version=options.protocol_version, max_message_bytes=options.max_answer_size)
+        return self.open[place]
+
+    def close(self, key: str | None = None) -> None:
+        for place, host in list(self.open.items()):
+            if key is None or place[2] == key:
+                host.close()
+                del self.open[place]
+
+
+class InvariantsCollector(pytest.Collector):
+    """A declaration's tests: a `ToolCollector` per planned tool (the envelope first)."""
+
+    def __init__(self, *, declaration: Invariants, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.declaration = declaration
+        self.results: dict[str, RunResult] = {}
+
+    def collect(self) -> Iterator[pytest.Item | pytest.Collector]:
+        declaration = self.declaration
+        where = f"{self.nodeid}: {declaration.where(self.name)}"
+        try:
+            self.options = _run_options(declaration.arguments, declaration.command, where, self.config,
+                                        seed=declaration.seed, max_examples=declaration.max_examples)
+            self.scope_key = self.module_key if declaration.scope == "module" else "session"
+            plans = _tool_plans(self.options, self.host())
+        except HarnessError as error:
+            raise self.CollectError(f"mcp-toolfuzz: {error}") from None
+        rules = _judged_rules(self.options, self.host())
+        for tool_plan in plans:
+            name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
+            yield ToolCollector.from_parent(self, name=shown(name), tool=name, rules=_applicable(tool_plan, rules))
+
+    @property
+    def module_key(self) -> str:
+        module = self.getparent(pytest.Module)
+        return module.nodeid if module is not None else self.nodeid
+
+    def host(self) -> HostedTarget:
+        return hosts(self.config).get(self.options, self.scope_key)
+
+    def result_for(self, tool: ToolCollector) -> RunResult:
+        """The run of `tool` (made on first use, by the rules of its selected tests)."""
+        if tool.tool not in self.results:
+            rules = tool.selected_rules()
+            options = replace(self.options, only=frozenset({tool.tool}), envelope=tool.tool == ENVELOPE,
+                              rules=frozenset(rules), kinds=kinds_judging(rules))
+            self.results[tool.tool] = self.host().run(run_on, options)
+        return self.results[tool.tool]
+
+    def repeat(self, nodeid: str) -> str:
+        return f"pytest {nodeid!r} --hypothesis-seed {self.options.seed}"
+
+
+class ToolCollector(pytest.Collector):
+    def __init__(self, *, tool: str, rules: list[str], **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.tool = tool
+        self.rules = rules
+
+    def collect(self) -> Iterator[pytest.Item]:
+        for rule in self.rules:
+            yield RuleItem.from_parent(self, name=rule, rule=rule)
+
+    def selected_rules(self) -> list[str]:
+        """The rules of this tool's tests that the session runs (after `-k` and the like)."""
+        return [item.rule for item in self.session.items if isinstance(item, RuleItem) and item.parent is self]
+
+
+class RuleItem(pytest.Item):
+    def __init__(self, *, rule: str, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.rule = rule
+
+    @property
+    def declaration(self) -> InvariantsCollector:
+        assert isinstance(self.parent, ToolCollector) and isinstance(self.parent.parent, InvariantsCollector)
+        return self.parent.parent
+
+    def runtest(self) -> None:
+        tool_collector = self.parent
+        assert isinstance(tool_collector, ToolCollector)
+        declaration = self.declaration
+        try:
+            result = declaration.result_for(tool_collector)
+        except HarnessError as error:
+            pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
+        outcome = verdict(result, tool_collector.tool, self.rule, repeat=declaration.repeat(self.nodeid))
+        summary = next((summary for summary in result.tools if summary.tool == tool_collector.tool), None)
+        self.user_properties += [("seed", result.seed), ("casesSent", summary.total_sent if summary else 0)]
+        self.user_properties += [("reproduction", finding.reproduction) for finding in (summary.findings if summary else ())
+                                 if finding.rule.id == self.rule and finding.reproduction]
+        if outcome.outcome == "failed":
+            raise RuleFailed(outcome.text)
+        if outcome.outcome == "skipped":
+            raise pytest.skip.Exception(outcome.text, _use_item_location=True)
+
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+        if isinstance(excinfo.value, RuleFailed):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo)
+
+    def reportinfo(self) -> tuple[Path | str, int | None, str]:
+        return self.path, self.declaration.declaration.line, f"{self.parent.name}::{self.rule}" if self.parent else self.rule
+
+
+class RuleFailed(Exception):
+    """A (tool, rule) test's failure: the findings, shown without a traceback."""
+
+
+# ------------------------------------------------------------------ the fixture form
+
+
+def fixture_test(fixture: str, arguments: tuple[str, ...], seed: int | None, max_examples: int | None) -> Callable[..., None]:
+    """One test that starts the server through `fixture` and reports a subtest per (tool, rule)."""
+
+    def test_invariants(request: pytest.FixtureRequest) -> None:
+        value = request.getfixturevalue(fixture)
+        spec = _spec_of(value, fixture)
+        where = f"{request.node.nodeid}: invariants(fixture={fixture!r})"
+        try:
+            options = _run_options(arguments, (), where, request.config, seed=seed, max_examples=max_examples, spec=spec)
+            host = HostedTarget(spec, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version,
+                                max_message_bytes=options.max_answer_size)
+        except HarnessError as error:
+            pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
+        try:
+            result = host.run(run_on, options)
+            pairs = [(tool_plan.tool.name if tool_plan.tool else ENVELOPE, rule)
+                     for tool_plan in _tool_plans(options, host) for rule in _applicable(tool_plan, _judged_rules(options, host))]
+        finally:
+            host.close()
+        repeat = f"pytest {request.node.nodeid!r} --hypothesis-seed {options.seed}"
+        verdicts = [(tool, rule, verdict(result, tool, rule, repeat=repeat)) for tool, rule in pairs]
+        _report_subtests(request, verdicts)
+
+    test_invariants.__name__ = f"test_invariants_of_{fixture}"
+    return test_invariants
+
+
+def _spec_of(value: Any, fixture: str) -> TargetSpec:
+    if isinstance(value, (StdioTarget, HttpTarget)):
+        return value
+    if isinstance(value, str) and value.startswith(("http://", "https://")):
+        return HttpTarget(value)
+    if isinstance(value, (list, tuple)) and value and all(isinstance(part, str) for part in value):
+        return StdioTarget(tuple(value))
+    raise pytest.UsageError(
+        f"invariants(fixture={fixture!r}): the fixture returned {value!r}; expected a server's URL (http://...), "
+        "its command (a list of strings), or a fuzz.wire.target.StdioTarget / HttpTarget"
+    )
+
+
+def _report_subtests(request: pytest.FixtureRequest, verdicts: list[tuple[str, str, Verdict]]) -> None:
+    try:
+        subtests = request.getfixturevalue("subtests")
+    except pytest.FixtureLookupError:
+        subtests = None
+    failed = [(tool, rule, v) for tool, rule, v in verdicts if v.outcome == "failed"]
+    if subtests is not None:
+        for tool, rule, outcome in verdicts:
+            with subtests.test(msg=f"{shown(tool)}::{rule}"):
+                if outcome.outcome == "failed":
+                    pytest.fail(outcome.text, pytrace=False)
+                if outcome.outcome == "skipped":
+                    pytest.skip(outcome.text)
+        return
+    if failed:
+        pytest.fail("\n\n".join(f"{shown(tool)}::{rule}\n{v.text}" for tool, rule, v in failed), pytrace=False)
+
+
+def hosts(config: pytest.Config) -> _Hosts:
+    """The session's open targets (made on first use)."""
+    if _HOSTS not in config.stash:
+        config.stash[_HOSTS] = _Hosts()
+    return config.stash[_HOSTS]
+
+
+def close_hosts(config: pytest.Config, key: str | None = None) -> None:
+    if _HOSTS in config.stash:
+        config.stash[_HOSTS].close(key)
+
+
+def collector_for(collector: pytest.Collector, name: str, declaration: Invariants) -> InvariantsCollector:
+    return InvariantsCollector.from_parent(collector, name=name, declaration=declaration)
+
+
+def close_module_target(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    """Close a module-scoped target after the module's last test."""
+    if not isinstance(item, RuleItem) or item.declaration.declaration.scope != "module":
+        return
+    module = item.getparent(pytest.Module)
+    following = nextitem.getparent(pytest.Module) if nextitem is not None else None
+    if module is not None and following is not module:
+        close_hosts(item.config, module.nodeid)

@@ -1,0 +1,130 @@
+"""The pytest plugin: a server's invariants checked in the test suite its authors already run.
+
+    from fuzz.pytest_plugin import invariants
+
+    test_my_server = invariants("python", "server.py", unavailable=["maintenance"])
+
+Installing mcp-toolfuzz is enough (entry point `pytest11`). `invariants(...)` takes the target
+(a stdio command; `url=` with `headers=`; `config=` with `server=`; or `fixture=`, the name of a
+fixture that starts a server and returns its URL, its command or a `fuzz.wire.target` spec) and any
+`mcp-toolfuzz run` option by its long name (`tools=`, `rules=`, `profile=`, `mirror_tool=`,
+`arguments={"tool.field": value}`, ...): the options become a `run` command line, parsed and
+built into a run exactly as the CLI does (`cli.run_options_from`), so both faces judge alike.
+
+**One test per (tool, rule)**, collected as `test_my_server::TOOL::RULE`: tool names are known
+at collection, because the target is started then (once per session, or per module with
+`scope="module"`) and lists its tools; a test per pair is what `-k add`, `-k unknown-tool`,
+`-x`, xdist and `--junitxml` (a testcase per rule, classname per tool, like `--report junit`)
+work on, and what a failure names. A pair passes when its rule was judged on the tool and found
+nothing, fails with the rule, the minimal request, the answer and the replay command, and is
+skipped with the reason the CLI gives (a destructive tool's cases, a rule that was not
+exercised). A tool is fuzzed when its first selected test runs, in one run (`fuzz.engine.run.run_on` with
+`only`), by the rules of its selected tests and the case kinds they judge: so `-k add` fuzzes
+only `add`, `-k unknown-tool` only sends unknown-tool cases, and `-x`
+stops after the first tool with a failure. With `fixture=` the tools are known only once the
+fixture has run, after collection: that declaration is one test, with a subtest per (tool,
+rule) (pytest's `subtests`), failing on any.
+
+Seed: `--hypothesis-seed`, else `seed=`, else 0 under a derandomized Hypothesis profile, else
+random (each failure says how to repeat it). Examples per tool and case kind: `max_examples=`,
+else the loaded Hypothesis profile's `max_examples` (`--hypothesis-profile`). Reproductions and
+Hypothesis's example database go to `corpus=` when given (none by default). One process per
+target: with xdist each worker starts its own target; `processes` is not used.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fuzz.faces.pytest_invariants import Invariants, run_arguments
+
+
+def invariants(
+    *command: str,
+    url: str | None = None,
+    headers: dict[str, str] | None = None,
+    config: str | Path | None = None,
+    server: str | None = None,
+    fixture: str | None = None,
+    scope: str = "session",
+    seed: int | None = None,
+    max_examples: int | None = None,
+    **options: Any,
+) -> Any:
+    """Declare a server's invariants as tests; assign the result to a name starting with `test`."""
+    arguments = run_arguments(options)
+    if headers:
+        arguments += [part for name, value in headers.items() for part in ("--header", f"{name}: {value}")]
+    if url is not None:
+        arguments += ["--url", url]
+    if config is not None:
+        arguments += ["--config", str(config)] + (["--server", server] if server else [])
+    given = [name for name, present in (("a command", command), ("url=", url), ("config=", config), ("fixture=", fixture)) if present]
+    if len(given) != 1:
+        raise TypeError(f"invariants() takes one target: a command, url=, config= or fixture= (got {', '.join(given) or 'none'})")
+    if scope not in ("session", "module"):
+        raise TypeError(f"invariants(scope={scope!r}): scope is 'session' or 'module'")
+    if fixture is not None:
+        from fuzz.faces.pytest_items import fixture_test
+
+        return fixture_test(fixture, tuple(arguments), seed, max_examples)
+    caller = sys._getframe(1)
+    return Invariants(tuple(command), tuple(arguments), scope, seed, max_examples, max(0, caller.f_lineno - 1))
+
+
+# ------------------------------------------------------------------ hooks
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Close every target the session started (after failures, Ctrl-C and -x too)."""
+    if "fuzz.faces.pytest_items" in sys.modules:
+        sys.modules["fuzz.faces.pytest_items"].close_hosts(config)
+
+
+def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> pytest.Collector | None:
+    if isinstance(obj, Invariants) and collector.funcnamefilter(name):  # type: ignore[attr-defined]
+        from fuzz.faces.pytest_items import collector_for
+
+        return collector_for(collector, name, obj)
+    return None
+
+
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
+    if "fuzz.faces.pytest_items" in sys.modules:
+        sys.modules["fuzz.faces.pytest_items"].close_module_target(item, nextitem)
+
+
+@pytest.fixture
+def mcp_toolfuzz_command(request: pytest.FixtureRequest) -> list[str] | None:
+    """The stdio command of the server under test, for exported regression files
+    (`mcp-toolfuzz export --pytest`): the `mcp_toolfuzz_command` ini option, else the `command`
+    of the mcp-toolfuzz settings file found from the rootdir, else None (the file's own
+    SERVER_COMMAND). Override it in a conftest.py for a command computed at run time."""
+    import shlex
+
+    from fuzz.faces import settings_file
+
+    configured = request.config.getini("mcp_toolfuzz_command")
+    if configured:
+        return shlex.split(configured) if isinstance(configured, str) else list(configured)
+    path = settings_file.find(Path(str(request.config.rootpath)))
+    if path is not None:
+        from fuzz.faces.arguments import build_parser
+        from fuzz.faces.cli import _run_parser
+
+        settings = settings_file.load(path, _run_parser(build_parser()))
+        if settings.command:
+            return list(settings.command)
+    return None
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addini("mcp_toolfuzz_command", "the stdio command of the server under test, for exported regression files",
+                  default="")
+
+
+__all__ = ["Invariants", "invariants"]

@@ -1,0 +1,287 @@
+"""What a run exercised: how each kind of case was answered, and which rules could be judged.
+
+A rule that found nothing has proved something only if what it judges happened: "no violation
+of arguments-not-validated" means nothing when no valid call ever succeeded (a tool that refuses
+everything refuses invalid arguments too, for the wrong reason). Each rule has a precondition
+on the answers; a rule whose precondition never held is reported as not exercised, with why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from dataclasses import dataclass
+from enum import Enum
+from typing import Iterable, Mapping, Sequence
+
+from fuzz.judging.answers import AnswerClass
+from fuzz.judging.findings import RunResult, ToolSummary
+from fuzz.judging.profiles import PROFILES, resolve
+from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS
+from strategies import CaseKind
+from strategies.cases import ENVELOPE
+
+SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED = (
+    "success", "tool-error", "input-required", "protocol-error", "no-answer", "malformed-answer", "target-exited"
+)
+BUCKETS = (SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
+"""How a case was answered, as reports name it."""
+
+_BUCKET_OF = {
+    AnswerClass.SUCCESS: SUCCESS,
+    AnswerClass.TOOL_EXECUTION_ERROR: TOOL_ERROR,
+    AnswerClass.INPUT_REQUIRED: INPUT_REQUIRED,
+    AnswerClass.PROTOCOL_ERROR: PROTOCOL_ERROR,
+    AnswerClass.NO_ANSWER: NO_ANSWER,
+    AnswerClass.NOT_DELIVERED: NO_ANSWER,
+    AnswerClass.INVALID_RESULT: MALFORMED,
+    AnswerClass.MALFORMED_ANSWER: MALFORMED,
+    AnswerClass.TARGET_EXITED: EXITED,
+}
+_ANSWERED = (SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, MALFORMED)
+
+
+class RuleState(Enum):
+    """A rule on one tool, as the reports' tables mark it."""
+
+    VIOLATED = "violated"
+    CLEAN = "no violation"
+    NOT_EXERCISED = "not exercised on that tool, or not for it"
+
+
+def rule_state(summary: ToolSummary, rule_id: str, on_tool: Mapping[str, Exercise]) -> RuleState:
+    """`on_tool`: the tool's exercises (`exercise_by_tool(result)[summary.tool]`)."""
+    if any(finding.rule.id == rule_id for finding in summary.findings):
+        return RuleState.VIOLATED
+    exercise = on_tool.get(rule_id)
+    return RuleState.CLEAN if exercise is not None and exercise.exercised else RuleState.NOT_EXERCISED
+
+
+def bucket(answer: AnswerClass) -> str:
+    return _BUCKET_OF[answer]
+
+
+@dataclass(frozen=True, slots=True)
+class Exercise:
+    """Whether a rule was judged on a tool (or in the run); `reason` says why not."""
+
+    rule: str
+    exercised: bool
+    reason: str = ""
+
+    def as_json(self) -> dict[str, object]:
+        return {"exercised": self.exercised, "reason": self.reason or None}
+
+
+def _answered(summary: ToolSummary, kind: CaseKind, buckets: Iterable[str] = _ANSWERED) -> int:
+    counts = summary.answers.get(kind, {})
+    return sum(counts.get(name, 0) for name in buckets)
+
+
+def _sent_phrase(summary: ToolSummary, kind: CaseKind) -> str:
+    if any(skip.case is kind for skip in summary.skips):
+        return f"its {kind.value} cases were skipped (see Skipped)"
+    if kind not in summary.cases_sent:
+        return f"it got no {kind.value} cases"
+    return f"none of its {summary.cases_sent[kind]} {kind.value} cases was answered"
+
+
+def _refused_valid(summary: ToolSummary) -> str:
+    counts = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
+    total = sum(counts.values())
+    return f"no valid call succeeded ({total - counts.get(SUCCESS, 0)} of {total} refused or unanswered)"
+
+
+_KIND_OF_RULE = {
+    "unknown-tool": CaseKind.UNKNOWN_TOOL,
+    "tool-list-leak": CaseKind.UNKNOWN_TOOL,
+    "invalid-arguments": CaseKind.INVALID_ARGUMENTS,
+    "arguments-not-validated": CaseKind.INVALID_ARGUMENTS,
+    "tool-failure": CaseKind.VALID_ARGUMENTS,
+    "malformed-request": CaseKind.MALFORMED_REQUEST,
+    "malformed-request-code": CaseKind.MALFORMED_REQUEST,
+    "unavailable-tool": CaseKind.UNAVAILABLE_TOOL,
+    "malformed-meta": CaseKind.MALFORMED_META,
+    "unsupported-version": CaseKind.UNSUPPORTED_VERSION,
+    "header-mismatch": CaseKind.HEADER_MISMATCH,
+    "tool-name": CaseKind.TOOL_LISTING,
+}
+"""The rules judged on the answers to one case kind only (tool-name: on the tools/list answer,
+which no exploration sends)."""
+
+
+def kinds_judging(rule_ids: Iterable[str]) -> frozenset[CaseKind] | None:
+    """The case kinds whose answers judge these rules; None when one of them is judged on any
+    kind's answers (or, like output-schema, on several)."""
+    kinds = set()
+    for rule in rule_ids:
+        if rule not in _KIND_OF_RULE:
+            return None
+        kinds.add(_KIND_OF_RULE[rule])
+    if CaseKind.INVALID_ARGUMENTS in kinds:
+        kinds.add(CaseKind.VALID_ARGUMENTS)  # the values invalid ones mutate, and the successes that make a refusal count
+    return frozenset(kinds)
+
+_NOT_APPLICABLE = {
+    "unavailable-tool": "no tool was named with --unavailable",
+    "output-schema": "no tool declares an outputSchema, and no --mirror-tool was given",
+    "malformed-meta": "it is judged only under the stateless revision (2026-07-28)",
+    "unsupported-version": "it is judged only under the stateless revision (2026-07-28)",
+    "header-mismatch": "it is judged only under the stateless revision (2026-07-28) over Streamable HTTP",
+    "tool-name": "no listed tool was in the run",
+}
+
+
+def _planned(summary: ToolSummary, kind: CaseKind) -> bool:
+    return kind in summary.cases_sent or any(skip.case is kind for skip in summary.skips)
+
+
+def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_schema: bool) -> dict[str, Exercise]:
+    """Each rule's exercise on one tool (the envelope included), for the rules that apply to it:
+    not those of a case kind the tool was never meant to get (unknown-tool for the envelope,
+    unavailable-tool for a tool not named with --unavailable), nor output-schema for a tool
+    without an outputSchema that is not the mirror."""
+    rule_ids = [
+        rule for rule in rule_ids
+        if (rule not in _KIND_OF_RULE or _planned(summary, _KIND_OF_RULE[rule]) or (rule == "tool-name" and _listed(summary)))
+        and (rule != "output-schema" or has_output_schema or _planned(summary, CaseKind.VALID_OUTPUT))
+    ]
+
+    def by_kind(rule: str, kind: CaseKind) -> Exercise:
+        return Exercise(rule, True) if _answered(summary, kind) else Exercise(rule, False, _sent_phrase(summary, kind))
+
+    any_answer = any(_answered(summary, kind) for kind in summary.answers)
+    successes = _answered(summary, CaseKind.VALID_ARGUMENTS, (SUCCESS,))
+    results: dict[str, Exercise] = {}
+    for rule in rule_ids:
+        if rule == "unknown-tool" or rule == "tool-list-leak":
+            results[rule] = by_kind(rule, CaseKind.UNKNOWN_TOOL)
+        elif rule == "invalid-arguments":
+            results[rule] = by_kind(rule, CaseKind.INVALID_ARGUMENTS)
+        elif rule == "arguments-not-validated":
+            exercise = by_kind(rule, CaseKind.INVALID_ARGUMENTS)
+            if exercise.exercised and not successes:
+                exercise = Exercise(rule, False, _refused_valid(summary) + ", so a refused invalid call proves nothing")
+            results[rule] = exercise
+        elif rule == "tool-failure":
+            results[rule] = by_kind(rule, CaseKind.VALID_ARGUMENTS)
+        elif rule == "tool-name":
+            results[rule] = Exercise(rule, True)  # judged on the listing, before any case
+        elif rule in ("malformed-request", "malformed-request-code"):
+            results[rule] = by_kind(rule, CaseKind.MALFORMED_REQUEST)
+        elif rule in _KIND_OF_RULE:
+            results[rule] = by_kind(rule, _KIND_OF_RULE[rule])
+        elif rule == "output-schema":
+            mirrored = _answered(summary, CaseKind.VALID_OUTPUT) + _answered(summary, CaseKind.INVALID_OUTPUT)
+            if mirrored or (has_output_schema and successes):
+                results[rule] = Exercise(rule, True)
+            elif not has_output_schema:
+                results[rule] = Exercise(rule, False, _sent_phrase(summary, CaseKind.VALID_OUTPUT))
+            else:
+                results[rule] = Exercise(rule, False, _refused_valid(summary) + ", so no structured output was checked")
+        elif rule == "error-message":
+            errors = sum(_answered(summary, kind, (TOOL_ERROR,)) for kind in summary.answers)
+            results[rule] = Exercise(rule, True) if errors else Exercise(rule, False, "no tool execution error came")
+        elif rule == "internal-details-leak":
+            errors = sum(_answered(summary, kind, (TOOL_ERROR, PROTOCOL_ERROR)) for kind in summary.answers)
+            results[rule] = Exercise(rule, True) if errors else Exercise(rule, False, "no error came")
+        else:
+            results[rule] = Exercise(rule, True) if any_answer else Exercise(rule, False, "no case was answered")
+    return results
+
+
+def _listed(summary: ToolSummary) -> bool:
+    """Whether `summary` is a listed tool's: not the envelope's, nor that of an --unavailable
+    tool the server does not list (planned the unavailable kind alone)."""
+    planned = set(summary.cases_sent) | {skip.case for skip in summary.skips}
+    return summary.tool != ENVELOPE and planned != {CaseKind.UNAVAILABLE_TOOL}
+
+
+def run_exercise(per_tool: Mapping[str, Mapping[str, Exercise]], rule_ids: Sequence[str]) -> dict[str, Exercise]:
+    """A rule is exercised in the run when it was on one tool; else the reason, per tool."""
+    results: dict[str, Exercise] = {}
+    for rule in rule_ids:
+        exercises = {tool: exercises[rule] for tool, exercises in per_tool.items() if rule in exercises}
+        if not exercises:
+            results[rule] = Exercise(rule, False, _NOT_APPLICABLE.get(rule, "no tool got the cases it judges"))
+            continue
+        if any(exercise.exercised for exercise in exercises.values()):
+            results[rule] = Exercise(rule, True)
+            continue
+        reasons: dict[str, list[str]] = {}
+        for tool, exercise in exercises.items():
+            reasons.setdefault(exercise.reason, []).append(tool or "(envelope)")
+        results[rule] = Exercise(rule, False, "; ".join(f"{', '.join(tools)}: {reason}" for reason, tools in reasons.items()))
+    return results
+
+
+_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_.-]*")
+
+
+def named_fields(texts: Iterable[str], fields: Iterable[str]) -> Counter[str]:
+    """How many of `texts` (refusals) name each of `fields` as a word."""
+    wanted = set(fields)
+    counts: Counter[str] = Counter()
+    for text in texts:
+        counts.update(wanted & {word.strip(".") for word in _WORD.findall(text)})
+    return counts
+
+
+def judged_rules(result: RunResult) -> list[str]:
+    """The rules the run judged by: its profile's, less those --rules / --exclude-rules left out
+    and those of another revision or transport than the run's."""
+    return rules_judged(result.profile, result.options.get("rules"), result.protocol_version,
+                        over_http=result.target.get("transport") == "http")
+
+
+def rules_judged(profile: str, enabled: Iterable[str] | None, protocol_version: str | None, *, over_http: bool) -> list[str]:
+    """`judged_rules` of a run with these options: also not those the profile does not state
+    under the spoken revision (the published profile has no tool-name before 2025-11-25)."""
+    stated = resolve(profile, protocol_version).rules
+    rules = spoken_rules(rules_of(profile, enabled), protocol_version, over_http=over_http)
+    return [rule for rule in rules if rule in stated]
+
+
+_STATELESS_RULES = {"malformed-meta": False, "unsupported-version": False, "header-mismatch": True}
+"""The rules of the stateless revision, and whether each is judged only over Streamable HTTP."""
+
+
+def spoken_rules(rule_ids: Iterable[str], protocol_version: str | None, *, over_http: bool) -> list[str]:
+    """Of `rule_ids`, those a run under `protocol_version` can judge: the stateless revision's
+    rules only under it (the header rule only over HTTP)."""
+    stateless = protocol_version in STATELESS_PROTOCOL_VERSIONS
+    return [
+        rule for rule in rule_ids
+        if rule not in _STATELESS_RULES or (stateless and (over_http or not _STATELESS_RULES[rule]))
+    ]
+
+
+def rules_of(profile: str, enabled: Iterable[str] | None) -> list[str]:
+    """The rules a profile judges by, in its order, of those `enabled` (None: all)."""
+    chosen = None if enabled is None else set(enabled)
+    return [rule for rule in PROFILES[profile].rules if chosen is None or rule in chosen]
+
+
+def exercise_by_tool(result: RunResult) -> dict[str, dict[str, Exercise]]:
+    rules = judged_rules(result)
+    return {summary.tool: tool_exercise(summary, rules, has_output_schema=summary.has_output_schema) for summary in result.tools}
+
+
+def exercise_of_run(result: RunResult) -> dict[str, Exercise]:
+    return run_exercise(exercise_by_tool(result), judged_rules(result))
+
+
+def tool_hint(summary: ToolSummary) -> str | None:
+    """For a tool whose valid calls all failed: which field the refusals named, and how to give
+    a value the tool accepts."""
+    counts = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
+    total = sum(counts.values())
+    if not total or counts.get(SUCCESS, 0):
+        return None
+    refused = total - counts.get(NO_ANSWER, 0) - counts.get(EXITED, 0)
+    start = f"no valid call to {summary.tool} succeeded ({refused} of {total} refused)"
+    if summary.refused_fields:
+        field, named = max(summary.refused_fields.items(), key=lambda item: (item[1], item[0]))
+        return (f"{start}; the refusals named {field!r} ({named} of them): give a value it accepts with "
+                f"--argument {summary.tool}.{field}=VALUE")
+    return f"{start}: give known-good values with --argument {summary.tool}.FIELD=VALUE"

@@ -1,0 +1,183 @@
+"""A run's results as data: findings (one per distinct rule, tool and case kind), what each
+tool was sent, and the run as a whole."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from fuzz.judging.rules import Level, Rule
+from strategies import CaseKind
+from strategies.meta import HeaderOverrides
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class FindingKey:
+    """What makes two findings the same one: rule, tool and case kind (baselines match on it)."""
+
+    rule: str
+    tool: str
+    case: str
+
+    def as_json(self) -> dict[str, str | None]:
+        return {"rule": self.rule, "tool": self.tool or None, "case": self.case}
+
+
+@dataclass(frozen=True, slots=True)
+class Replayed:
+    """A reproduction from the corpus, replayed before the run fuzzed anything."""
+
+    path: str
+    status: str
+    """FIXED, STILL FAILING or ERROR."""
+    detail: str
+    key: FindingKey | None = None
+    level: Level | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    """A rule violated by a tool for a kind of case, with the minimal request Hypothesis shrank
+    to and the exact answer it got (None when none came)."""
+
+    rule: Rule
+    tool: str
+    """The tool the case was aimed at; "" for a malformed request that names no tool."""
+    case: CaseKind
+    label: str
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+    message: str
+    """The whole story in one paragraph: rule, request, answer, expectation, spec sentence."""
+    why: str = ""
+    """What was wrong with the answer, e.g. `answered with JSON-RPC error -32602 "Unknown tool"`."""
+    expected: str = ""
+    stderr: tuple[str, ...] = ()
+    headers: HeaderOverrides = ()
+    """The HTTP header values sent instead of those the request implies (a header mismatch)."""
+    reproduction: str | None = None
+    """The reproduction file written for it, if the run keeps a corpus."""
+    first_seen: bool = True
+    """False when the corpus already held this very reproduction."""
+
+    @property
+    def answer_kind(self) -> str:
+        """The kind of answer it got, as problems group findings and revisions are compared."""
+        response = self.response
+        if response is None:
+            return "no answer"
+        error = response.get("error")
+        if isinstance(error, dict):
+            return f"JSON-RPC error {error.get('code')}"
+        result = response.get("result")
+        if isinstance(result, dict):
+            return "a tool execution error" if result.get("isError") is True else "a result"
+        return "an answer that is neither"
+
+    @property
+    def key(self) -> FindingKey:
+        return FindingKey(self.rule.id, self.tool, self.case.value)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "rule": self.rule.id,
+            "level": self.rule.level.label,
+            "tool": self.tool or None,
+            "case": self.case.value,
+            "label": self.label,
+            "request": self.request,
+            "response": self.response,
+            "message": self.message,
+            "expected": self.expected,
+            "stderr": list(self.stderr),
+            **({"headers": dict(self.headers)} if self.headers else {}),
+            "reproduction": self.reproduction,
+            "firstSeen": self.first_seen,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Skip:
+    """A case kind a tool did not get, and why."""
+
+    tool: str
+    case: CaseKind
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSummary:
+    tool: str
+    cases_sent: dict[CaseKind, int]
+    findings: tuple[Finding, ...]
+    skips: tuple[Skip, ...] = ()
+    seconds: dict[CaseKind, float] = field(default_factory=dict)
+    """Wall time spent on each case kind, shrinking included."""
+    answers: dict[CaseKind, dict[str, int]] = field(default_factory=dict)
+    """How the cases of each kind were answered (`fuzz.judging.coverage.BUCKETS`), shrinking included."""
+    refused_fields: dict[str, int] = field(default_factory=dict)
+    """Of the refused valid calls, how many named each top-level field (a hint: which value
+    the tool wants)."""
+    has_output_schema: bool = False
+
+    @property
+    def total_sent(self) -> int:
+        return sum(self.cases_sent.values())
+
+
+INTERRUPTED = "interrupted (Ctrl-C)"
+TERMINATED = "terminated (SIGTERM)"
+"""The `stopped_early` of a run the user stopped."""
+
+
+@dataclass(frozen=True, slots=True)
+class RunResult:
+    seed: int
+    target: dict[str, Any]
+    target_description: str
+    protocol_version: str | None
+    server_info: dict[str, Any]
+    options: dict[str, Any]
+    tools: tuple[ToolSummary, ...]
+    seconds: float
+    target_restarts: int = 0
+    stopped_early: str | None = None
+    """Why the run ended before every tool was fuzzed (interrupted, target lost), or None."""
+    out_of_time: bool = False
+    """It ended because --max-time was reached: a time box the user chose, not a failure."""
+    profile: str = "sep-2145"
+    fail_on: Level = Level.SHOULD
+    excluded_tools: tuple[str, ...] = ()
+    replayed: tuple[Replayed, ...] = ()
+    baseline: frozenset[FindingKey] = frozenset()
+    """Known findings (--baseline): reported, but they fail no run."""
+
+    @property
+    def findings(self) -> tuple[Finding, ...]:
+        return tuple(finding for tool in self.tools for finding in tool.findings)
+
+    @property
+    def stopped_by_user(self) -> bool:
+        return self.stopped_early in (INTERRUPTED, TERMINATED)
+
+    @property
+    def failed(self) -> bool:
+        return any(f.rule.level.at_least(self.fail_on) and f.key not in self.baseline for f in self.findings) or any(
+            r.status == "STILL FAILING" and r.level is not None and r.level.at_least(self.fail_on) and r.key not in self.baseline
+            for r in self.replayed
+        )
+
+    @property
+    def stale_baseline(self) -> tuple[FindingKey, ...]:
+        """Baseline entries that this run did not reproduce."""
+        seen = {f.key for f in self.findings} | {r.key for r in self.replayed if r.status == "STILL FAILING"}
+        return tuple(sorted(self.baseline - seen))
+
+    @property
+    def exit_code(self) -> int:
+        """1 on a violation at the --fail-on level or above (MUST and SHOULD by default);
+        otherwise 2 when the run stopped early (a clean partial run proves nothing) for any
+        reason but --max-time, else 0."""
+        if self.failed:
+            return 1
+        return 2 if self.stopped_early and not self.out_of_time else 0

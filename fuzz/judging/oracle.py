@@ -1,0 +1,267 @@
+"""The oracle: which rule, if any, an exchange violates for its case, under a profile.
+
+Checks run from the most fundamental (the target died, the answer is not JSON-RPC) to the
+advisory ones (an error message that leaks a stack trace); the first violation of an enabled
+rule is the verdict, so each failing example fails for one rule and shrinks for that rule.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass
+from typing import Callable, Iterator
+
+from fuzz.judging.answers import AnswerClass, Observation, observe
+from fuzz.judging.profiles import SEP_2145, Profile
+from fuzz.judging.rules import Rule
+from fuzz.text import clip, show
+from fuzz.wire import stateless
+from fuzz.wire.jsonrpc import (
+    HEADER_MISMATCH,
+    INVALID_PARAMS,
+    UNSUPPORTED_PROTOCOL_VERSION,
+)
+from fuzz.wire.replies import AnomalyKind, Answered, Exchange, UnreadableAnswer
+from fuzz.wire.shapes import (
+    LATEST_KNOWN_VERSION,
+    OBJECT_STRUCTURED_CONTENT,
+    WITHOUT_OUTPUT_SCHEMA,
+)
+from strategies import ABSENT, Case, CaseKind, Tool
+from strategies.meta import PROTOCOL_VERSION_KEY
+from strategies.schemas import json_equal
+
+
+@dataclass(frozen=True, slots=True)
+class Criteria:
+    """Everything a verdict depends on besides the exchange itself."""
+
+    profile: Profile = SEP_2145
+    enabled: frozenset[str] | None = None
+    """Rule ids to judge by; None for all of the profile's rules."""
+    protocol_version: str = LATEST_KNOWN_VERSION
+    listed_names: tuple[str, ...] = ()
+
+    def is_enabled(self, rule_id: str) -> bool:
+        return self.enabled is None or rule_id in self.enabled
+
+
+@dataclass(frozen=True, slots=True)
+class Violation:
+    rule: Rule
+    observation: Observation
+    expected: str
+    why: str
+    """What was wrong, in a sentence that names the answer."""
+
+
+def judge(
+    case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Criteria = Criteria(), *, answers_ping: bool = True
+) -> Violation | None:
+    """The first violation of an enabled rule, or None. `answers_ping` is whether the target
+    answered a `ping` after this exchange; the engine asks only when the request went unanswered.
+    """
+    return assess(case, exchange, tool, criteria, answers_ping=answers_ping)[1]
+
+
+def assess(
+    case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Criteria = Criteria(), *, answers_ping: bool = True
+) -> tuple[Observation, Violation | None]:
+    """`judge`, with the observation it started from (what kind of answer came: coverage
+    counts it)."""
+    observation = observe(exchange, criteria.protocol_version)
+    expected = criteria.profile.expectations[case.kind].expected
+    for rule_id, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
+        if criteria.is_enabled(rule_id):
+            return observation, Violation(criteria.profile.rule(rule_id), observation, expected, why)
+    return observation, None
+
+
+def _candidates(
+    case: Case, exchange: Exchange, tool: Tool | None, criteria: Criteria, observation: Observation, answers_ping: bool
+) -> Iterator[tuple[str, str]]:
+    """Every rule this exchange violates, most fundamental first, with why."""
+    answer = observation.answer
+    if answer is AnswerClass.TARGET_EXITED:
+        if exchange.reply.closed_by_harness:  # type: ignore[union-attr]
+            return
+        yield "target-alive", f"the target exited (code {exchange.reply.returncode}) on this request"  # type: ignore[union-attr]
+        return
+    wrong_ids = [a for a in exchange.anomalies if a.kind in (AnomalyKind.STRAY_ANSWER, AnomalyKind.DUPLICATE_ANSWER)]
+    if wrong_ids:
+        yield "response-well-formed", wrong_ids[0].describe()
+    garbage = [a for a in exchange.anomalies if a.kind is AnomalyKind.GARBAGE]
+    if answer is AnswerClass.NO_ANSWER and exchange.reply.held_up:  # type: ignore[union-attr]
+        return
+    if answer in (AnswerClass.NO_ANSWER, AnswerClass.NOT_DELIVERED):
+        unreadable = [a for a in exchange.anomalies if a.kind is AnomalyKind.UNREADABLE]
+        if unreadable:
+            yield "response-well-formed", f"{observation.detail}, and {unreadable[0].describe()}"
+        if not answers_ping:
+            yield "target-alive", f"{observation.detail}, and the target then stopped answering ping"
+        if answer is AnswerClass.NOT_DELIVERED:
+            yield "response-well-formed", f"no JSON-RPC answer came back: {observation.detail}"
+        else:
+            yield "request-answered", observation.detail
+        if garbage:
+            yield "stdout-not-protocol", garbage[0].describe()
+        return
+    if answer is AnswerClass.MALFORMED_ANSWER:
+        yield "response-well-formed", observation.detail
+        return
+    rule_id = criteria.profile.expectations[case.kind].violated_by(answer)
+    if rule_id is not None:
+        yield rule_id, f"answered with {observation.detail}"
+    if answer is AnswerClass.PROTOCOL_ERROR:
+        yield from _error_problems(case, exchange, observation)
+    if answer is AnswerClass.INVALID_RESULT:
+        yield "response-well-formed", observation.detail
+        return
+    has_output = criteria.protocol_version not in WITHOUT_OUTPUT_SCHEMA
+    if answer is AnswerClass.SUCCESS and has_output:
+        yield from _output_problems(case, tool, observation, criteria.protocol_version)
+    structured = (observation.result or {}).get("structuredContent", {})
+    object_only = criteria.protocol_version in OBJECT_STRUCTURED_CONTENT
+    if object_only and not isinstance(structured, dict) and (tool is None or tool.output_check is None):
+        yield "response-well-formed", f"structuredContent {show(structured, 100)} is not an object"
+    for check in _ADVISORY_CHECKS:
+        yield from check(case, criteria, observation)
+    if garbage:
+        yield "stdout-not-protocol", garbage[0].describe()
+
+
+def _error_problems(case: Case, exchange: Exchange, observation: Observation) -> Iterator[tuple[str, str]]:
+    """A JSON-RPC error of the wrong code (or, over HTTP, status) for its case kind."""
+    code, status = observation.error_code, observation.status
+    if case.kind in (CaseKind.MALFORMED_REQUEST, CaseKind.MALFORMED_META):
+        rule = "malformed-request-code" if case.kind is CaseKind.MALFORMED_REQUEST else "malformed-meta"
+        unmirrorable = stateless.unmirrorable(exchange.request) if status is not None else None
+        if code != INVALID_PARAMS and not (code == HEADER_MISMATCH and unmirrorable):
+            yield rule, f"answered with {observation.detail}, not -32602"
+        elif case.kind is CaseKind.MALFORMED_META and status is not None and status != 400:
+            yield rule, f"answered with {observation.detail} and HTTP status {status}, not 400 Bad Request"
+    elif case.kind is CaseKind.UNSUPPORTED_VERSION:
+        problem = _unsupported_version_problem(exchange, observation)
+        if problem is not None:
+            yield "unsupported-version", f"answered with {observation.detail}: {problem}"
+    elif case.kind is CaseKind.HEADER_MISMATCH:
+        if code != HEADER_MISMATCH:
+            yield "header-mismatch", f"answered with {observation.detail}, not -32020"
+        elif status is not None and status != 400:
+            yield "header-mismatch", f"answered with {observation.detail} and HTTP status {status}, not 400 Bad Request"
+
+
+def _unsupported_version_problem(exchange: Exchange, observation: Observation) -> str | None:
+    if observation.error_code != UNSUPPORTED_PROTOCOL_VERSION:
+        return "the code is not -32022"
+    data = observation.error_data
+    params = exchange.request.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    requested = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
+    if not isinstance(data, dict):
+        return "its data is not an object with supported and requested"
+    supported = data.get("supported")
+    if not isinstance(supported, list) or not all(isinstance(version, str) for version in supported):
+        return f"data.supported is {show(supported, 80)}, not an array of revision strings"
+    if data.get("requested") != requested:
+        return f"data.requested is {show(data.get('requested'), 80)}, not the revision requested ({requested!r})"
+    if observation.status is not None and observation.status != 400:
+        return f"the HTTP status is {observation.status}, not 400 Bad Request"
+    return None
+
+
+def _output_problems(case: Case, tool: Tool | None, observation: Observation, protocol_version: str) -> Iterator[tuple[str, str]]:
+    """A success of a tool that declares an outputSchema must carry conforming structuredContent
+    (an object, but under 2026-07-28, which allows any JSON value); a mirror asked for a
+    conforming value must return that very value."""
+    result = observation.result or {}
+    structured = result.get("structuredContent", ABSENT)
+    asked = case.mirrored_output
+    if case.kind is CaseKind.VALID_OUTPUT and (structured is ABSENT or not json_equal(structured, asked)):
+        shown = "no structuredContent" if structured is ABSENT else f"structuredContent {show(structured, 100)}"
+        yield "output-schema", f"the mirror was asked for {show(asked, 100)} and answered a success with {shown}"
+        return
+    if tool is None or tool.output_check is None or case.kind is CaseKind.INVALID_OUTPUT:
+        return
+    if structured is ABSENT:
+        yield "output-schema", "answered a success without structuredContent, though the tool declares an outputSchema"
+    elif not isinstance(structured, dict) and protocol_version in OBJECT_STRUCTURED_CONTENT:
+        yield "output-schema", f"answered a success whose structuredContent {show(structured, 100)} is not an object"
+    else:
+        error = next(tool.output_check.errors(structured), None)
+        if error is not None:
+            where = "structuredContent" + "".join(f"[{p!r}]" for p in error.absolute_path)
+            yield "output-schema", f"answered a success whose structuredContent does not conform to the outputSchema: {where}: {error.message}"
+
+
+def _error_message(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+    if observation.answer is not AnswerClass.TOOL_EXECUTION_ERROR:
+        return
+    content = (observation.result or {}).get("content", [])
+    first = content[0] if content else None
+    if first is None:
+        yield "error-message", "the tool execution error has no content at all"
+    elif first.get("type") != "text" or not str(first.get("text", "")).strip():
+        yield "error-message", f"the tool execution error's first content item is {show(first, 100)}, not a non-empty text block"
+
+
+def _tool_list_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+    if case.kind is not CaseKind.UNKNOWN_TOOL:
+        return
+    text = "\n".join(_error_texts(observation))
+    named = [name for name in criteria.listed_names if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)]
+    if len(named) >= 2:
+        yield "tool-list-leak", f"the error for an unknown tool names {len(named)} listed tools ({', '.join(named[:5])})"
+
+
+_STACK_TRACE = re.compile(
+    r"Traceback \(most recent call last\)"
+    r"|File \"[^\"]+\", line \d+"
+    r"|\n\s*at \S.*?:\d+:\d+\)?"
+    r"|\n\s*at [\w.$]+\([\w$]+\.(?:java|kt|scala):\d+\)"
+    r"|goroutine \d+ \[running\]"
+)
+
+
+def _internal_details_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+    for text in _error_texts(observation):
+        match = _STACK_TRACE.search(text)
+        if match:
+            yield "internal-details-leak", f"the error text carries a stack trace ({clip(match.group(0).strip(), 80)!r})"
+            return
+
+
+def _error_texts(observation: Observation) -> tuple[str, ...]:
+    return observation.error_texts + ((observation.error_message,) if observation.error_message else ())
+
+
+_ADVISORY_CHECKS: tuple[Callable[[Case, Criteria, Observation], Iterator[tuple[str, str]]], ...] = (
+    _error_message,
+    _tool_list_leak,
+    _internal_details_leak,
+)
+
+
+_SHOWN = 400
+"""Characters of the request and of the answer a finding's message shows."""
+
+
+def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> str:
+    """The finding's message: the rule, what was sent and why, what came back, what was
+    expected, and the spec sentence."""
+    rule = violation.rule
+    reply = exchange.reply
+    if isinstance(reply, Answered):
+        answer = json.dumps(reply.message, ensure_ascii=False)
+    else:
+        answer = f"unreadable: {reply.text}" if isinstance(reply, UnreadableAnswer) else "none"
+    # The JSON-RPC id is not counted against the limit: the same request, sent beside others
+    # (whose ids then differ), reads the same.
+    limit = _SHOWN + len(json.dumps(exchange.request.get("id")))
+    return (
+        f"{rule.id} ({rule.level.label}): {violation.why}. "
+        f"Sent {case.label} to {case.tool!r}: {show(exchange.request, limit)}. "
+        f"Answer: {clip(answer, limit)}. "
+        f"Expected {violation.expected}. {rule.source}"
+    )

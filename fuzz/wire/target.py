@@ -1,0 +1,207 @@
+"""A target: a server reached from its description (a command to start, or a URL), initialized,
+its tools listed, restartable."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from contextlib import asynccontextmanager
+from dataclasses import dataclass
+from typing import Any, AsyncIterator
+
+import trio
+
+from fuzz.errors import HandshakeError, TargetStartError
+from fuzz.redaction import REDACTED, redact_command, redact_names, redact_url
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
+from fuzz.wire.lifecycle import list_tools, open_session
+from fuzz.wire.opening import ServerDescription
+from fuzz.wire.replies import Answered, UnreadableAnswer
+from fuzz.wire.session import Session
+from fuzz.wire.stateless import alive
+from fuzz.wire.transport import StdioTransport, Transport
+from strategies import Tool
+from strategies.meta import Stateless
+
+CLOSE_GRACE = 1.0
+"""Seconds a target is given to exit after its stdin is closed, at the end of a run."""
+
+RESTART_GRACE = 0.1
+"""The same, before a restart: the target is dead, silent or stuck writing, and will not use
+more time well."""
+
+
+@dataclass(frozen=True, slots=True)
+class StdioTarget:
+    """A server started as a subprocess that speaks MCP on its stdin and stdout."""
+
+    command: tuple[str, ...]
+    env: tuple[tuple[str, str], ...] = ()
+    """Variables added to the harness's environment for the server (from an mcpServers config)."""
+    demo: bool = False
+    """The bundled demo server: recorded without the interpreter's path, so that reproductions of
+    it replay on any machine (with the interpreter that runs the harness)."""
+
+    def describe(self) -> str:
+        """The command as printed and written to reports: secret-looking values redacted, and
+        environment variables named without their values."""
+        env = f" (env {redact_names(name for name, _ in self.env)})" if self.env else ""
+        return shlex.join(redact_command(self.command)) + env
+
+    def as_json(self) -> dict[str, object]:
+        if self.demo:
+            return {"transport": "stdio", "command": ["python", *self.command[1:]], "demo": True}
+        recorded: dict[str, object] = {"transport": "stdio", "command": redact_command(self.command)}
+        if self.env:
+            recorded["env"] = {name: REDACTED for name, _ in sorted(self.env)}
+        return recorded
+
+    async def connect(self, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Transport:
+        return await StdioTransport.start(self.command, env=dict(self.env), max_message_bytes=max_message_bytes)
+
+
+@dataclass(frozen=True, slots=True)
+class HttpTarget:
+    """A server listening for Streamable HTTP at a URL (the harness does not start it)."""
+
+    url: str
+    headers: tuple[tuple[str, str], ...] = ()
+    """Sent with every request (auth); never printed or written."""
+
+    def describe(self) -> str:
+        headers = f" (headers {redact_names(name for name, _ in self.headers)})" if self.headers else ""
+        return redact_url(self.url) + headers
+
+    def as_json(self) -> dict[str, object]:
+        recorded: dict[str, object] = {"transport": "http", "url": redact_url(self.url)}
+        if self.headers:
+            recorded["headers"] = {name: REDACTED for name, _ in sorted(self.headers)}
+        return recorded
+
+    async def connect(self, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Transport:
+        from fuzz.wire.streamable_http import (
+            HttpTransport,  # httpx: ~80 ms of start-up a stdio run does not need
+        )
+
+        return HttpTransport(self.url, dict(self.headers), max_message_bytes=max_message_bytes)
+
+
+TargetSpec = StdioTarget | HttpTarget
+
+
+def demo_target() -> StdioTarget:
+    """The bundled demo server, run with the interpreter that runs the harness."""
+    return StdioTarget((sys.executable, "-m", "fuzz.demo_server"), demo=True)
+
+
+class Target:
+    """A running, opened server. Open it with `open_target`; `restart` replaces a dead process
+    with a new one (opened again, under the revision first spoken) and keeps the same tools."""
+
+    def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float,
+                 protocol_version: str | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+        self.spec = spec
+        self.max_message_bytes = max_message_bytes
+        """The longest answer read whole (`--max-answer-size`): `fuzz.wire.framing`."""
+        self.protocol_version = protocol_version
+        """The revision to ask for (`--protocol-version`); None: the newest, or what the server answers."""
+        self._nursery = nursery
+        self._startup_timeout = startup_timeout
+        self._scope: trio.CancelScope | None = None
+        self._transport: Transport | None = None
+        self._closing = False
+        """Set when the run ends: no restart after that (a worker thread still sending, say after
+        Ctrl-C, must not start a process nobody will stop)."""
+        self.session: Session
+        self.description: ServerDescription
+        self.tools: list[Tool] = []
+        """Every entry `tools/list` gave, in order, a name listed twice included (`fuzz.engine.plan`
+        fuzzes each name once)."""
+        self.restarts = 0
+
+    async def start(self) -> None:
+        transport = self._transport = await self.spec.connect(max_message_bytes=self.max_message_bytes)
+        session = Session(transport)
+        self._scope = await self._nursery.start(_serve, session)
+        self.session = session
+        try:
+            self.description = await open_session(session, timeout=self._startup_timeout, version=self.protocol_version)
+            self.protocol_version = self.description.protocol_version
+            self.tools = await list_tools(session, timeout=self._startup_timeout, meta=self.description.request_meta)
+        except HandshakeError as error:
+            await self.aclose()
+            failure = TargetStartError(f"{self.spec.describe()}: {error}")
+            failure.opening = error
+            raise failure from None
+
+    async def restart(self) -> None:
+        """The fuzzing goes on with the tools first listed, whatever the new process lists."""
+        if self._closing:
+            raise TargetStartError(f"{self.spec.describe()}: not restarted: the run is ending")
+        tools = self.tools
+        await self.aclose(grace=RESTART_GRACE)
+        await self.start()
+        self.tools = tools
+        self.restarts += 1
+
+    @property
+    def request_meta(self) -> dict[str, Any] | None:
+        """The `_meta` every request carries under the stateless revision (None: handshake)."""
+        return self.description.request_meta
+
+    @property
+    def stateless(self) -> Stateless | None:
+        """What the strategies need of the stateless revision, when it is spoken."""
+        description = self.description
+        if description.request_meta is None:
+            return None
+        return Stateless(description.protocol_version, description.request_meta, description.supported_versions,
+                         over_http=isinstance(self.spec, HttpTarget))
+
+    async def ping(self, *, timeout: float) -> bool:
+        """Whether the target answers: `ping`, or `server/discover` where there is no ping. Any
+        answer counts, an error or one that cannot be read included (a live server that answers
+        badly is not dead), and so does a line past the size limit still being written (the
+        answer cannot come before it ends: the target is writing, not silent)."""
+        if self.description.stateless:
+            answered = await alive(self.session, timeout=timeout, version=self.description.protocol_version)
+        else:
+            exchange = await self.session.request("ping", timeout=timeout)
+            answered = isinstance(exchange.reply, (Answered, UnreadableAnswer))
+        return answered or self.session.blocked
+
+    async def aclose(self, *, grace: float = CLOSE_GRACE) -> None:
+        """Close the transport (its process killed after `grace` seconds to exit), even one
+        started by a `start` that was cancelled (Ctrl-C during a restart) before its session was
+        served."""
+        if self._transport is not None:
+            session = getattr(self, "session", None)
+            if session is not None:
+                session.closing = True
+            await self._transport.aclose(grace=grace)
+            self._transport = None
+        if self._scope is not None:
+            self._scope.cancel()
+            self._scope = None
+
+
+async def _serve(session: Session, task_status: trio.TaskStatus[trio.CancelScope] = trio.TASK_STATUS_IGNORED) -> None:
+    with trio.CancelScope() as scope:
+        task_status.started(scope)
+        await session.serve()
+
+
+@asynccontextmanager
+async def open_target(
+    spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+) -> AsyncIterator[Target]:
+    async with trio.open_nursery() as nursery:
+        target = Target(spec, nursery, startup_timeout=startup_timeout, protocol_version=protocol_version,
+                        max_message_bytes=max_message_bytes)
+        try:
+            await target.start()
+            yield target
+        finally:
+            target._closing = True
+            await target.aclose()

@@ -1,0 +1,133 @@
+"""Strings a schema accepts: the generator's text family.
+
+Reads `minLength`, `maxLength`, `pattern` and `format`. A pattern is drawn from with
+`from_regex` (ECMA-262 named groups translated; a repeated single atom sized by the length
+bounds, so no length filter throws most candidates away), and zod's startsWith/endsWith/includes
+patterns, split over `allOf`, are joined into one. The `format`s generated: date-time, date,
+time, email, idn-email, uri, uri-reference, iri, uuid, ipv4, ipv6, hostname, idn-hostname,
+duration, regex; other formats are annotations and get plain text. Plain text is rich in the
+characters servers mishandle (`strategies.characters`). Shrinks towards the shortest string
+allowed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from hypothesis import strategies as st
+from hypothesis.errors import InvalidArgument
+from hypothesis.provisional import domains, urls
+
+from strategies.characters import JSON_CHARACTERS, edge_rich_text, json_text
+from strategies.schemas import matches_pattern
+
+_FORMATS: dict[str, st.SearchStrategy[str]] = {
+    "date-time": st.datetimes().map(lambda moment: moment.isoformat() + "Z"),
+    "date": st.dates().map(lambda day: day.isoformat()),
+    "time": st.times().map(lambda moment: moment.isoformat() + "Z"),
+    "email": st.emails(),
+    "idn-email": st.emails(),
+    "uri": urls(),
+    "iri": urls(),
+    "uri-reference": st.one_of(urls(), st.from_regex(r"\A(/[a-z0-9]{1,8}){0,3}\Z", alphabet=JSON_CHARACTERS)),
+    "uuid": st.uuids().map(str),
+    "ipv4": st.ip_addresses(v=4).map(str),
+    "ipv6": st.ip_addresses(v=6).map(str),
+    "hostname": domains(),
+    "idn-hostname": domains(),
+    "duration": st.one_of(
+        st.integers(0, 10_000).map(lambda days: f"P{days}D"),
+        st.tuples(st.integers(0, 99), st.integers(0, 59), st.integers(0, 59)).map(lambda t: f"PT{t[0]}H{t[1]}M{t[2]}S"),
+        st.integers(0, 99).map(lambda weeks: f"P{weeks}W"),
+    ),
+    "regex": st.sampled_from(["", "^a$", "[0-9]+", "\\w+@\\w+"]),
+}
+
+
+def strings_for(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
+    """Strings within the schema's length bounds that match its pattern(s) and, for a known
+    format, are of that format."""
+    low = schema.get("minLength", 0) if isinstance(schema.get("minLength"), int) else 0
+    high = schema.get("maxLength") if isinstance(schema.get("maxLength"), int) else None
+    if high is not None and low > high:
+        return st.nothing()
+    pattern = _joined_literal_patterns(schema) or schema.get("pattern")
+    declared_format = schema.get("format")
+    known_format = _FORMATS.get(declared_format) if isinstance(declared_format, str) else None
+    if isinstance(pattern, str):
+        try:
+            base: st.SearchStrategy[str] = st.from_regex(_python_regex(_sized(pattern, low, high)), alphabet=JSON_CHARACTERS)
+        except (re.error, ValueError):
+            base = json_text()
+        if known_format is not None:
+            # A format's text is ASCII; so are the digits it means by `\d` (Python's are not).
+            try:
+                ascii_base = st.from_regex(_python_regex(_sized(pattern, low, high)), alphabet=st.characters(codec="ascii"))
+            except (re.error, ValueError, InvalidArgument):
+                ascii_base = base
+            base = st.one_of(known_format.filter(lambda text: matches_pattern(pattern, text)), ascii_base)
+    elif known_format is not None:
+        base = known_format
+    else:
+        return edge_rich_text(low, high if high is not None else max(low, 0) + 40)
+    return base.filter(lambda text: low <= len(text) and (high is None or len(text) <= high))
+
+
+def pattern_keys(pattern: str) -> st.SearchStrategy[str]:
+    """Property names that `pattern` matches (for `patternProperties`); nothing when Python's
+    `re` cannot read it."""
+    try:
+        return st.from_regex(_python_regex(pattern), alphabet=JSON_CHARACTERS)
+    except (re.error, ValueError):
+        return st.nothing()
+
+
+def _python_regex(pattern: str) -> str:
+    """ECMA-262 named groups (`(?<name>`) as Python writes them; the validator reads patterns
+    with Python's `re` too, so nothing else is translated."""
+    return re.sub(r"\(\?<(?![=!])", "(?P<", pattern)
+
+
+_LITERAL_PATTERN = re.compile(r"(\^)?(\.\*)?([^\\^$.*+?()\[\]{}|]*)(\.\*)?(\$)?")
+
+
+def _joined_literal_patterns(schema: Mapping[str, Any]) -> str | None:
+    """Several patterns that each pin a literal to the start, the end or anywhere (zod's
+    startsWith/endsWith/includes: `^sk_.*`, `.*_x$`, `test`) as one pattern that satisfies all
+    (`^sk_.*test.*_x$`), so that no candidate is thrown away for missing one of them."""
+    parts = [schema.get("pattern")] + [
+        part.get("pattern") for part in schema.get("allOf", []) if isinstance(part, Mapping) and set(part) <= {"pattern", "type"}
+    ]
+    patterns = [pattern for pattern in parts if isinstance(pattern, str)]
+    if len(patterns) < 2:
+        return None
+    starts, ends, middles = [], [], []
+    for pattern in patterns:
+        match = _LITERAL_PATTERN.fullmatch(pattern)
+        if match is None:
+            return None
+        anchored_start, free_start, literal, free_end, anchored_end = match.groups()
+        if anchored_start and not free_start:
+            starts.append(literal)
+        elif anchored_end and not free_end:
+            ends.append(literal)
+        else:
+            middles.append(literal)
+    if len(starts) > 1 or len(ends) > 1:
+        return None
+    return "^" + ".*".join([*starts, "", *middles, "", *ends]) + "$"
+
+
+_REPEATED_ATOM = re.compile(r"^\^(\[[^\]]*\]|\\[dwsDWS]|\.)[+*]\$$")
+
+
+def _sized(pattern: str, low: int, high: int | None) -> str:
+    """`^[0-9]+$` with minLength 6 and maxLength 6 as `^[0-9]{6,6}$`: a length filter over a
+    pattern that ignores it would throw almost every string away."""
+    match = _REPEATED_ATOM.match(pattern)
+    if match is None or (low == 0 and high is None):
+        return pattern
+    fewest = max(low, 1 if pattern.endswith("+$") else 0)
+    return f"^{match.group(1)}{{{fewest},{'' if high is None else high}}}$"
