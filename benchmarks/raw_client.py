@@ -15,9 +15,9 @@ import json
 import subprocess
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Sequence
 from urllib.parse import urlsplit
 
 PROTOCOL_VERSION = "2025-11-25"

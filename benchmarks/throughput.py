@@ -55,10 +55,10 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent

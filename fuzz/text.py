@@ -14,7 +14,8 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 _C0 = "\x00-\x1f"
 """C0 controls, tab and line breaks included: JSON text escapes them itself."""

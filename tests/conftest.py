@@ -9,9 +9,9 @@ import socket
 import subprocess
 import sys
 import time
-from contextlib import contextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import Iterator
 
 import pytest
 
@@ -102,10 +102,8 @@ def serving_http(*command: str, startup: float = 20.0) -> Iterator[HttpTarget]:
                 time.sleep(0.1)
         yield HttpTarget(f"http://127.0.0.1:{port}/mcp")
     finally:
-        try:
+        with suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGKILL)
-        except ProcessLookupError:
-            pass
         process.wait()
 
 

@@ -90,7 +90,8 @@ def _one_line_exit_2(run: subprocess.CompletedProcess[str]) -> str:
     ("command", "expected"),
     [
         (["no-such-server-binary"], "command 'no-such-server-binary' not found"),
-        ([sys.executable, "-c", "import sys; sys.stderr.write('missing API key\\n'); sys.exit(3)"], "exited (code 3) before answering server/discover; its stderr ended with: missing API key"),
+        ([sys.executable, "-c", "import sys; sys.stderr.write('missing API key\\n'); sys.exit(3)"], "exited (code 3) before answering server/discover; "
+         "its stderr ended with: missing API key"),
         ([sys.executable, "-c", "import time; time.sleep(60)"], "did not answer server/discover nor initialize within 1 s"),
         ([sys.executable, "-c", "print('Listening on port 8080'); import time; time.sleep(60)"], "its stdout carried: Listening on port 8080"),
         (["cat"], "answered initialize with an error"),

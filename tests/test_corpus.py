@@ -117,7 +117,9 @@ def test_a_bad_baseline_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
     run = mcp_toolfuzz("run", "--baseline", str(bad), "--max-examples", "1")
-    assert run.returncode == 2 and run.stderr.strip().splitlines() == [f"mcp-toolfuzz: --baseline {bad}: not an mcp-toolfuzz baseline (expected \"format\": \"mcp-toolfuzz/baseline\" and a \"findings\" list)"]
+    assert run.returncode == 2 and run.stderr.strip().splitlines() == [
+        f"mcp-toolfuzz: --baseline {bad}: not an mcp-toolfuzz baseline (expected \"format\": \"mcp-toolfuzz/baseline\" and a \"findings\" list)"
+    ]
 
 
 def test_export_writes_a_pytest_file_that_fails_on_the_bug_and_passes_on_the_fix(tmp_path: Path) -> None:
@@ -127,7 +129,9 @@ def test_export_writes_a_pytest_file_that_fails_on_the_bug_and_passes_on_the_fix
     assert export.returncode == 0, export.stderr
     compiled = compile(output.read_text(), str(output), "exec")
     assert compiled is not None
-    buggy = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(output)], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    buggy = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(output)], capture_output=True, text=True, timeout=120, cwd=tmp_path
+    )
     assert buggy.returncode == 1 and "1 failed" in buggy.stdout, buggy.stdout[-2000:]
     fixed_command = f"{sys.executable} {SERVERS / 'reference_server.py'}"
     fixed = subprocess.run(
@@ -154,7 +158,7 @@ def _difference(first: dict[str, Any], second: dict[str, Any]) -> str:
     `N`, which is not JSON: the reports are compared as read back with every id made 0.)"""
     try:
         lines = list(_differing(*(_ids_as_zero(report) for report in (first, second))))
-    except Exception as error:  # noqa: BLE001 - the assertion's own message must not raise
+    except Exception as error:
         return f"the reports differ; where could not be shown ({error!r})"
     if len(lines) > _DIFFERENCES_SHOWN:
         lines[_DIFFERENCES_SHOWN:] = [f"... and {len(lines) - _DIFFERENCES_SHOWN} more"]
@@ -178,7 +182,7 @@ def _differing(first: Any, second: Any, path: str = "report") -> Iterator[str]:
         for label in [*ones, *(label for label in others if label not in ones)]:
             yield from _differing(ones.get(label, _ABSENT), others.get(label, _ABSENT), f"{path}[{label}]")
     elif isinstance(first, str) and isinstance(second, str) and first != second:
-        at = next((index for index, (one, other) in enumerate(zip(first, second)) if one != other), min(len(first), len(second)))
+        at = next((index for index, (one, other) in enumerate(zip(first, second, strict=False)) if one != other), min(len(first), len(second)))
         yield f"{path}, from character {at}: {_short(first[max(0, at - 40):])} | {_short(second[max(0, at - 40):])}"
     elif first != second:
         yield f"{path}: {_short(first)} | {_short(second)}"
@@ -193,7 +197,7 @@ def _by_label(items: list[Any]) -> dict[str, Any]:
     labels = [_label(item) for item in items]
     if None in labels or len(set(labels)) < len(labels):
         return {str(index): item for index, item in enumerate(items)}
-    return dict(zip(labels, items))  # type: ignore[arg-type]
+    return dict(zip(labels, items, strict=True))  # type: ignore[arg-type]
 
 
 def _label(item: Any) -> str | None:
@@ -268,7 +272,9 @@ def test_the_example_database_survives_missing_read_only_and_corrupt_states(tmp_
     for junk in ("aa", "bb/cc"):
         (directory / ".hypothesis" / junk).mkdir(parents=True)
         (directory / ".hypothesis" / junk / "0123").write_bytes(b"\xff\x00garbage")
-    result = fuzz(python_server("reference_server.py", "--bug", "arguments-not-validated"), selection=BOOK_ONLY, corpus=directory, envelope=False, max_examples=10)
+    result = fuzz(
+        python_server("reference_server.py", "--bug", "arguments-not-validated"), selection=BOOK_ONLY, corpus=directory, envelope=False, max_examples=10
+    )
     assert [f.rule.id for f in result.findings] == ["arguments-not-validated"]
 
 

@@ -147,7 +147,7 @@ def _summary(tool: str, refused: dict[str, int]) -> ToolSummary:
 
 
 def test_a_hint_shared_by_many_tools_is_one_line() -> None:
-    tools = tuple(_summary(f"get_{n}", {"api_key": 10}) for n in range(30)) + (_summary("\x1b[2Jodd", {}),)
+    tools = (*tuple(_summary(f"get_{n}", {"api_key": 10}) for n in range(30)), _summary("\x1b[2Jodd", {}))
     result = RunResult(1, {}, "server", "2025-11-25", {}, {}, tools, 1.0)
     assert hints(result) == [
         "no valid call to 30 tools succeeded (get_0, get_1, get_2 and 27 more); the refusals named 'api_key': "

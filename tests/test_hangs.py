@@ -81,7 +81,7 @@ def test_hangs_are_found_and_shrunk_to_one_emoji() -> None:
     """Every tool of the server, at defaults but --max-examples 50: each tool that takes a string
     hangs and is reported with one emoji in the one string that needs it (the rest at its
     simplest); `slow`, answering after 2 s while the others hang, is not. (How long it takes is
-    measured outside the suite, on an idle machine: README, *Throughput*; ~47 s.)"""
+    measured outside the suite, on an idle machine: docs/throughput.md; ~47 s.)"""
     findings, _, summary = _fuzz("--max-examples", "50", timeout=600)
     hangs = [finding for finding in findings if finding["rule"] == "request-answered"]
     assert {finding["tool"] for finding in hangs} == set(HANGING_TOOLS), f"request-answered findings:\n{summary}"

@@ -9,8 +9,6 @@ import pytest
 from fuzz.judging.answers import AnswerClass, observe
 from fuzz.judging.oracle import Criteria, judge
 from fuzz.judging.profiles import SEP_2145, Profile, published
-
-REVISION_2025_11_25 = published("2025-11-25")
 from fuzz.wire.replies import (
     Anomaly,
     AnomalyKind,
@@ -22,6 +20,8 @@ from fuzz.wire.replies import (
     TargetExited,
 )
 from strategies import ABSENT, Case, CaseKind, Tool
+
+REVISION_2025_11_25 = published("2025-11-25")
 
 REQUEST = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "x", "arguments": {}}}
 SUCCESS = {"content": [{"type": "text", "text": "ok"}]}
@@ -131,7 +131,10 @@ WEATHER = Tool.from_listing({
 })
 
 
-def _rule_for(case: Case, reply: Reply, tool: Tool | None = None, criteria: Criteria = Criteria()) -> str | None:
+DEFAULT_CRITERIA = Criteria()
+
+
+def _rule_for(case: Case, reply: Reply, tool: Tool | None = None, criteria: Criteria = DEFAULT_CRITERIA) -> str | None:
     violation = judge(case, Exchange(REQUEST, reply), tool, criteria)
     return None if violation is None else violation.rule.id
 
@@ -218,7 +221,8 @@ def test_an_image_first_is_an_error_message_finding_and_rules_can_be_disabled() 
 
 def test_a_stack_trace_in_a_protocol_errors_data_is_a_leak() -> None:
     error = {"code": -32603, "message": "Internal error", "data": 'Traceback (most recent call last):\n  File "x.py", line 1'}
-    assert _rule_for(_case(CaseKind.VALID_ARGUMENTS), _answered(error=error), None, Criteria(enabled=frozenset({"internal-details-leak"}))) == "internal-details-leak"
+    criteria = Criteria(enabled=frozenset({"internal-details-leak"}))
+    assert _rule_for(_case(CaseKind.VALID_ARGUMENTS), _answered(error=error), None, criteria) == "internal-details-leak"
 
 
 _STATELESS = Criteria(protocol_version="2026-07-28")
@@ -249,7 +253,11 @@ _UNSUPPORTED = {"code": -32022, "message": "Unsupported protocol version", "data
         (CaseKind.UNSUPPORTED_VERSION, _answered(result=_COMPLETE), "unsupported-version"),
         (CaseKind.UNSUPPORTED_VERSION, _answered(error={**_UNSUPPORTED, "code": -32602}), "unsupported-version"),
         (CaseKind.UNSUPPORTED_VERSION, _answered(error={**_UNSUPPORTED, "data": {"supported": ["2026-07-28"]}}), "unsupported-version"),
-        (CaseKind.UNSUPPORTED_VERSION, _answered(error={**_UNSUPPORTED, "data": {"supported": "2026-07-28", "requested": "1999-01-01"}}), "unsupported-version"),
+        (
+            CaseKind.UNSUPPORTED_VERSION,
+            _answered(error={**_UNSUPPORTED, "data": {"supported": "2026-07-28", "requested": "1999-01-01"}}),
+            "unsupported-version",
+        ),
         (CaseKind.HEADER_MISMATCH, _http(400, error={"code": -32020, "message": "mismatch"}), None),
         (CaseKind.HEADER_MISMATCH, _http(200, error={"code": -32020, "message": "mismatch"}), "header-mismatch"),
         (CaseKind.HEADER_MISMATCH, _http(400, error={"code": -32602, "message": "bad"}), "header-mismatch"),

@@ -50,7 +50,7 @@ def test_every_tool_gets_the_cases_that_cannot_reach_its_body_and_skips_say_why(
     plans = {p.tool.name: p for p in plan(TOOLS, Selection())}
     for tool_plan in plans.values():
         assert {CaseKind.UNKNOWN_TOOL, CaseKind.MALFORMED_REQUEST} <= set(tool_plan.kinds)
-    assert [s.reason for s in plans["plain"].skips][0].startswith("the tool may be destructive (not annotated, and MCP's default is destructiveHint: true)")
+    assert next(s.reason for s in plans["plain"].skips).startswith("the tool may be destructive (not annotated, and MCP's default is destructiveHint: true)")
     assert "annotated destructiveHint: true" in plans["wiper"].skips[0].reason
     assert plans["reader"].skips == ()
 

@@ -261,7 +261,7 @@ def test_the_target_is_closed_when_x_stops_the_session_and_when_it_is_interrupte
     time.sleep(2.0)
     assert processes_running(marker), "the slow tool's server runs"
     process.send_signal(signal.SIGINT)
-    out, err = process.communicate(timeout=60)
+    out, _err = process.communicate(timeout=60)
     assert "KeyboardInterrupt" in out, out[-2000:]
     deadline = time.monotonic() + 10
     while processes_running(marker) and time.monotonic() < deadline:

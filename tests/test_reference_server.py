@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import pytest
 

@@ -131,7 +131,12 @@ def test_any_json_value_nests() -> None:
 
 
 def test_recursive_references_are_bounded_and_still_valid() -> None:
-    tree = {"$defs": {"node": {"type": "object", "properties": {"value": {"type": "integer"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}}, "required": ["value"]}}, "$ref": "#/$defs/node"}
+    node = {
+        "type": "object",
+        "properties": {"value": {"type": "integer"}, "children": {"type": "array", "items": {"$ref": "#/$defs/node"}}},
+        "required": ["value"],
+    }
+    tree = {"$defs": {"node": node}, "$ref": "#/$defs/node"}
     check = SchemaCheck.for_schema(tree)
     nested = find(valid_values(check), lambda v: bool(v.get("children")) and bool(v["children"][0].get("children")), settings=_FIND)
     assert check.accepts(nested)
@@ -149,7 +154,11 @@ BOOK = Tool.from_listing({
             "city": {"type": "string"},
             "nights": {"type": "integer", "minimum": 1, "maximum": 30},
             "note": {"type": "string", "maxLength": 50},
-            "address": {"type": "object", "properties": {"zip": {"type": "string", "pattern": "^[0-9]{5}$"}, "street": {"type": "string"}}, "required": ["zip"]},
+            "address": {
+                "type": "object",
+                "properties": {"zip": {"type": "string", "pattern": "^[0-9]{5}$"}, "street": {"type": "string"}},
+                "required": ["zip"],
+            },
             "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "maxItems": 3},
         },
         "required": ["city", "nights"],

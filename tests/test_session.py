@@ -3,11 +3,12 @@ and every misbehaviour returned as an outcome, never raised."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import textwrap
+from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Awaitable, Callable
 
 import pytest
 import trio
@@ -148,7 +149,7 @@ def test_closing_kills_the_whole_process_group(tmp_path: Path) -> None:
     async def main() -> tuple[int, int]:
         transport = await StdioTransport.start([sys.executable, str(script)])
         async for line in transport.incoming():
-            child = int(line.decode().split('"child": ')[1].rstrip("}}"))
+            child = int(line.decode().split('"child": ')[1].rstrip("}"))
             break
         await transport.aclose(grace=0.2)
         return transport.pid, child
@@ -162,10 +163,8 @@ def test_closing_kills_the_whole_process_group(tmp_path: Path) -> None:
 def _wait_gone(pid: int) -> None:
     """Raises OSError once `pid` no longer exists (reaping it if it is our zombie)."""
     for _ in range(50):
-        try:
+        with contextlib.suppress(ChildProcessError):
             os.waitpid(pid, os.WNOHANG)
-        except ChildProcessError:
-            pass
         os.kill(pid, 0)
         trio.run(trio.sleep, 0.05)
 

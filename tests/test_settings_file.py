@@ -70,7 +70,8 @@ def test_config_file_names_a_file_anywhere(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("max_examples = 5\n", "'max_examples' is not a setting; did you mean 'max-examples'? (the settings: allow-destructive, allow-destructive-tool, argument,"),
+        ("max_examples = 5\n", "'max_examples' is not a setting; did you mean 'max-examples'? "
+         "(the settings: allow-destructive, allow-destructive-tool, argument,"),
         ("colour = 5\n", "'colour' is not a setting (the settings: allow-destructive,"),
         ("no-corpus = 1\n", "no-corpus is a switch: write no-corpus = true or false"),
         ("[tool.mcp-toolfuzz.tools.toggle]\nskipped = true\n", "tools.toggle: 'skipped' is not a setting; did you mean 'skip'?"),

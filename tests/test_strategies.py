@@ -229,7 +229,7 @@ def _duration_from_grammar() -> st.SearchStrategy[str]:
         """`1*DIGIT d1 [1*DIGIT d2 [...]]`: a run of the designators from the first."""
         return st.integers(1, len(designators)).flatmap(
             lambda count: st.tuples(*[digits] * count).map(
-                lambda numbers: "".join(n + d for n, d in zip(numbers, designators[:count]))
+                lambda numbers: "".join(n + d for n, d in zip(numbers, designators[:count], strict=True))
             )
         )
 

@@ -23,9 +23,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from types import ModuleType
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 COUNT_DIR_VARIABLE = "TOOLFUZZ_BENCH_COUNT_DIR"

@@ -8,8 +8,9 @@ Hypothesis itself.
 
 from __future__ import annotations
 
+import contextlib
 import os
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from hypothesis.configuration import set_hypothesis_home_dir
@@ -26,7 +27,7 @@ def use_user_cache() -> Path:
     """Point Hypothesis's own storage (its unicode charmap, its constants cache) at a per-user
     cache directory, never the user's working directory: a run in a fresh CI checkout reuses what
     an earlier run on the machine built. (The costly table, a codec's ~200 MiB encoding of every
-    code point, is never built: see `strategies.generation.JSON_CHARACTERS`.) `$MCP_TOOLFUZZ_CACHE`, else
+    code point, is never built: see `strategies.characters.JSON_CHARACTERS`.) `$MCP_TOOLFUZZ_CACHE`, else
     `$XDG_CACHE_HOME/mcp-toolfuzz/hypothesis`, else `~/.cache/mcp-toolfuzz/hypothesis`. The
     example database is apart from it (beside the corpus, see `example_database`)."""
     chosen = os.environ.get("MCP_TOOLFUZZ_CACHE")
@@ -35,15 +36,13 @@ def use_user_cache() -> Path:
     else:
         base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
         path = Path(base) / "mcp-toolfuzz" / "hypothesis"
-    try:
+    with contextlib.suppress(OSError):
         path.mkdir(parents=True, exist_ok=True)
-    except OSError:
-        pass
     set_hypothesis_home_dir(path)
     return path
 
 
-@lru_cache(maxsize=None)
+@cache
 def example_database(corpus: Path | None) -> ExampleDatabase | None:
     if corpus is None:
         return None

@@ -17,9 +17,10 @@ import hashlib
 import json
 import re
 import shlex
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically

@@ -24,10 +24,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
-from typing import Iterator, Sequence
 
 import trio
 
@@ -208,7 +208,7 @@ class Dispatcher:
                 [partial(batch[index].message, meta=self.target.request_meta) for index in cut_off], timeout=timeout,
                 headers=[batch[index].headers for index in cut_off],
             )
-            for index, exchange in zip(cut_off, again):
+            for index, exchange in zip(cut_off, again, strict=True):
                 exchanges[index] = exchange
         return exchanges
 

@@ -72,12 +72,12 @@ def _describe_one_at_a_time() -> None:
     original: Callable[..., str] | None = getattr(lambda_sources, "lambda_description", None)
     if original is not None:
         guarded = _guarded_description(original)
-        lambda_sources.lambda_description = guarded  # type: ignore[assignment]
+        lambda_sources.lambda_description = guarded
         if getattr(filtering, "lambda_description", None) is original:
             filtering.lambda_description = guarded  # type: ignore[attr-defined]
     bounds: Callable[..., Any] | None = getattr(filtering, "get_numeric_predicate_bounds", None)
     if bounds is not None:
-        filtering.get_numeric_predicate_bounds = _one_at_a_time(bounds)  # type: ignore[assignment]
+        filtering.get_numeric_predicate_bounds = _one_at_a_time(bounds)
 
 
 def _one_at_a_time(original: Callable[..., Any]) -> Callable[..., Any]:

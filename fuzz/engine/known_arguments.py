@@ -12,7 +12,8 @@ or `*` for every tool that declares FIELD.
 from __future__ import annotations
 
 import json
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from fuzz.errors import ConfigurationError
 from fuzz.text import show

@@ -28,7 +28,7 @@ answers slowly, drops requests or hangs, --workers 4 from the start is faster st
 
 def default_processes() -> int:
     """Worker processes by default: two where two cores are free to the harness, else one. Two
-    measured best on a 2-core machine (README, *Throughput*); more cores can take more."""
+    measured best on a 2-core machine (docs/throughput.md); more cores can take more."""
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -59,7 +59,7 @@ class RunOptions:
     protocol_version: str | None = None
     """The revision to speak (`--protocol-version`); None: offer the newest, speak what the
     server answers."""
-    selection: Selection = Selection()
+    selection: Selection = Selection()  # noqa: RUF009 - frozen: one shared default is safe
     profile: str = SEP_2145.id
     rules: frozenset[str] | None = None
     """The rule ids to judge by (--rules minus --exclude-rules); None for all."""

@@ -22,9 +22,9 @@ requests, and the refusal of an --unavailable tool).
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable, Sequence
 
 from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import Skip

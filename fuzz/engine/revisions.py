@@ -19,8 +19,8 @@ depends on the values drawn, not on the revision.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import Callable
 
 from fuzz.engine.events import Listener
 from fuzz.engine.options import RunOptions

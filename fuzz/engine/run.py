@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import signal
 import time
+from collections.abc import Sequence
 
 import trio
 
@@ -52,7 +53,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     stopped_early: str | None = None
     try:
         trio.run(_run, options, listener, progress, deadline)
-    except BaseException as error:  # noqa: B036 - KeyboardInterrupt arrives wrapped in groups too
+    except BaseException as error:
         stopped_early = _stopped_by(error, options)
     return _finished(options, listener, progress, started, stopped_early)
 
@@ -69,7 +70,7 @@ async def run_on(target: Target, options: RunOptions, listener: Listener = lambd
             await _fuzz_on(target, options, listener, progress, deadline)
         if scope.cancelled_caught:
             raise OutOfTime()
-    except BaseException as error:  # noqa: B036 - what the explorations raise arrives in groups
+    except BaseException as error:
         stopped_early = _stopped_by(error, options)
     return _finished(options, listener, progress, started, stopped_early)
 
@@ -158,7 +159,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
             target=options.target.describe(),
             protocol_version=target.description.protocol_version,
             server_name=str(target.description.server_info.get("name", "?")),
-            tool_names=tuple(p.tool.name for p in plans),
+            tool_names=tuple(p.tool.name for p in plans if p.tool is not None),
             profile=options.profile,
         )
     )
@@ -184,7 +185,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
 def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[int]:
     """The places in the plan of the tools this process fuzzes: all, or its shard's; of those
     named by `options.only`, when it is set."""
-    places = range(len(tool_plans))
+    places: Sequence[int] = range(len(tool_plans))
     if options.only is not None:
         names = [tool_plan.tool.name if tool_plan.tool else ENVELOPE for tool_plan in tool_plans]
         places = [index for index in places if names[index] in options.only]

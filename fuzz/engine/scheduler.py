@@ -298,7 +298,7 @@ class Runner:
         }
         for name, finding in listing_findings(listing, places, self.criteria.profile.rule(TOOL_NAME.id)).items():
             summary = self._summary_for(places[name])
-            self.progress.summaries[places[name]] = replace(summary, findings=summary.findings + (finding,))
+            self.progress.summaries[places[name]] = replace(summary, findings=(*summary.findings, finding))
             self.listener(FindingMade(finding))
 
     def _finished(self, job: Job) -> None:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Sequence
 
 from fuzz.engine.events import (
     PROGRESS_EVERY,

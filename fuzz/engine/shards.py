@@ -30,6 +30,7 @@ the summaries of the tools it finished came with its events.
 
 from __future__ import annotations
 
+import contextlib
 import gc
 import multiprocessing
 import os
@@ -38,9 +39,10 @@ import sys
 import threading
 import time
 import traceback
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from multiprocessing.connection import Connection, wait
-from typing import Any, Callable, Sequence
+from typing import Any, cast
 
 from fuzz.engine.events import Event, Listener, RunFinished
 from fuzz.engine.options import RunOptions, Shard
@@ -81,7 +83,7 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
     first in this process (on this thread), the others forked; merge what they all send into
     one stream of events for `listener` and one result."""
     count = options.processes
-    context = multiprocessing.get_context("fork" if sys.platform == "linux" else "spawn")
+    context = multiprocessing.get_context("fork") if sys.platform == "linux" else multiprocessing.get_context("spawn")
     started = time.monotonic()
     merger = ShardMerger(options, listener, count, started)
     connections: dict[Connection, int] = {}
@@ -154,7 +156,7 @@ def _run_here(options: RunOptions, run_shard: RunShard, merger: ShardMerger) -> 
         return None
     except (KeyboardInterrupt, _Stop) as why:
         return INTERRUPTED if isinstance(why, KeyboardInterrupt) else TERMINATED
-    except Exception:  # noqa: BLE001 - said as a worker's crash is, once the others have stopped
+    except Exception:
         merger.take_safely(0, Crashed(traceback.format_exc()))
         return None
     finally:
@@ -193,7 +195,8 @@ class _Collector(threading.Thread):
 
     def run(self) -> None:
         while self.connections and time.monotonic() < self.until:
-            for connection in wait(list(self.connections), timeout=0.25):
+            for ready in wait(list(self.connections), timeout=0.25):
+                connection = cast(Connection, ready)
                 number = self.connections[connection]
                 try:
                     message = connection.recv()
@@ -227,7 +230,7 @@ def _child(run_shard: RunShard, options: RunOptions, connection: Connection) -> 
         result = run_shard(options, _but_the_end(connection.send))
     except HarnessError as error:
         connection.send(Failed(_portable(error)))
-    except BaseException:  # noqa: B036 - whatever it is, the parent says it, not a lost pipe
+    except BaseException:
         connection.send(Crashed(traceback.format_exc()))
     else:
         connection.send(Done(result))
@@ -243,7 +246,7 @@ def _portable(error: HarnessError) -> HarnessError:
     try:
         pickle.loads(pickle.dumps(error))
         return error
-    except Exception:  # noqa: BLE001 - any failure to pickle
+    except Exception:
         kind = next(kind for kind in type(error).__mro__ if kind in (TargetStartError, HandshakeError, ConfigurationError, HarnessError))
         return kind(str(error))
 
@@ -255,7 +258,5 @@ def _die_with_parent() -> None:
         return
     import ctypes
 
-    try:
+    with contextlib.suppress(OSError, AttributeError):
         ctypes.CDLL("libc.so.6", use_errno=True).prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
-    except (OSError, AttributeError):
-        pass

@@ -10,9 +10,10 @@ import contextlib
 import io
 import random
 import sys
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 from fuzz.corpus import baseline
 from fuzz.corpus.export import export_pytest
@@ -33,8 +34,10 @@ from fuzz.text import printable
 from fuzz.wire.lifecycle import ALL_VERSIONS
 from fuzz.wire.target import HttpTarget, StdioTarget, TargetSpec, demo_target
 
-DEMO_SELECTION = {"mirror_tool": "mirror", "unavailable": frozenset({"maintenance"})}
-"""What `run` with no target adds, so that the demo shows every rule family."""
+DEMO_MIRROR = "mirror"
+DEMO_UNAVAILABLE = frozenset({"maintenance"})
+"""What `run` with no target adds (`--mirror-tool`, `--unavailable`), so that the demo shows
+every rule family."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -104,7 +107,8 @@ def parsed_run(arguments: Sequence[str], *, where: str, parser: argparse.Argumen
 
 def _run_parser(parser: argparse.ArgumentParser) -> argparse.ArgumentParser:
     subparsers = next(action for action in parser._actions if isinstance(action, argparse._SubParsersAction))
-    return subparsers.choices["run"]
+    run: argparse.ArgumentParser = subparsers.choices["run"]
+    return run
 
 
 def _target(options: argparse.Namespace, command: list[str]) -> TargetSpec | None:
@@ -142,7 +146,7 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[R
     )
     notes: list[str] = [f"config  {options.settings_where}"] if getattr(options, "settings_where", None) else []
     if chosen is None and options.mirror_tool is None and not options.unavailable:
-        selection = replace(selection, **DEMO_SELECTION)
+        selection = replace(selection, mirror_tool=DEMO_MIRROR, unavailable=DEMO_UNAVAILABLE)
         notes.append("demo    the bundled demo server, with --mirror-tool mirror --unavailable maintenance")
     run_options = RunOptions(
         target=target,

@@ -19,7 +19,7 @@ from __future__ import annotations
 import contextlib
 import os
 import warnings
-from typing import Iterator
+from collections.abc import Iterator
 
 _NO_PLUGINS = "HYPOTHESIS_NO_PLUGINS"
 

@@ -9,8 +9,10 @@ in the caller's thread.
 
 from __future__ import annotations
 
+import contextlib
 import threading
-from typing import Any, Awaitable, Callable, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 import trio
 
@@ -51,7 +53,7 @@ class HostedTarget:
     def _serve(self) -> None:
         try:
             trio.run(self._main)
-        except BaseException as error:  # noqa: B036 - told to the caller, never lost in a thread
+        except BaseException as error:
             leaf = first_leaf(error)
             self.error = leaf if isinstance(leaf, HarnessError) else HarnessError(
                 f"the target's thread failed: {type(leaf).__name__}: {leaf}")
@@ -76,8 +78,6 @@ class HostedTarget:
 
     def close(self) -> None:
         if self._thread.is_alive() and self._token is not None and self._scope is not None:
-            try:
+            with contextlib.suppress(trio.RunFinishedError):
                 trio.from_thread.run_sync(self._scope.cancel, trio_token=self._token)
-            except trio.RunFinishedError:
-                pass
         self._thread.join(timeout=CLOSE_GRACE)

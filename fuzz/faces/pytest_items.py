@@ -4,9 +4,10 @@ loads; this, with the engine, is imported only by a test module that declares in
 from __future__ import annotations
 
 import random
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any, Callable, Iterator, Sequence
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
@@ -23,6 +24,9 @@ from fuzz.text import printable
 from fuzz.wire.lifecycle import ALL_VERSIONS
 from fuzz.wire.target import HttpTarget, StdioTarget, TargetSpec
 from strategies.cases import ENVELOPE
+
+if TYPE_CHECKING:
+    from _pytest._code.code import TerminalRepr
 
 # ------------------------------------------------------------------ building a run
 
@@ -41,13 +45,24 @@ def _run_options(arguments: Sequence[str], command: Sequence[str], where: str, c
     options, _ = run_options_from(parsed, list(command) or ["(the fixture's server)"] if spec else list(command))
     if max_examples is not None:
         options = replace(options, max_examples=max_examples)
-    return replace(options, seed=_seed(config, seed), replay_corpus=False, **({"target": spec} if spec else {}))
+    options = replace(options, seed=_seed(config, seed), replay_corpus=False)
+    return replace(options, target=spec) if spec else options
+
+
+def _hypothesis_profile() -> Any:
+    """The loaded Hypothesis profile (`--hypothesis-profile`): `settings.default` is None only
+    before Hypothesis has loaded one, which its pytest plugin does before any test is collected."""
+    from hypothesis import settings
+
+    loaded = settings.default
+    assert loaded is not None, "Hypothesis loads a settings profile before pytest collects"
+    return loaded
 
 
 def _profile_examples() -> int:
-    from hypothesis import settings
 
-    return settings.default.max_examples
+    examples: int = _hypothesis_profile().max_examples
+    return examples
 
 
 def _seed(config: pytest.Config, given: int | None) -> int:
@@ -59,9 +74,7 @@ def _seed(config: pytest.Config, given: int | None) -> int:
             return int.from_bytes(str(forced).encode()[:8], "big")
     if given is not None:
         return given
-    from hypothesis import settings
-
-    if settings.default.derandomize:
+    if _hypothesis_profile().derandomize:
         return 0
     return config.stash.setdefault(_RANDOM_SEED, random.SystemRandom().randrange(2**32))
 
@@ -233,7 +246,7 @@ class RuleItem(pytest.Item):
         if outcome.outcome == "skipped":
             raise pytest.skip.Exception(outcome.text, _use_item_location=True)
 
-    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str:  # type: ignore[override]
+    def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> str | TerminalRepr:
         if isinstance(excinfo.value, RuleFailed):
             return str(excinfo.value)
         return super().repr_failure(excinfo)

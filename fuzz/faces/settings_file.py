@@ -35,9 +35,10 @@ import argparse
 import difflib
 import json
 import tomllib
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from fuzz.errors import ConfigurationError
 from fuzz.faces.client_config import expand_variables

@@ -119,8 +119,9 @@ def _only_structured_content_is_wrong(result: Any, protocol_version: str) -> boo
 
 def _first_text(result: dict[str, Any]) -> str:
     for block in result.get("content", []):
-        if isinstance(block, dict) and isinstance(block.get("text"), str):
-            return block["text"]
+        text = block.get("text") if isinstance(block, dict) else None
+        if isinstance(text, str):
+            return text
     return ""
 
 

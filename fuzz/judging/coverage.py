@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
-from typing import Iterable, Mapping, Sequence
 
 from fuzz.judging.answers import AnswerClass
 from fuzz.judging.findings import RunResult, ToolSummary

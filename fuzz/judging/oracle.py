@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Callable, Iterator
 
 from fuzz.judging.answers import AnswerClass, Observation, observe
 from fuzz.judging.profiles import SEP_2145, Profile

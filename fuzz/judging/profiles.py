@@ -13,9 +13,9 @@ The same server can be compliant under one and not the other; the report names t
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from functools import lru_cache
-from typing import Mapping
+from functools import cache
 
 from fuzz.judging import rules
 from fuzz.judging.answers import AnswerClass
@@ -98,7 +98,7 @@ _WITHOUT_TOOL_NAMES = ("2024-11-05", "2025-03-26", "2025-06-18")
 """Revisions without the Tool Names section (server/tools): the tool-name rule is not theirs."""
 
 
-@lru_cache(maxsize=None)
+@cache
 def published(version: str) -> Profile:
     """The rules as revision `version`'s own text states them (an unknown revision: as 2025-11-25)."""
     if version not in (*BOTH_REFUSALS, "2025-11-25", "2026-07-28"):

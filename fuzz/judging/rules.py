@@ -16,7 +16,8 @@ class Level(Enum):
 
     @property
     def label(self) -> str:
-        return self.value.upper() if self is not Level.ADVISORY else self.value
+        text: str = self.value
+        return text.upper() if self is not Level.ADVISORY else text
 
     def at_least(self, threshold: Level) -> bool:
         """True when this level is as binding as `threshold` or more."""

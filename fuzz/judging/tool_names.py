@@ -23,7 +23,8 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter
-from typing import Any, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
 
 from fuzz.judging.findings import Finding
 from fuzz.judging.rules import TOOL_NAME, Rule

@@ -5,8 +5,8 @@ request comments). `problems` groups findings for all of them. None drives the e
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from fuzz.judging.findings import RunResult
 from fuzz.reports import json_report, junit, markdown, sarif

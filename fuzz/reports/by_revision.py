@@ -9,8 +9,9 @@ comparison, what the server sent in it escaped (`fuzz.text`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TextIO
+from typing import Any, TextIO
 
 from fuzz import __version__
 from fuzz.engine.revisions import Behaviour, Difference, RevisionRuns

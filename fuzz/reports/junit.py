@@ -20,9 +20,9 @@ from __future__ import annotations
 import re
 import socket
 import xml.etree.ElementTree as ElementTree
-from datetime import datetime, timezone
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Sequence
 
 from fuzz.files import write_text_atomically
 from fuzz.judging.coverage import Exercise, exercise_by_tool
@@ -97,7 +97,7 @@ def render(result: RunResult) -> str:
 def render_runs(results: Sequence[RunResult]) -> str:
     """The suites of one run, or of a run per revision (`--protocol-version all`), whose suite
     names then carry the revision: `mcp-toolfuzz.2026-07-28.add`."""
-    stamp = datetime.now(timezone.utc).replace(microsecond=0, tzinfo=None).isoformat()
+    stamp = datetime.now(UTC).replace(microsecond=0, tzinfo=None).isoformat()
     host = socket.gethostname() or "localhost"
     root = ElementTree.Element("testsuites")
     for result in results:

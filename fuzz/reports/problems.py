@@ -13,8 +13,8 @@ count (`fuzz.text.listing`), and a hint or a reason shared by many tools is one 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
-from typing import Callable, Sequence
 
 from fuzz.judging.coverage import exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.judging.findings import Finding, RunResult, ToolSummary

@@ -15,8 +15,9 @@ escapes it (`fuzz.text`); `properties` keep the exact values, as the JSON report
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 from fuzz import __version__
 from fuzz.files import write_json_atomically

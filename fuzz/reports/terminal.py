@@ -10,7 +10,8 @@ from __future__ import annotations
 import shutil
 import sys
 from collections import Counter
-from typing import Mapping, Sequence, TextIO
+from collections.abc import Mapping, Sequence
+from typing import TextIO
 
 from fuzz import __version__
 from fuzz.engine.events import (

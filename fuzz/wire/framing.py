@@ -142,7 +142,7 @@ class Lines:
 class _Discarded:
     """The ends of an oversized line, and its length so far."""
 
-    __slots__ = ("head", "tail", "size")
+    __slots__ = ("head", "size", "tail")
 
     def __init__(self, head: bytes) -> None:
         self.head = head

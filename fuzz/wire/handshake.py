@@ -3,6 +3,8 @@ and `notifications/initialized`."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from fuzz import __version__
 from fuzz.errors import HandshakeError
 from fuzz.wire.opening import NotSpoken, ServerDescription, result_of
@@ -40,7 +42,12 @@ async def initialize(session: Session, *, timeout: float, version: str | None = 
     await session.notify(initialized["method"])
     return ServerDescription(
         protocol_version=version,
-        server_info=result.get("serverInfo") if isinstance(result.get("serverInfo"), dict) else {},
-        capabilities=result.get("capabilities") if isinstance(result.get("capabilities"), dict) else {},
+        server_info=_object(result.get("serverInfo")),
+        capabilities=_object(result.get("capabilities")),
         handshake=(exchange.request, initialized),
     )
+
+
+def _object(value: Any) -> dict[str, Any]:
+    """`value` when it is a JSON object, else an empty one."""
+    return value if isinstance(value, dict) else {}

@@ -131,10 +131,7 @@ def _not_utf8(line: bytes, error: UnicodeDecodeError, max_depth: int) -> Incomin
 
 def _unreadable(line: bytes, reason: str, value: Any = None) -> Unreadable:
     """`value`: the line as decoded despite `reason`, when it could be (its id is then known)."""
-    if isinstance(value, dict) and "method" not in value:
-        request_id = value.get("id")
-    else:
-        request_id = salvaged_id(line[:_SALVAGE], line[-_SALVAGE:])
+    request_id = value.get("id") if isinstance(value, dict) and "method" not in value else salvaged_id(line[:_SALVAGE], line[-_SALVAGE:])
     return Unreadable(request_id, reason, _text(line))
 
 

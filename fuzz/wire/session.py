@@ -9,9 +9,11 @@ exited are replies like any other, for the oracle to judge.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections import OrderedDict
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import trio
 
@@ -184,7 +186,7 @@ class Session:
         shared = Batch(len(requests), on_end)
         waiters = [Waiter(Batch(1, on_end) if per_request else shared) for _ in requests]
         keys = [id_key(request["id"]) for request in requests]
-        for key, waiter in zip(keys, waiters):
+        for key, waiter in zip(keys, waiters, strict=True):
             self._waiters[key] = waiter
         marks = Marks(self._anomalies_dropped + len(self._anomalies), self.transport.stderr_mark, time.monotonic())
         try:
@@ -206,7 +208,7 @@ class Session:
                         nursery.start_soon(exchange_one, index)
             return [exchange for exchange in exchanges if exchange is not None]
         finally:
-            for key, waiter in zip(keys, waiters):
+            for key, waiter in zip(keys, waiters, strict=True):
                 self._waiters.pop(key, None)
                 self._remember_finished(key, answered=waiter.message is not None)
                 waiter.end()
@@ -223,7 +225,7 @@ class Session:
                 await waiters[0].batch.done.wait()
         return [
             self._exchange(request, await self._reply(request, waiter, timeout, marks), marks, waiter, ())
-            for request, waiter in zip(requests, waiters)
+            for request, waiter in zip(requests, waiters, strict=True)
         ]
 
     async def _exchange_one(
@@ -279,10 +281,8 @@ class Session:
         message: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "method": method}
         if params is not None:
             message["params"] = params
-        try:
+        with contextlib.suppress(TransportClosed):
             await self.transport.send(encode(message))
-        except TransportClosed:
-            pass
 
     def _exchange(self, request: dict[str, Any], reply: Reply, marks: Marks, waiter: Waiter, headers: HeaderOverrides) -> Exchange:
         shared = self._anomalies[max(0, marks.anomalies - self._anomalies_dropped):]

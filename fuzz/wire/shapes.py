@@ -53,10 +53,10 @@ def _properties_null_as_absent(
     required = schema.get("required", ())
     for name, subschema in properties.items():
         if name in instance and (instance[name] is not None or name in required):
-            yield from validator.descend(instance[name], subschema, path=name, schema_path=name)
+            yield from validator.descend(instance[name], subschema, path=name, schema_path=name)  # type: ignore[attr-defined]
 
 
-_WireValidator = extend(Draft202012Validator, {"properties": _properties_null_as_absent})
+_WireValidator = extend(Draft202012Validator, {"properties": _properties_null_as_absent})  # type: ignore[no-untyped-call]
 
 
 def _validators() -> dict[tuple[str, str], Validator]:
@@ -122,11 +122,11 @@ def _first_problem(validator: Validator, instance: Any, root: str) -> str:
     error = _closest(best_match(validator.iter_errors(instance)))
     where = root + "".join(f"[{part!r}]" for part in error.absolute_path)
     if error.validator == "type":
-        return f"{where} is {_json_kind(error.instance)}, expected {_expected_kind(error.validator_value)}"
+        return f"{where} is {_json_kind(error.instance)}, expected {_expected_kind(error.validator_value)}"  # type: ignore[arg-type]
     if error.validator == "const":
         return f"{where} is {_shown(error.instance)}, expected {_shown(error.validator_value)}"
     if error.validator == "enum":
-        return f"{where} is {_shown(error.instance)}, expected one of {', '.join(map(_shown, error.validator_value))}"
+        return f"{where} is {_shown(error.instance)}, expected one of {', '.join(map(_shown, error.validator_value))}"  # type: ignore[arg-type]
     if error.validator == "required":
         return f"{where} has no {error.message.removesuffix(' is a required property')}, which is required"
     if error.validator in ("anyOf", "oneOf"):

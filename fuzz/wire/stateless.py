@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import base64
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 from fuzz import __version__
 from fuzz.errors import HandshakeError
@@ -141,7 +142,8 @@ async def discover(session: Session, *, timeout: float, version: str, probe: Exc
             version, f"the target's {DISCOVER} lists {', '.join(supported) or 'no revision'}, so it does not speak {version}",
             "leave --protocol-version out to fuzz it under a revision it speaks",
         )
-    meta = result.get("_meta") if isinstance(result.get("_meta"), dict) else {}
+    found_meta = result.get("_meta")
+    meta: dict[str, Any] = found_meta if isinstance(found_meta, dict) else {}
     server_info = meta.get(SERVER_INFO_KEY)
     capabilities = result.get("capabilities")
     return ServerDescription(

@@ -22,8 +22,10 @@ Headers given by the user (`--header 'Authorization: Bearer ...'`) are sent and 
 
 from __future__ import annotations
 
+import contextlib
 import json
-from typing import Any, AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
 
 import httpx
 import trio
@@ -133,10 +135,8 @@ class HttpTransport:
         with trio.CancelScope(shield=True):
             if self._session_id is not None:
                 with trio.move_on_after(DELETE_TIMEOUT):
-                    try:
+                    with contextlib.suppress(httpx.HTTPError):
                         await self._client.delete(self.url, headers=self._headers_for(None))
-                    except httpx.HTTPError:
-                        pass
             self._closed.set()
             await self._to_session.aclose()
             await self._client.aclose()
@@ -213,10 +213,8 @@ class HttpTransport:
             self._protocol_version = result["protocolVersion"]
 
     async def _hand_on(self, item: Arrival) -> None:
-        try:
+        with contextlib.suppress(trio.ClosedResourceError, trio.BrokenResourceError):
             await self._to_session.send(item)
-        except (trio.ClosedResourceError, trio.BrokenResourceError):
-            pass
 
 
 async def _read_capped(response: httpx.Response, limit: int) -> bytes | Oversized:

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 import shlex
 import sys
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass
-from typing import Any, AsyncIterator
+from typing import Any
 
 import trio
 

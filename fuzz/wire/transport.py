@@ -13,14 +13,16 @@ that closing the transport reaches every process the target started. The HTTP tr
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import os
 import signal
 import subprocess
 import time
 from collections import deque
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass
-from typing import AsyncIterator, Mapping, Protocol, Sequence
+from typing import Protocol
 
 import trio
 
@@ -294,10 +296,8 @@ def _stderr_text(frame: Frame) -> str:
 
 
 def _signal_group(pid: int, sig: signal.Signals) -> None:
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pid, sig)
-    except (ProcessLookupError, PermissionError):
-        pass
 
 
 def _group_alive(pgid: int) -> bool:

@@ -7,8 +7,9 @@ marker, or the target gone); a `Batch` is the requests sent together and waited 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import trio
 
@@ -20,7 +21,7 @@ class Batch:
     """Requests sent together and waited on together: `done` is set once none is left waiting
     (answered, undelivered, or the target gone)."""
 
-    __slots__ = ("left", "done", "on_end")
+    __slots__ = ("done", "left", "on_end")
 
     def __init__(self, size: int, on_end: Callable[[], None] | None) -> None:
         self.left = size

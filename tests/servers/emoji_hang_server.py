@@ -57,7 +57,8 @@ import json
 import os
 import sys
 import threading
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 PROTOCOL_VERSION = "2025-11-25"
 SERVER_INFO = {"name": "emoji-hang-server", "version": "0.1.0"}

@@ -135,7 +135,7 @@ class Server:
         self.server_request_id = 0
         self.era: str | None = None
         """"handshake" or "stateless", from the first request (stdio)."""
-        self.tools = TOOLS + [TOOLS[3]] if bug == "tool-name" else TOOLS
+        self.tools = [*TOOLS, TOOLS[3]] if bug == "tool-name" else TOOLS
         """What tools/list lists."""
 
     def write(self, message: dict[str, Any]) -> None:

@@ -17,8 +17,9 @@ import base64
 import json
 import re
 import threading
+from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Callable
+from typing import Any
 
 VERSION = "2026-07-28"
 SUPPORTED = [VERSION]

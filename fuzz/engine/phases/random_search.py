@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import hashlib
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import trio
 from hypothesis import HealthCheck, Phase, Verbosity, given, settings
@@ -157,12 +158,12 @@ class Exploration(BatchTrials):
             if self.canonical is not None and self.lost is None:
                 cases, sent = self.canonical
                 self.sent += len(cases)
-                for case, finding in zip(cases, self._judge_sent(cases, sent)):
+                for case, finding in zip(cases, self._judge_sent(cases, sent), strict=True):
                     self._keep_canonical(case, finding)
             probes = coercion_cases(self.tool, self.accepted_bases[0]) if self.tool and self.accepted_bases and (
                 self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0) else []
             if probes and self.lost is None:
-                for case, finding in zip(probes, self._judge_batch(probes, timeout=self.options.timeout, enough=lambda _: False)):
+                for case, finding in zip(probes, self._judge_batch(probes, timeout=self.options.timeout, enough=lambda _: False), strict=True):
                     self._keep_canonical(case, finding)
         except OutOfTime:
             self.out_of_time = True
@@ -231,7 +232,7 @@ class Exploration(BatchTrials):
                 f"its {schema} accepts no value mcp-toolfuzz could generate (is it satisfiable?): no "
                 f"{self.kind.value} cases, and none of the kinds built on valid values"
             )
-        except BaseException as error:  # noqa: B036 - Hypothesis raises groups of violations
+        except BaseException as error:
             if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
                 raise
             self.out_of_time = _leaves_of_type(error, (OutOfTime,))

@@ -10,8 +10,9 @@ from __future__ import annotations
 
 import json
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import trio
 
@@ -23,8 +24,7 @@ from fuzz.judging.coverage import bucket, named_fields
 from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria, assess, describe_violation
 from fuzz.wire.replies import Answered
-from strategies import Case, CaseKind, Tool
-from strategies.cases import ABSENT
+from strategies import ABSENT, Case, CaseKind, Tool
 
 SUSPECT_FLOOR = 0.25
 """Seconds: the least a try waits while a `request-answered` finding is being shrunk."""
@@ -95,7 +95,7 @@ class BatchTrials:
     ) -> list[Finding | None]:
         recheck = not self._suspecting
         findings: list[Finding | None] = []
-        for case, outcome in zip(batch, sent):
+        for case, outcome in zip(batch, sent, strict=True):
             if any(enough(finding) for finding in findings) or (outcome.doubtful and self.lost is not None):
                 self._observed(case, observe(outcome.exchange, self.criteria.protocol_version))
                 findings.append(None)
@@ -155,7 +155,8 @@ class BatchTrials:
 
     def _alone(self, case: Case) -> Sent:
         """`case` sent with nothing else in flight, at the whole --timeout (from the worker thread)."""
-        return trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+        sent: Sent = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
+        return sent
 
     async def _before_deadline(self, send: Callable[..., Any], *arguments: Any) -> Any:
         """Run `send(*arguments, timeout=...)` in trio, cut short by --max-time (or this

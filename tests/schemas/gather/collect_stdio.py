@@ -240,7 +240,7 @@ def main() -> int:
         try:
             version = package_version(kind, package, args.npm_dir, venv)
             init, tools = list_tools(argv, env, tmp)
-        except Exception as exc:  # noqa: BLE001 - report and go on
+        except Exception as exc:
             failures[name] = str(exc)[:400]
             print(f"FAIL {name}: {failures[name]}", file=sys.stderr)
             continue

@@ -31,7 +31,7 @@ import sys
 import uuid
 from decimal import Decimal
 from pathlib import Path
-from typing import Annotated, Any, Literal, NamedTuple, Optional, Union
+from typing import Annotated, Any, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field
 from typing_extensions import TypedDict
@@ -60,7 +60,7 @@ class Address(BaseModel):
 class Person(BaseModel):
     name: Annotated[str, Field(min_length=1, max_length=80)]
     age: Annotated[int, Field(ge=0, le=150)]
-    email: Optional[str] = None
+    email: str | None = None
     addresses: list[Address] = []
     tags: set[str] = set()
 
@@ -72,7 +72,7 @@ class TreeNode(BaseModel):
 
 class LinkedItem(BaseModel):
     label: str
-    next: Optional[LinkedItem] = None
+    next: LinkedItem | None = None
 
 
 class StrictConfig(BaseModel):
@@ -109,7 +109,7 @@ class SearchHit(BaseModel):
 class SearchResult(BaseModel):
     hits: list[SearchHit]
     total: int
-    next_cursor: Optional[str] = None
+    next_cursor: str | None = None
 
 
 class WeatherTD(TypedDict):
@@ -144,10 +144,10 @@ def create_person(person: Person, notify: bool = False) -> Person:
 def schedule_task(
     title: Annotated[str, Field(min_length=3, max_length=120, description="Task title")],
     priority: Priority = Priority.medium,
-    due: Optional[dt.datetime] = None,
-    on_day: Optional[dt.date] = None,
-    at_time: Optional[dt.time] = None,
-    duration: Optional[dt.timedelta] = None,
+    due: dt.datetime | None = None,
+    on_day: dt.date | None = None,
+    at_time: dt.time | None = None,
+    duration: dt.timedelta | None = None,
     level: Level = Level.info,
 ) -> dict[str, str]:
     """Schedule a task (str and int enums, date/time formats)."""
@@ -164,12 +164,12 @@ def walk_list(head: LinkedItem, limit: Annotated[int, Field(gt=0, lt=1000)] = 10
     return [head.label]
 
 
-def configure(config: StrictConfig, overrides: dict[str, Union[int, str, bool]] = {}) -> StrictConfig:
+def configure(config: StrictConfig, overrides: dict[str, int | str | bool] = {}) -> StrictConfig:
     """Apply a configuration (extra=forbid model, dict of a union)."""
     return config
 
 
-def pet_sound(pet: Annotated[Union[Cat, Dog], Field(discriminator="kind")]) -> str:
+def pet_sound(pet: Annotated[Cat | Dog, Field(discriminator="kind")]) -> str:
     """A discriminated union argument."""
     return "meow" if pet.kind == "cat" else "woof"
 
@@ -183,9 +183,9 @@ def transfer(amount: Money, to_account: Annotated[str, Field(pattern=r"^[A-Z]{2}
 def search(
     query: Annotated[str, Field(min_length=1)],
     limit: Annotated[int, Field(ge=1, le=100)] = 10,
-    filters: Optional[dict[str, list[str]]] = None,
+    filters: dict[str, list[str]] | None = None,
     sort: Literal["relevance", "date", "title"] = "relevance",
-    cursor: Optional[str] = None,
+    cursor: str | None = None,
 ) -> SearchResult:
     """Search with pagination (model output with UUID and datetime)."""
     return SearchResult(hits=[], total=0)
@@ -212,15 +212,15 @@ def distance(a: tuple[float, float], b: Point) -> float:
 
 
 def mixed_bag(
-    maybe_number: Union[int, float, str, None] = None,
+    maybe_number: int | float | str | None = None,
     ids: list[uuid.UUID] = [],
     pairs: list[tuple[str, int]] = [],
     flags: frozenset[Literal["a", "b", "c"]] = frozenset(),
     matrix: list[list[float]] = [],
     anything: Any = None,
     raw: dict[str, Any] = {},
-    price: Optional[Decimal] = None,
-    blob: Optional[bytes] = None,
+    price: Decimal | None = None,
+    blob: bytes | None = None,
 ) -> list[dict[str, Any]]:
     """Unions, UUIDs, tuples, frozensets, nested lists, Any, Decimal and bytes."""
     return []
@@ -236,7 +236,7 @@ def no_arguments() -> str:
     return "ok"
 
 
-def annotate_record(record: ExtraAllowed, level: Optional[Level] = None) -> ExtraAllowed:
+def annotate_record(record: ExtraAllowed, level: Level | None = None) -> ExtraAllowed:
     """extra=allow model."""
     return record
 
@@ -252,7 +252,7 @@ def set_temperature(
 
 def tag_items(
     tags: Annotated[list[Annotated[str, Field(pattern=r"^[a-z][a-z0-9-]{0,31}$")]], Field(max_length=20)],
-    weights: Optional[dict[Annotated[str, Field(pattern=r"^[a-z]+$")], Annotated[float, Field(ge=0, le=1)]]] = None,
+    weights: dict[Annotated[str, Field(pattern=r"^[a-z]+$")], Annotated[float, Field(ge=0, le=1)]] | None = None,
 ) -> list[str]:
     """Constrained item types inside list and dict."""
     return tags
@@ -290,7 +290,7 @@ def collect(out: Path) -> None:
     for framework, group, dist in (("mcpserver", "python-sdk-pydantic", "mcp"),
                                    ("fastmcp", "python-fastmcp", "fastmcp")):
         version = md.version(dist)
-        init, tools = list_tools([sys.executable, __file__, "serve", framework], dict(os.environ), os.getcwd())
+        _init, tools = list_tools([sys.executable, __file__, "serve", framework], dict(os.environ), os.getcwd())
         schemas = []
         for tool in tools:
             for key, suffix in (("inputSchema", "input"), ("outputSchema", "output")):
