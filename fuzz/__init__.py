@@ -1,30 +1,31 @@
-"""mcp-toolfuzz: the harness. Layers import downward only:
+"""mcp-toolfuzz: the harness, a package per layer. Imports go down this list only
+(`tests/test_layers.py` checks it):
 
-- `wire` reaches a server and speaks to it: transports (stdio, Streamable HTTP), the JSON-RPC
-  `session` (ids, answers matched by id while several requests are in flight, timeouts, "no
-  answer" and "target exited" as outcomes), and the two lifecycles (the `initialize` handshake,
-  the stateless `server/discover` revision); `target` owns a started server, knows the revision
-  it speaks, and restarts it when it dies.
-- `rules` names what is checked (stable ids, levels, the spec sentence); `oracle` classifies an
-  answer and judges it against a case.
-- `dispatch` sends every case of a run: batches in flight together, a request re-sent alone
-  when concurrency could explain what came of it, one restart at a time.
-- `exploration` is one Hypothesis run over one tool x case kind, its examples batches of cases,
-  its violations shrunk into `findings`; `engine` runs `--workers` explorations at once
-  (`options` holds what it is asked), spreads `--max-time`, writes reproductions, emits events
-  and knows no reporter; `hypothesis_threads` makes what Hypothesis shares between those
-  threads (reading lambda sources, local constants) safe to share, so that no draw depends on
-  which thread ran when.
-- `shards` splits a run's tools between `--processes` forked worker processes, each with its
-  own target, and merges their events and results into one run.
-- `revisions` makes a run per revision the target speaks (`--protocol-version all`) and finds
-  what they classified differently.
-- `reports` render a run (terminal, JSON, JUnit, SARIF, Markdown), or a run per revision
-  (`by_revision`); `cli` parses arguments and
-  calls the engine; `pytest_plugin` (what pytest loads) and `pytest_items` (its tests, on a
-  target kept open by `hosted`) are the other face, building runs with the CLI's code.
+- `faces/`: how a run is asked for: the CLI (`cli`, its grammar in `arguments`), the settings
+  file, MCP client configs, and the pytest plugin (`from fuzz.pytest_plugin import
+  invariants` is its public import). All build the same `RunOptions`.
+- `reports/`: one module per format (terminal, JSON, JUnit, SARIF, Markdown, a run per
+  revision), all reading the same `RunResult` and the engine's events.
+- `engine/`: what runs when. `run` takes a run from its options to its result; `scheduler`
+  runs explorations `--workers` at a time in rounds that spread `--max-time`; `dispatch` sends
+  every case; `shards` splits the tools between worker processes; `revisions` makes a run per
+  revision. `engine/phases/` holds each kind of search (today `random_search`, one Hypothesis
+  run per tool and case kind): a new phase goes there. The engine emits events and knows no
+  reporter.
+- `corpus/`: findings on disk (`reproductions`), `replay`, `export` to pytest, `baseline`, and
+  Hypothesis's example `database`.
+- `judging/`: `rules` (stable ids, levels, the spec sentence), `profiles`, `answers` (what
+  kind of answer came), the `oracle` (which rule an exchange violates), `tool_names`,
+  `coverage`, and `findings` (the records every layer above reads). A new rule goes here.
+- `wire/`: reaching a server and speaking to it, trusting nothing it reads: transports (stdio,
+  Streamable HTTP) through bounded `framing`, the JSON-RPC `session` (answers matched by id with
+  several requests in flight; no answer, an unreadable answer, a target gone: outcomes, never
+  exceptions), the two lifecycles, the wire `shapes`, and the `target` (started, opened,
+  restarted).
+- the base modules here: `errors` (one root, exit 2), `text` (server text escaped wherever a
+  person or a CI system reads it), `files` (atomic writes), `redaction`.
 
-`strategies` (the package beside this one) knows nothing of any of it.
+`strategies` (the package beside this one) is pure Hypothesis and knows nothing of any of it.
 """
 
 from __future__ import annotations
