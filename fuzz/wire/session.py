@@ -320,11 +320,7 @@ class Session:
             if waiter is not None and waiter.message is None:
                 waiter.message = incoming.message
                 waiter.status = status
-                waiter.answered_at = time.monotonic()
-                waiter.wake()
-                if not self.transport.exchange_per_request:
-                    waiter.end()
-                self._latest_written_answered = max(self._latest_written_answered, waiter.written)
+                self._answered(waiter)
             elif waiter is not None or self._finished.get(key):
                 anomalies.append(Anomaly(AnomalyKind.DUPLICATE_ANSWER, show(incoming.message, 2000), own=origin is not None))
                 self._finished[key] = True
@@ -357,8 +353,7 @@ class Session:
             self._tell_unreadable(incoming, None, final=True)
 
     def _held_up_by_endless_line(self) -> None:
-        """A line that seems never to end holds the shared stream: no request waiting now can be
-        answered, so none waits out its timeout (each gets `NoAnswer(held_up=True)`)."""
+        """A line that seems never to end holds the shared stream: no request waits out its timeout."""
         for waiter in self._waiters.values():
             if waiter.message is None and waiter.unreadable is None and waiter.written >= 0:
                 waiter.held_up = True
@@ -386,12 +381,17 @@ class Session:
             self._anomalies.append(Anomaly(AnomalyKind.UNREADABLE, f"{incoming.text} ({incoming.reason})", own=origin is not None))
             return True
         waiter.unreadable = incoming
+        self._answered(waiter)
+        return True
+
+    def _answered(self, waiter: Waiter) -> None:
+        """An answer (readable or not) came for `waiter`: it waits no more, and on the shared
+        stream its exchange is over."""
         waiter.answered_at = time.monotonic()
         waiter.wake()
         if not self.transport.exchange_per_request:
             waiter.end()
         self._latest_written_answered = max(self._latest_written_answered, waiter.written)
-        return True
 
     def _remember_finished(self, key: str, *, answered: bool) -> None:
         self._finished[key] = answered
