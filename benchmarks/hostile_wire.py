@@ -1,9 +1,10 @@
 """Time and memory of runs against hostile servers, each against the compliant baseline.
 
-    .venv/bin/python benchmarks/hostile_wire.py [--rounds 3] [--modes deep,huge,...] [--json FILE]
+    .venv/bin/python benchmarks/hostile_wire.py [--rounds 3] [--max-examples 10] [--modes deep,huge,...] [--json FILE]
 
 For each mode of `tests/servers/hostile_wire_server.py` (and its `compliant` mode, the baseline),
-`mcp-toolfuzz run --no-corpus --seed 1 --max-examples 10 --processes 1` is run with the repo's
+`mcp-toolfuzz run --no-corpus --seed 1 --max-examples N --processes 1` is run (N: 10, as the issue
+measured, or the default 100 with `--max-examples 100`) with the repo's
 `.venv`; rounds interleave the modes (the baseline runs in every round), so that the machine's
 noise (shared, two cores) spreads over all of them. Per mode: the median wall time and the median
 peak RSS of the harness's own process (VmHWM, read from /proc every 20 ms: the target's memory is
@@ -31,9 +32,9 @@ MODES = (
 FLOODS = {"notification-flood", "stray-flood", "request-flood", "endless"}
 
 
-def measure(mode: str) -> tuple[float, int, int]:
+def measure(mode: str, examples: int) -> tuple[float, int, int]:
     """Wall seconds, peak RSS of the harness process in KiB, exit code."""
-    command = [str(PYTHON), "-m", "fuzz", "run", "--no-corpus", "--seed", "1", "--max-examples", "10",
+    command = [str(PYTHON), "-m", "fuzz", "run", "--no-corpus", "--seed", "1", "--max-examples", str(examples),
                "--processes", "1", "--", str(PYTHON), str(SERVER), mode]
     started = time.monotonic()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
@@ -57,6 +58,7 @@ def measure(mode: str) -> tuple[float, int, int]:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--max-examples", type=int, default=10)
     parser.add_argument("--modes", default=",".join(MODES))
     parser.add_argument("--json", type=Path, default=None)
     options = parser.parse_args()
@@ -64,7 +66,7 @@ def main() -> None:
     samples: dict[str, list[tuple[float, int, int]]] = {mode: [] for mode in ["compliant", *modes]}
     for round_number in range(options.rounds):
         for mode in ["compliant", *modes]:
-            samples[mode].append(measure(mode))
+            samples[mode].append(measure(mode, options.max_examples))
         print(f"round {round_number + 1} of {options.rounds} done", file=sys.stderr)
     base_seconds = statistics.median(s for s, _, _ in samples["compliant"])
     base_rss = statistics.median(r for _, r, _ in samples["compliant"])
@@ -80,7 +82,8 @@ def main() -> None:
         rows.append({"mode": mode, "seconds": seconds, "peakRssKiB": rss, "rssRatio": rss / base_rss,
                      "timeBudget": budget, "exitCodes": codes, "within": within})
     if options.json is not None:
-        options.json.write_text(json.dumps({"rounds": options.rounds, "results": rows}, indent=2) + "\n")
+        document = {"rounds": options.rounds, "maxExamples": options.max_examples, "results": rows}
+        options.json.write_text(json.dumps(document, indent=2) + "\n")
 
 
 if __name__ == "__main__":
