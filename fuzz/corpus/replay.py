@@ -22,6 +22,7 @@ from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.oracle import Criteria, Violation, judge
 from fuzz.judging.profiles import PROFILES, resolve
 from fuzz.redaction import REDACTED
+from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from fuzz.wire.replies import NoAnswer, NotDelivered
 from fuzz.wire.target import (
     HttpTarget,
@@ -121,26 +122,30 @@ def replay_files(
     override: TargetSpec | None = None,
     timeout: float | None = None,
     startup_timeout: float = 20.0,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     on_outcome: Callable[[ReplayOutcome], None] = lambda outcome: None,
 ) -> list[ReplayOutcome]:
     """Replay each file against its own fresh target. Raises HarnessError when `paths` name
     nothing that exists."""
     outcomes: list[ReplayOutcome] = []
     for path in discover(paths):
-        outcome = trio.run(_replay_file, path, override, timeout, startup_timeout)
+        outcome = trio.run(_replay_file, path, override, timeout, startup_timeout, max_message_bytes)
         outcomes.append(outcome)
         on_outcome(outcome)
     return outcomes
 
 
-async def _replay_file(path: Path, override: TargetSpec | None, timeout: float | None, startup_timeout: float) -> ReplayOutcome:
+async def _replay_file(
+    path: Path, override: TargetSpec | None, timeout: float | None, startup_timeout: float, max_message_bytes: int
+) -> ReplayOutcome:
     try:
         reproduction = load(path)
     except CorruptReproduction as error:
         return _error(None, str(error), path)
     try:
         spec = override or target_of(reproduction)
-        async with open_target(spec, startup_timeout=startup_timeout, protocol_version=reproduction.protocol_version) as target:
+        async with open_target(spec, startup_timeout=startup_timeout, protocol_version=reproduction.protocol_version,
+                               max_message_bytes=max_message_bytes) as target:
             return await replay_on(target, reproduction, timeout=timeout)
     except BaseExceptionGroup as group:
         leaf = first_leaf(group)

@@ -197,6 +197,8 @@ def build_parser() -> argparse.ArgumentParser:
     replay.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
                         help="how long to wait for the answer (default: the timeout the file records)")
     replay.add_argument("--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS")
+    replay.add_argument("--max-answer-size", type=_size, default=DEFAULT_MAX_MESSAGE_BYTES, metavar="SIZE",
+                        help="the longest answer read whole, as for run (default 16MiB)")
     _add_target_options(replay)
 
     export = commands.add_parser(

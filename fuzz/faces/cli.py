@@ -233,7 +233,8 @@ def _replay(options: argparse.Namespace, command: list[str]) -> int:
         rule = f"{outcome.reproduction.rule} · " if outcome.reproduction else ""
         print(f"{outcome.status.value:<13} {printable(outcome.name)}: {rule}{printable(outcome.detail)}", flush=True)
 
-    outcomes = replay_files(options.paths, override=override, timeout=options.timeout, startup_timeout=options.startup_timeout, on_outcome=show)
+    outcomes = replay_files(options.paths, override=override, timeout=options.timeout, startup_timeout=options.startup_timeout,
+                            max_message_bytes=options.max_answer_size, on_outcome=show)
     if not outcomes:
         raise ConfigurationError(f"no reproduction files in {', '.join(map(str, options.paths))}")
     statuses = [outcome.status for outcome in outcomes]
