@@ -4,12 +4,13 @@ The harness declares no client capabilities, so it answers `ping` and refuses ev
 request with -32601. The answers are written by a task of their own from a bounded queue: the
 reader only queues. A server that floods requests and does not read its stdin would otherwise
 stop the harness reading its stdout, and both would wait on each other for good. Past the
-queue's size, requests go unanswered (counted): a server that asks faster than it reads cannot
+queue's size, requests go unanswered: a server that asks faster than it reads cannot
 be answered anyway.
 """
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 import trio
@@ -27,9 +28,6 @@ class ServerRequestAnswers:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
         self._to_send, self._to_write = trio.open_memory_channel[dict[str, Any]](QUEUED)
-        self.unanswered = 0
-        """Requests dropped unanswered: more came than could be answered while the server did
-        not read its stdin."""
 
     def queue(self, request: ServerRequest) -> None:
         if request.method == "ping":
@@ -40,10 +38,8 @@ class ServerRequestAnswers:
                 "id": request.id,
                 "error": {"code": METHOD_NOT_FOUND, "message": f"mcp-toolfuzz does not support {request.method}"},
             }
-        try:
+        with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
             self._to_send.send_nowait(answer)
-        except (trio.WouldBlock, trio.ClosedResourceError):
-            self.unanswered += 1
 
     async def run(self) -> None:
         async with self._to_write:

@@ -97,8 +97,7 @@ class Session:
 
     @property
     def blocked(self) -> bool:
-        """A message past the size limit is being read on the one shared stream: no answer can
-        come before it ends (the target writes; it is not silent)."""
+        """A message past the size limit is being read on the shared stream (the target writes)."""
         return self.transport.blocked_since is not None
 
     def blocked_for(self) -> float:
@@ -107,11 +106,12 @@ class Session:
         return 0.0 if since is None else time.monotonic() - since
 
     async def stream_frees(self, *, within: float) -> bool:
-        """Wait for the message past the size limit that holds the shared stream (if any) to
-        end. False when it goes on for `within` seconds more, or past `ENDLESS_FACTOR` times
-        the limit: a line that never ends is told from a long one that ends in well under
-        a second, and the target must then be restarted to be heard again."""
+        """Wait for the message past the size limit that holds the shared stream (if any) to end.
+        False when it goes on `within` seconds more, or past `ENDLESS_FACTOR` times the limit:
+        a line that never ends, after which the target must be restarted to be heard again."""
         transport = self.transport
+        if transport.blocked_since is None:
+            return True
         cap = ENDLESS_FACTOR * transport.max_message_bytes
         with trio.move_on_after(within):
             while transport.blocked_since is not None and transport.blocked_bytes < cap and not self.closed:
