@@ -123,6 +123,9 @@ class Target:
 
     async def start(self) -> None:
         transport = self._transport = await self.spec.connect(max_message_bytes=self.max_message_bytes)
+        if self._closing:
+            await self.aclose(grace=RESTART_GRACE)
+            self._refuse_when_closing()
         session = Session(transport)
         self._scope = await self._nursery.start(_serve, session)
         self.session = session
@@ -138,13 +141,20 @@ class Target:
 
     async def restart(self) -> None:
         """The fuzzing goes on with the tools first listed, whatever the new process lists."""
-        if self._closing:
-            raise TargetStartError(f"{self.spec.describe()}: not restarted: the run is ending")
+        self._refuse_when_closing()
         tools = self.tools
         await self.aclose(grace=RESTART_GRACE)
+        self._refuse_when_closing()
         await self.start()
         self.tools = tools
         self.restarts += 1
+
+    def _refuse_when_closing(self) -> None:
+        """A restart runs in a task of trio's own (a worker thread's `trio.from_thread.run`), which
+        the run's end does not cancel: checked before the old process is closed, before a new one
+        is spawned and after (spawning waits on a thread), so that no process outlives the run."""
+        if self._closing:
+            raise TargetStartError(f"{self.spec.describe()}: not restarted: the run is ending")
 
     @property
     def request_meta(self) -> dict[str, Any] | None:
