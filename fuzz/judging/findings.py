@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from fuzz.judging.rules import Level, Rule
+from fuzz.judging.schema_coverage import KeywordCoverage
 from strategies import CaseKind
 from strategies.meta import HeaderOverrides
 
@@ -119,6 +120,9 @@ class ToolSummary:
     """Of the refused valid calls, how many named each top-level field (a hint: which value
     the tool wants)."""
     has_output_schema: bool = False
+    schema_coverage: tuple[KeywordCoverage, ...] = ()
+    """Each keyword of the tool's schemas and the cases that reached each of its sides
+    (`fuzz.judging.schema_coverage`); empty for a tool that got no argument or output cases."""
 
     @property
     def total_sent(self) -> int:
