@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from enum import Enum
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +35,19 @@ def default_processes() -> int:
     except AttributeError:
         cores = os.cpu_count() or 1
     return min(2, cores)
+
+
+class RunPhase(Enum):
+    """The parts of a run (`--phases`), in the order they run for each exploration."""
+
+    BOUNDARY = "boundary"
+    """Deterministic, before the search: each case kind's canonical cases (the simplest form of
+    every shape) and each keyword's boundary values (`strategies.boundaries`)."""
+    RANDOM = "random"
+    """Hypothesis's search, seeded by --seed."""
+
+
+ALL_PHASES = frozenset(RunPhase)
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,6 +110,8 @@ class RunOptions:
     known_arguments: tuple[KnownArgument, ...] = ()
     """Known-good values (`--argument TOOL.FIELD=VALUE`), resolved against the listed tools when
     the run starts (`fuzz.engine.known_arguments`)."""
+    phases: frozenset[RunPhase] = ALL_PHASES
+    """The phases to run (`--phases`): both by default."""
 
     def max_examples_for(self, tool: str | None) -> int:
         return dict(self.tool_max_examples).get(tool or "", self.max_examples)
@@ -122,4 +138,5 @@ class RunOptions:
             "arguments": [{"field": key, "value": value} for key, value in self.known_arguments],
             "toolMaxExamples": dict(self.tool_max_examples),
             "destructiveAllowed": sorted(selection.destructive_allowed),
+            "phases": [phase.value for phase in RunPhase if phase in self.phases],
         }

@@ -20,7 +20,7 @@ from typing import Any
 
 import trio
 
-from fuzz.engine.dispatch import Dispatcher
+from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.events import (
     PROGRESS_EVERY,
     FindingMade,
@@ -30,18 +30,19 @@ from fuzz.engine.events import (
     ToolStarted,
 )
 from fuzz.engine.keeping import RunProgress, keep, merge
-from fuzz.engine.options import RunOptions
-from fuzz.engine.phases.canonical import Canonical, canonical_for, send_canonical
+from fuzz.engine.options import RunOptions, RunPhase
+from fuzz.engine.phases.canonical import BoundaryValues, Canonical, canonical_for, send_canonical
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.phases.trials import ACCEPTED_KEPT
 from fuzz.engine.plan import ToolPlan
+from fuzz.engine.schema_reach import SchemaReach
 from fuzz.engine.stops import OutOfTime, TargetLost, on_trio_clock
 from fuzz.judging.findings import ToolSummary
 from fuzz.judging.oracle import Criteria
 from fuzz.judging.rules import TOOL_NAME
 from fuzz.judging.tool_names import listing_findings
 from fuzz.wire.target import Target
-from strategies import CaseKind, Tool
+from strategies import Case, CaseKind, Tool
 from strategies.cases import ENVELOPE
 from strategies.meta import Stateless
 
@@ -145,6 +146,11 @@ class Runner:
         }
         self._announced = 0
         """Tools announced finished: always a prefix of the plan, so they are announced in order."""
+        self.boundaries = BoundaryValues(self.known)
+        self.reach: dict[int, SchemaReach] = {}
+        """By tool place: the schema keywords its cases reached (`fuzz.engine.schema_reach`)."""
+        self.boundary_counts: dict[int, tuple[int, int]] = {}
+        """By tool place: boundary cases sent, and left out by the phase's bound."""
 
     def kinds_of(self, tool_plan: ToolPlan) -> tuple[CaseKind, ...]:
         """The planned case kinds of a tool this run sends (`options.kinds`)."""
@@ -191,11 +197,16 @@ class Runner:
 
         async def send_canonical_of(job: Job) -> None:
             try:
-                cases = canonical_for(job.tool, job.kind, self.listed, self.stateless) if job.round == 0 else []
-                if cases:
+                if job.round == 0 and RunPhase.BOUNDARY in self.options.phases:
                     async with canonical_slots:
+                        cases, boundary, left_out = await self._deterministic_cases(job)
+                        sent: list[Sent] = []
                         with trio.move_on_at(on_trio_clock(self.deadline)):
-                            job.canonical = await send_canonical(self.dispatcher, cases, timeout=self.options.timeout)
+                            await send_canonical(self.dispatcher, cases, sent, timeout=self.options.timeout)
+                        job.canonical = (cases[: len(sent)], sent)
+                        sent_before, left_before = self.boundary_counts.get(job.index, (0, 0))
+                        boundary_sent = max(0, len(sent) - (len(cases) - boundary))
+                        self.boundary_counts[job.index] = (sent_before + boundary_sent, left_before + left_out)
             finally:
                 job.canonical_sent.set()
                 changed.unpark_all()
@@ -231,6 +242,16 @@ class Runner:
         if stop:
             raise stop[0]
 
+    async def _deterministic_cases(self, job: Job) -> tuple[list[Case], int, int]:
+        """The job's canonical cases, then its boundary cases (found in a worker thread: finding
+        a schema's simplest values takes Hypothesis a while); how many are boundary cases, and
+        how many more the phase's bound left out."""
+        cases = canonical_for(job.tool, job.kind, self.listed, self.stateless)
+        if job.tool is None:
+            return cases, 0, 0
+        boundary, left_out = await trio.to_thread.run_sync(self.boundaries.cases, job.tool, job.kind, abandon_on_cancel=True)
+        return cases + boundary, len(boundary), left_out
+
     async def _report_progress(self, jobs: list[Job]) -> None:
         """A `Progress` event every PROGRESS_EVERY seconds: what runs (of `jobs`, the running
         ones, updated as they change), cases sent, findings."""
@@ -263,6 +284,7 @@ class Runner:
             accepted=self.accepted.get(job.index, ()) if job.kind is CaseKind.INVALID_ARGUMENTS else (),
             known=self.known.get(job.tool.name) if job.tool is not None else None,
             stateless=self.stateless,
+            reach=self._reach_of(job),
         )
         await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
         kept = self.accepted.setdefault(job.index, [])
@@ -275,7 +297,12 @@ class Runner:
             for finding in exploration.findings
             if (finding.case, finding.rule.id) not in known_rules
         ]
-        self.progress.summaries[job.index] = merge(summary, exploration, self.tool_plans[job.index].kinds)
+        merged = merge(summary, exploration, self.tool_plans[job.index].kinds)
+        boundary_sent, boundary_left_out = self.boundary_counts.get(job.index, (0, 0))
+        self.progress.summaries[job.index] = replace(
+            merged, schema_coverage=self.reach[job.index].entries() if job.index in self.reach else (),
+            boundary_cases=boundary_sent, boundary_left_out=boundary_left_out,
+        )
         for finding in exploration.findings:
             self.listener(FindingMade(finding))
         if job.round == 0:
@@ -285,6 +312,15 @@ class Runner:
         if exploration.out_of_time:
             raise OutOfTime()
         return exploration.share_spent
+
+    def _reach_of(self, job: Job) -> SchemaReach | None:
+        """The tool's schema-reach counter, made on first use (None for the envelope)."""
+        if job.tool is None:
+            return None
+        if job.index not in self.reach:
+            with_output = any(kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) for kind in self.kinds_of(self.tool_plans[job.index]))
+            self.reach[job.index] = SchemaReach(job.tool, with_output=with_output)
+        return self.reach[job.index]
 
     def judge_names(self, listing: list[Tool]) -> None:
         """The tool-name findings (`fuzz.judging.tool_names`) of the tools this process fuzzes, made

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from fuzz import __version__
 from fuzz.engine.known_arguments import KnownArgument, parse_known_argument
-from fuzz.engine.options import DEFAULT_WORKERS, default_processes
+from fuzz.engine.options import ALL_PHASES, DEFAULT_WORKERS, RunPhase, default_processes
 from fuzz.judging.profiles import PROFILES, SEP_2145
 from fuzz.judging.rules import Level
 from fuzz.reports import WRITERS
@@ -143,6 +143,10 @@ def build_parser() -> argparse.ArgumentParser:
                      help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
                           f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
                           "two where two cores are free, else one)")
+    run.add_argument("--phases", type=_phases, default=ALL_PHASES, metavar="PHASE,...",
+                     help="the phases to run, each tool's boundary phase (deterministic: every shape's simplest case and each "
+                          "schema keyword's boundary values) and then its random search (Hypothesis, seeded): boundary, random "
+                          "(default: both)")
     run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
                      help=f"also write the result to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)")
     _add_target_options(run)
@@ -224,6 +228,15 @@ def _known_argument(text: str) -> KnownArgument:
         return parse_known_argument(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _phases(text: str) -> frozenset[RunPhase]:
+    names = _names(text)
+    known = {phase.value: phase for phase in RunPhase}
+    unknown = sorted(names - known.keys())
+    if unknown:
+        raise argparse.ArgumentTypeError(f"no phase named {unknown[0]!r}; the phases are: {', '.join(known)}")
+    return frozenset(known[name] for name in names)
 
 
 def _names(text: str) -> frozenset[str]:

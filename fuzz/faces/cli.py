@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import io
+import json
 import random
 import sys
 from collections.abc import Callable, Mapping, Sequence
@@ -17,6 +18,7 @@ from typing import Any
 
 from fuzz.corpus import baseline
 from fuzz.corpus.export import export_pytest
+from fuzz.corpus.ownership import legacy_files
 from fuzz.corpus.replay import ReplayOutcome, ReplayStatus, replay_files
 from fuzz.corpus.reproductions import CorruptReproduction, discover
 from fuzz.corpus.reproductions import load as load_reproduction
@@ -167,6 +169,7 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[R
         protocol_version=options.protocol_version,
         known_arguments=tuple(options.argument),
         tool_max_examples=tuple(options.tool_max_examples),
+        phases=options.phases,
     )
     return run_options, notes
 
@@ -175,6 +178,7 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
     run_options, notes = run_options_from(options, command)
     if options.baseline_update and options.baseline is None:
         raise ConfigurationError("--baseline-update needs --baseline FILE: the file to write")
+    notes += _legacy_corpus_note(run_options)
     if options.protocol_version == ALL_VERSIONS:
         return _run_each_revision(options, run_options, notes)
     result = run_engine(run_options, TerminalReporter(notes=notes, progress=not options.no_progress))
@@ -183,6 +187,19 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
         print(f"baseline written to {options.baseline} ({len(result.findings)} findings)")
     _write_reports(options.report, WRITERS, result)
     return result.exit_code
+
+
+def _legacy_corpus_note(run_options: RunOptions) -> list[str]:
+    """One line when the corpus holds this target's reproductions from before targets were
+    recorded (read as they were then: by their command)."""
+    if run_options.corpus is None:
+        return []
+    legacy = legacy_files(run_options.corpus, run_options.target.as_json())
+    if not legacy:
+        return []
+    return [f"corpus  {printable(str(run_options.corpus))}: {len(legacy)} reproduction{'s' if len(legacy) > 1 else ''} written "
+            "before reproductions named their target, read as this target's by their recorded command; "
+            "new ones go to this target's own subdirectory"]
 
 
 def _write_reports(requests: Sequence[ReportRequest], writers: Mapping[str, Callable[[Any, Path], None]], subject: Any) -> None:
@@ -256,9 +273,14 @@ def _export(options: argparse.Namespace) -> int:
         raise ConfigurationError(f"no reproduction to export in {', '.join(map(str, options.paths))}")
     if any(r.target.get("transport") != "stdio" for r in reproductions):
         raise ConfigurationError("export --pytest writes tests for stdio targets only; replay HTTP reproductions with `mcp-toolfuzz replay FILE --url URL`")
-    commands = {tuple(r.target.get("command", [])) for r in reproductions}
-    if len(commands) > 1:
-        raise ConfigurationError("the reproductions name different targets; export one target's files at a time")
+    targets = {r.target_identity.key if r.target_identity else json.dumps(r.target.get("command", [])) for r in reproductions}
+    if len(targets) > 1:
+        places = sorted({str(r.source.parent) for r in reproductions if r.source is not None})
+        raise ConfigurationError(
+            f"the reproductions are of {len(targets)} different targets (in {', '.join(places[:4])}{', ...' if len(places) > 4 else ''}); "
+            "export one target's files at a time: give its subdirectory of the corpus, e.g. "
+            f"`mcp-toolfuzz export {places[-1] if places else 'corpus/TARGET'} --pytest -o FILE`"
+        )
     text = export_pytest(reproductions, file_name=options.output.name)
     options.output.parent.mkdir(parents=True, exist_ok=True)
     options.output.write_text(text, encoding="utf-8", errors="backslashreplace")

@@ -123,6 +123,10 @@ class ToolSummary:
     schema_coverage: tuple[KeywordCoverage, ...] = ()
     """Each keyword of the tool's schemas and the cases that reached each of its sides
     (`fuzz.judging.schema_coverage`); empty for a tool that got no argument or output cases."""
+    boundary_cases: int = 0
+    """Cases the boundary phase sent (`fuzz.engine.phases.canonical`), of its argument and output kinds."""
+    boundary_left_out: int = 0
+    """Boundary values the phase's bound per schema left out (`strategies.boundaries.BOUNDARY_LIMIT`)."""
 
     @property
     def total_sent(self) -> int:

@@ -36,4 +36,5 @@ properties at their simplest.
 from __future__ import annotations
 
 from strategies.generation.core import from_schema as from_schema
+from strategies.generation.core import from_subschema as from_subschema
 from strategies.generation.core import json_values as json_values

@@ -28,10 +28,15 @@ _DRAFT_07_URIS = ("draft-07", "draft-06", "draft-04")
 def from_schema(schema: Subschema, is_valid: Verdict) -> st.SearchStrategy[Any]:
     """A strategy aiming at values `schema` accepts. `is_valid(subschema, value)` is the standard
     validator's verdict, used for what generation cannot aim at (`not`, `oneOf`, unmerged parts)."""
-    root = schema if isinstance(schema, Mapping) else {}
+    return from_subschema(schema if isinstance(schema, Mapping) else {}, schema, is_valid)
+
+
+def from_subschema(root: Mapping[str, Any], subschema: Subschema, is_valid: Verdict) -> st.SearchStrategy[Any]:
+    """`from_schema` for a part of `root` (its `$ref`s and dialect read from `root`): the values
+    one place of a schema accepts."""
     dialect = str(root.get("$schema", ""))
     context = Context(root, any(marker in dialect for marker in _DRAFT_07_URIS), is_valid, build=_strategy)
-    return _strategy(schema, context, 0)
+    return _strategy(subschema, context, 0)
 
 
 def json_values(depth: int = 0) -> st.SearchStrategy[Any]:

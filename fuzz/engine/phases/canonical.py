@@ -1,26 +1,77 @@
-"""Each exploration's canonical cases: the simplest form of every shape it will search (malformed
-envelopes, empty and near-miss names, non-object outputs), all sent at once before the search
-takes a worker, so that what the search leaves out (a shape the server never answers) is known
-before it starts and does not depend on timing."""
+"""The boundary phase: each exploration's deterministic cases, sent before its search.
+
+Two sorts, both the same from one run to the next (no seed):
+
+- canonical cases: the simplest form of every shape the exploration will search (malformed
+  envelopes, empty and near-miss names, non-object outputs);
+- boundary cases: each keyword of the tool's schema at its edges and one step past them
+  (`strategies.boundaries`), for the argument and mirror-output kinds.
+
+They are sent in batches before the exploration takes a worker, so that what the search leaves
+out (a shape the server never answers) is known before it starts and does not depend on timing;
+a value among them that violates a rule is already minimal, so its finding stands unshrunk.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from fuzz.engine.dispatch import Dispatcher, Sent
+from fuzz.engine.hypothesis_threads import BUILDING
 from strategies import Case, CaseKind, Tool
+from strategies.boundaries import BOUNDARY_KINDS, Boundaries, boundary_cases, boundary_values
 from strategies.cases import canonical_cases, canonical_envelope_cases
 from strategies.meta import Stateless
 
 Canonical = tuple[list[Case], list[Sent]]
-"""An exploration's canonical cases and what came of them."""
+"""An exploration's deterministic cases and what came of them (those sent, when --max-time cut
+the phase short)."""
+
+CANONICAL_BATCH = 8
+"""Deterministic cases in flight at once for one exploration: a tool's boundary values may be a
+few hundred, and a server that answers them one at a time must not see them all wait its
+--timeout at once."""
+
 
 def canonical_for(tool: Tool | None, kind: CaseKind, listed: tuple[str, ...], stateless: Stateless | None = None) -> list[Case]:
     """The canonical cases of one exploration (of its first round)."""
     return canonical_envelope_cases() if tool is None else canonical_cases(tool, kind, listed, stateless)
 
 
-async def send_canonical(dispatcher: Dispatcher, cases: list[Case], *, timeout: float) -> Canonical:
-    """Send an exploration's canonical cases all at once, in trio, before the exploration takes a
-    worker: a shape the server drops costs its timeout in the background, while the workers
-    search. What the search leaves out (shapes never answered) is known before it starts, so it
-    does not depend on timing."""
-    return cases, await dispatcher.send(cases, timeout=timeout, watched=False)
+class BoundaryValues:
+    """Each tool's boundary values, found once per schema (the valid and invalid explorations of
+    a tool share them) in whichever worker thread asks first."""
+
+    def __init__(self, known: Mapping[str, Mapping[str, Sequence[Any]]]) -> None:
+        self._known = known
+        self._found: dict[tuple[str, bool], Boundaries] = {}
+
+    def cases(self, tool: Tool, kind: CaseKind) -> tuple[list[Case], int]:
+        """`kind`'s boundary cases for `tool`, and how many more the bound left out."""
+        if kind not in BOUNDARY_KINDS:
+            return [], 0
+        mirrored, side = BOUNDARY_KINDS[kind]
+        with BUILDING:  # Hypothesis finds the simplest values: one thread at a time (`fuzz.engine.hypothesis_threads`)
+            key = (tool.name, mirrored)
+            if key not in self._found:
+                self._found[key] = self._boundaries(tool, mirrored)
+        boundaries = self._found[key]
+        return boundary_cases(tool, kind, boundaries), (boundaries.left_out or {}).get(side, 0)
+
+    def _boundaries(self, tool: Tool, mirrored: bool) -> Boundaries:
+        if mirrored:
+            check = tool.output_check
+            return boundary_values(check, prefix="structuredContent") if check is not None else Boundaries()
+        return boundary_values(tool.input_check, prefix="arguments", known=self._known.get(tool.name))
+
+
+async def send_canonical(dispatcher: Dispatcher, cases: Sequence[Case], sent: list[Sent], *, timeout: float) -> None:
+    """Send an exploration's deterministic cases, `CANONICAL_BATCH` at a time, in trio, before
+    the exploration takes a worker: a shape the server drops costs its timeout in the background,
+    while the workers search. What came of each is appended to `sent` as it comes (so that what
+    was sent before --max-time cut the phase short is judged)."""
+    for start in range(0, len(cases), CANONICAL_BATCH):
+        sent.extend(await dispatcher.send(cases[start:start + CANONICAL_BATCH], timeout=timeout, watched=False))
+
+

@@ -28,9 +28,10 @@ from hypothesis.errors import Unsatisfiable
 from fuzz.corpus.database import example_database
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.hypothesis_threads import BUILDING
-from fuzz.engine.options import RunOptions
+from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import Canonical
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
+from fuzz.engine.schema_reach import SchemaReach
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria
@@ -89,8 +90,11 @@ class Exploration(BatchTrials):
         accepted: Sequence[dict[str, Any]] = (),
         known: Known | None = None,
         stateless: Stateless | None = None,
+        reach: SchemaReach | None = None,
     ) -> None:
         self.options = options
+        self.reach = reach
+        """The tool's schema-reach counter, which every case judged here adds to."""
         self.stateless = stateless
         """The stateless revision's envelope, when the run speaks it (its kinds need it)."""
         self.criteria = criteria
@@ -161,7 +165,7 @@ class Exploration(BatchTrials):
                 for case, finding in zip(cases, self._judge_sent(cases, sent), strict=True):
                     self._keep_canonical(case, finding)
             probes = coercion_cases(self.tool, self.accepted_bases[0]) if self.tool and self.accepted_bases and (
-                self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0) else []
+                self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0 and RunPhase.BOUNDARY in self.options.phases) else []
             if probes and self.lost is None:
                 for case, finding in zip(probes, self._judge_batch(probes, timeout=self.options.timeout, enough=lambda _: False), strict=True):
                     self._keep_canonical(case, finding)
@@ -170,7 +174,7 @@ class Exploration(BatchTrials):
         except ShareSpent:
             self.share_spent = True
         else:
-            if self.lost is None:
+            if self.lost is None and RunPhase.RANDOM in self.options.phases:
                 self._search()
         self._confirm_hang()
         self.findings = [

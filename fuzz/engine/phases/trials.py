@@ -18,6 +18,7 @@ import trio
 
 from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.options import RunOptions
+from fuzz.engine.schema_reach import SchemaReach
 from fuzz.engine.stops import OutOfTime, ShareSpent, on_trio_clock
 from fuzz.judging.answers import AnswerClass, Observation, observe
 from fuzz.judging.coverage import bucket, named_fields
@@ -69,6 +70,7 @@ class BatchTrials:
     _slowest_answer: float | None
     _case_of: dict[int, tuple[Finding, Case]]
     _confirmed_hang: Finding | None
+    reach: SchemaReach | None
 
     @property
     def lost(self) -> str | None:
@@ -197,6 +199,8 @@ class BatchTrials:
         which fields the refusals of valid ones named."""
         name = bucket(observation.answer)
         self.answers[name] = self.answers.get(name, 0) + 1
+        if self.reach is not None:
+            self.reach.count(case, name)
         if case.kind is not CaseKind.VALID_ARGUMENTS or self.tool is None:
             return
         arguments = case.params.get("arguments") if isinstance(case.params, dict) else None

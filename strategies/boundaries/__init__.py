@@ -1,0 +1,15 @@
+"""The boundary phase's values and the schema coverage's sites: each keyword of a schema at its
+edges, deterministic, checked like every label (`values`), and which sides of which keywords a
+value sent reached (`sites`)."""
+
+from __future__ import annotations
+
+from strategies.boundaries.cases import BOUNDARY_KINDS as BOUNDARY_KINDS
+from strategies.boundaries.cases import boundary_cases as boundary_cases
+from strategies.boundaries.sites import KeywordSite as KeywordSite
+from strategies.boundaries.sites import Side as Side
+from strategies.boundaries.sites import keyword_sites as keyword_sites
+from strategies.boundaries.sites import reached as reached
+from strategies.boundaries.values import BOUNDARY_LIMIT as BOUNDARY_LIMIT
+from strategies.boundaries.values import Boundaries as Boundaries
+from strategies.boundaries.values import boundary_values as boundary_values

@@ -1,0 +1,71 @@
+"""The simplest value a part of a schema accepts: what Hypothesis shrinks towards.
+
+The boundary phase changes one place of a value and leaves the rest at its simplest, so that a
+value that violates a rule needs no shrinking. "Simplest" is Hypothesis's own order over the
+generator's choices (`strategies.generation`): the first value `hypothesis.find` accepts, shrunk,
+with a derandomized engine and no database, so the same schema always gives the same value.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from hypothesis import HealthCheck, Phase, Verbosity, find, settings
+from hypothesis.errors import HypothesisException
+
+from strategies.generation import from_subschema
+from strategies.schemas import SchemaCheck
+
+NOTHING: Any = object()
+"""No value: the part accepts none the generator can find."""
+
+_FIND_SETTINGS = settings(
+    database=None,
+    derandomize=True,
+    max_examples=40,
+    phases=(Phase.generate, Phase.shrink),
+    suppress_health_check=list(HealthCheck),
+    verbosity=Verbosity.quiet,
+    deadline=None,
+)
+_FIRST_SETTINGS = settings(_FIND_SETTINGS, max_examples=1, phases=(Phase.generate,))
+"""Hypothesis's first example is made of the simplest choices: when it is accepted it is the
+simplest value, and shrinking (most of `find`'s time) has nothing to do."""
+
+
+class Simplest:
+    """The simplest values of the parts of one schema, each found once."""
+
+    def __init__(self, check: SchemaCheck) -> None:
+        self.check = check
+        self._found: dict[str, Any] = {}
+
+    def value(self, subschema: Mapping[str, Any] | bool, *, strictly: bool = True) -> Any:
+        """The simplest value `subschema` (a part of the checked schema, or a variant of one)
+        accepts, formats asserted when `strictly`; `NOTHING` when none is found."""
+        key = json.dumps([subschema, strictly], sort_keys=True, default=repr)
+        if key not in self._found:
+            self._found[key] = self._find(subschema, strictly)
+        return self._found[key]
+
+    def _find(self, subschema: Mapping[str, Any] | bool, strictly: bool) -> Any:
+        check = self.check
+        validator = check.strict if strictly else check.standard
+        accepted = validator.evolve(schema=subschema)
+        strategy = from_subschema(check.schema, subschema, check.subschema_accepts)
+        for tried in (_FIRST_SETTINGS, _FIND_SETTINGS):
+            try:
+                return find(strategy, lambda value: accepted.is_valid(value) and _encodes(value), settings=tried)
+            except (HypothesisException, RecursionError, ValueError, TypeError):
+                continue
+        return NOTHING
+
+
+def _encodes(value: Any) -> bool:
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError):
+        return False
+    return True
