@@ -1,6 +1,7 @@
 """Every string a server sends is data, never markup: a hostile server's name, tool names, error
 messages and stderr reach the terminal, the CI log and each report escaped (the JSON report
-keeps them exact), and a server with many tools reads as a few lines, not a wall."""
+keeps them exact; in the HTML report they are text nodes), and a server with many tools reads as a
+few lines, not a wall."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import textwrap
 from dataclasses import replace
 from pathlib import Path
 
+import html5lib
 import jsonschema
 import junitparser
 import pytest
@@ -55,7 +57,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Co
     out = tmp_path_factory.mktemp("hostile")
     run = mcp_toolfuzz("run", "--seed", "3", "--max-examples", "10", "--corpus", "corpus",
                        "--report", "markdown:r.md", "--report", "junit:r.xml", "--report", "sarif:r.sarif", "--report", "json:r.json",
-                       "--", *SERVER, cwd=out)
+                       "--report", "html:r.html", "--", *SERVER, cwd=out)
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr
     return run, out
 
@@ -93,7 +95,7 @@ def test_the_markdown_report_renders_the_servers_text_as_text(hostile_run: tuple
     html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
     assert "<a " not in html and "<b>" not in html and "<img" not in html, "no link, no HTML of the server's"
     headings = re.findall(r"<h(\d)>(.*?)</h\1>", html)
-    assert headings[0][0] == "1" and all(level == "2" and re.match(r"\d+\. <code>", body) for level, body in headings[1:]), headings
+    assert headings[0][0] == "1" and all(level == "2" and re.match(r"\d+\. <code>|Schema coverage$", body) for level, body in headings[1:]), headings
     cells = re.findall(r"<td>(.*?)</td>", html)
     assert "<code>[click](https://evil.example/) &lt;b&gt;bold&lt;/b&gt; | `tick` # head</code>" in cells, "a | stays in its cell"
     assert "<code>probe\\n::error title=x::boom</code>" in cells
@@ -118,6 +120,26 @@ def test_junit_and_sarif_stay_valid_and_carry_the_text_escaped(hostile_run: tupl
     messages = "\n".join(result["message"]["text"] for result in log["runs"][0]["results"])
     assert_inert(messages, "SARIF messages")
     assert "probe\\n::error title=x::boom" in messages
+
+
+def test_the_html_report_shows_the_servers_text_as_text(hostile_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    """Read by a real HTML parser, strictly: no element of the server's making, and each of its
+    strings is the text of an element, printable (control characters shown as escapes)."""
+    _, out = hostile_run
+    text = (out / "r.html").read_text(encoding="utf-8")
+    assert_inert(text, "r.html")
+    parser = html5lib.HTMLParser(tree=html5lib.getTreeBuilder("etree"), namespaceHTMLElements=False, strict=True)
+    page = parser.parse(text)
+    assert not [element.tag for element in page.iter() if element.tag in ("script", "img", "b", "iframe")], "no element of the server's"
+    assert all(element.get("href", "").startswith("#") for element in page.iter("a")), "no link out of the page"
+    codes = {"".join(code.itertext()) for code in page.iter("code")}
+    assert {printable(name) for name in hostile.HOSTILE_TOOLS} <= codes
+    assert hostile.MARKDOWN_TOOL in codes, "markup in a tool name is its text"
+    assert any(printable(hostile.ARGUMENT) in "".join(pre.itertext()) for pre in page.iter("pre")), "the argument, in the requests"
+    places = {"".join(row[0].itertext()) for table in page.iter("table") if table.get("class") == "coverage" for row in table.iter("tr")}
+    assert all(printable(hostile.ARGUMENT) in place for place in places - {"place", "arguments"}), places
+    assert f"{printable(hostile.SERVER_INFO['name'])} {printable(hostile.SERVER_INFO['version'])}" in {
+        "".join(dd.itertext()) for dd in page.iter("dd")}
 
 
 def test_the_json_report_keeps_the_exact_values(hostile_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:

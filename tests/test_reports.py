@@ -3,22 +3,30 @@ checked against its published schema or read by a real consumer."""
 
 from __future__ import annotations
 
+import io
 import json
+import re
 import subprocess
 import sys
 import xml.etree.ElementTree as ElementTree
 from dataclasses import replace
 from pathlib import Path
 
+import html5lib
 import jsonschema
 import junitparser
 import pytest
 import xmlschema
+from markdown_it import MarkdownIt
 
-from fuzz.reports import junit, markdown
+from fuzz.engine.events import ToolFinished
+from fuzz.judging.schema_coverage import SchemaRole
+from fuzz.reports import json_report, junit, markdown
 from fuzz.reports.markdown import _fenced
 from fuzz.reports.problems import group
+from fuzz.reports.terminal import TerminalReporter
 from tests.conftest import SERVERS, fuzz, python_server
+from tests.test_html_report import ADD_COVERAGE, HOSTILE_PROPERTY, HOSTILE_TOOL, keyword, made_result, parsed, side
 
 SCHEMAS = Path(__file__).parent / "report_schemas"
 DEMO_TOOLS = ["add", "echo", "divide", "set_volume", "lookup", "mirror", "maintenance", "reset"]
@@ -126,7 +134,7 @@ def test_markdown_has_the_verdict_the_table_and_each_problem_with_its_request(
     assert text.startswith("# mcp-toolfuzz: 6 problems (20 findings on 8 tools)\n")
     assert "**The run fails** (exit 1; fails on should and above)" in text
     assert "| tool | `unknown-tool` |" in text and "| `add` | ❌ |" in text
-    assert text.count("\n## ") == 6
+    assert len(re.findall(r"^## \d+\. ", text, re.MULTILINE)) == 6
     assert text.count("```json\n{\n  \"jsonrpc\": \"2.0\"") >= 12, "each problem's request and answer, fenced"
     assert text.count("mcp-toolfuzz replay ") == 20
 
@@ -153,3 +161,81 @@ def test_junit_carries_no_character_xml_cannot(tmp_path: Path) -> None:
 def test_a_report_format_that_does_not_exist_is_one_line_and_exit_2(request_text: str) -> None:
     run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--report", request_text], capture_output=True, text=True, timeout=60)
     assert run.returncode == 2 and "json, junit, sarif, markdown" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_the_json_report_has_each_tools_schema_coverage(demo_reports: tuple[subprocess.CompletedProcess[str], Path]) -> None:
+    _, out = demo_reports
+    assert all(isinstance(tool["schemaCoverage"], list) for tool in json.loads((out / "r.json").read_text())["tools"])
+    tools = json_report.as_json(made_result())["tools"]
+    assert tools[0]["schemaCoverage"] == [entry.as_json() for entry in ADD_COVERAGE]
+    assert tools[0]["schemaCoverage"][1] == {
+        "schema": "input", "path": "arguments.title", "schemaPath": "/properties/title", "keyword": "maxLength",
+        "valid": {"sent": 2, "answers": {"success": 2}}, "invalid": {"sent": 0, "answers": {}},
+    }
+    assert tools[1]["schemaCoverage"][0]["path"] == f"arguments.{HOSTILE_PROPERTY}", "the JSON report keeps the exact value"
+
+
+def _tool_lines(summary_coverage: tuple[object, ...], tool: str = "add") -> list[str]:
+    stream = io.StringIO()
+    summary = replace(made_result().tools[0], tool=tool, schema_coverage=summary_coverage)  # type: ignore[arg-type]
+    TerminalReporter(stream, progress=False)(ToolFinished(summary))
+    return stream.getvalue().splitlines()
+
+
+def test_the_terminal_counts_the_keywords_reached_and_names_a_few_that_were_not() -> None:
+    (_, line) = _tool_lines(ADD_COVERAGE)
+    assert line == ("    keywords: 2 of 5 reached on every side (not reached: arguments.title maxLength invalid, "
+                    "arguments.tags maxItems valid, arguments.mode default valid)")
+    many = tuple(keyword(f"arguments.p{n}", "minimum", side(0), side(0)) for n in range(9))
+    (_, line) = _tool_lines((*ADD_COVERAGE[2:], *many))
+    assert line == ("    keywords: 1 of 12 reached on every side (not reached: arguments.tags maxItems valid, arguments.mode default valid, "
+                    "arguments.p0 minimum valid/invalid and 8 more)")
+    (_, line) = _tool_lines((ADD_COVERAGE[0], ADD_COVERAGE[2]))
+    assert line == "    keywords: 2 of 2 reached on every side"
+    assert len(_tool_lines(())) == 1, "no line for a tool with no keyword recorded"
+
+
+def test_the_terminal_line_escapes_the_property_names() -> None:
+    hostile = keyword("arguments.q\n::error title=x::boom\x1b[2J", "maxLength", side(0), side(1), SchemaRole.OUTPUT)
+    (_, line) = _tool_lines((hostile,), tool=HOSTILE_TOOL)
+    assert line == "    keywords: 0 of 1 reached on every side (not reached: arguments.q\\n::error title=x::boom\\x1b[2J maxLength valid)"
+
+
+def test_markdown_has_a_schema_coverage_table_per_tool_the_unreached_first() -> None:
+    text = markdown.render(made_result())
+    section = text.split("\n## Schema coverage\n", 1)[1]
+    assert ("\n`add`: keywords 2 of 5 reached on every side\n\n| place | keyword | valid sent | invalid sent | answers |\n|---|---|---|---|---|\n"
+            "| `arguments.title` | `maxLength` | 2 | ⚠ 0 | valid: success 2 |\n") in section
+    rows = [line for line in section.splitlines() if line.startswith("| `arguments")]
+    assert [row.split(" | ")[0] for row in rows] == [
+        "| `arguments.title`", "| `arguments.tags`", "| `arguments.mode`", "| `arguments.a`", "| `arguments`", f"| `arguments.{HOSTILE_PROPERTY}`"]
+    assert "| `arguments` | `additionalProperties` | – | 4 | invalid: tool-error 3, success 1 |" in rows
+    assert "| `arguments.mode` | `default` | ⚠ 0 | – | – |" in rows
+    rendered = html5lib.parse(MarkdownIt("commonmark").enable("table").render(text), treebuilder="etree", namespaceHTMLElements=False)
+    assert not [element.tag for element in rendered.iter() if element.tag in ("script", "img", "b")]
+    cells = {"".join(cell.itertext()) for cell in rendered.iter("td")}
+    assert {f"arguments.{HOSTILE_PROPERTY}", "arguments.title"} <= cells
+    assert "## Schema coverage" not in markdown.render(replace(made_result(), tools=()))
+
+
+def test_the_demo_reports_schema_coverage_in_every_format(tmp_path: Path) -> None:
+    """A run of the demo records, for every tool that got argument or output cases, the keywords of
+    its schemas; JSON, the terminal, Markdown and HTML report them."""
+    reports = [f"{kind}:{tmp_path / ('r.' + kind)}" for kind in ("json", "markdown", "html")]
+    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "5", "--no-corpus",
+                          *(argument for report in reports for argument in ("--report", report))],
+                         capture_output=True, text=True, timeout=180)
+    assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+    tools = json.loads((tmp_path / "r.json").read_text())["tools"]
+    argued = {"valid-arguments", "invalid-arguments", "valid-output", "invalid-output"}
+    for tool in tools:
+        assert tool["schemaCoverage"] or not argued & set(tool["casesSent"]), f"{tool['name']}: no schema coverage"
+        for entry in tool["schemaCoverage"]:
+            assert entry["schema"] in ("input", "output") and entry["path"] and entry["keyword"]
+            assert entry["valid"] is not None or entry["invalid"] is not None
+    covered = [tool["name"] for tool in tools if tool["schemaCoverage"]]
+    assert {"add", "echo", "divide", "set_volume", "lookup", "mirror"} <= set(covered)
+    assert run.stdout.count("\n    keywords: ") == len(covered)
+    assert "\n## Schema coverage\n" in (tmp_path / "r.markdown").read_text()
+    page = parsed((tmp_path / "r.html").read_text())
+    assert len([table for table in page.iter("table") if table.get("class") == "coverage"]) == len(covered)

@@ -35,7 +35,7 @@ from fuzz.engine.phases.canonical import BoundaryValues, Canonical, canonical_fo
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.phases.trials import ACCEPTED_KEPT
 from fuzz.engine.plan import ToolPlan
-from fuzz.engine.schema_reach import SchemaReach
+from fuzz.engine.schema_reach import SCHEMA_KINDS, SchemaReach
 from fuzz.engine.stops import OutOfTime, TargetLost, on_trio_clock
 from fuzz.judging.findings import ToolSummary
 from fuzz.judging.oracle import Criteria
@@ -314,11 +314,13 @@ class Runner:
         return exploration.share_spent
 
     def _reach_of(self, job: Job) -> SchemaReach | None:
-        """The tool's schema-reach counter, made on first use (None for the envelope)."""
-        if job.tool is None:
+        """The tool's schema-reach counter, made on first use; None for the envelope and for a
+        tool that gets no case drawn from its schemas (an unavailable or a destructive one)."""
+        kinds = self.kinds_of(self.tool_plans[job.index])
+        if job.tool is None or not any(kind in SCHEMA_KINDS for kind in kinds):
             return None
         if job.index not in self.reach:
-            with_output = any(kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) for kind in self.kinds_of(self.tool_plans[job.index]))
+            with_output = any(kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) for kind in kinds)
             self.reach[job.index] = SchemaReach(job.tool, with_output=with_output)
         return self.reach[job.index]
 

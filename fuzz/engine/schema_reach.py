@@ -23,6 +23,8 @@ _ROLE_OF: dict[CaseKind, tuple[SchemaRole, bool]] = {
     CaseKind.VALID_OUTPUT: (SchemaRole.OUTPUT, True),
     CaseKind.INVALID_OUTPUT: (SchemaRole.OUTPUT, False),
 }
+SCHEMA_KINDS = frozenset(_ROLE_OF)
+"""The case kinds drawn from a tool's schemas: a tool that gets none has no schema coverage."""
 _PREFIX = {SchemaRole.INPUT: "arguments", SchemaRole.OUTPUT: "structuredContent"}
 
 

@@ -45,7 +45,7 @@ class KeywordCoverage:
 
     schema: SchemaRole
     path: str
-    """The place as labels name it: `arguments.title`, `arguments.tags[]` (any item), `output.total`."""
+    """The place as labels name it: `arguments.title`, `arguments.tags[]` (any item), `structuredContent.total`."""
     schema_path: str
     """The keyword's schema as a JSON Pointer into the tool's schema: `/properties/title`."""
     keyword: str

@@ -4,7 +4,8 @@ section of its own, then the revisions not fuzzed and the differences between th
 JSON: `revisions` holds each revision's whole report (as `--report json` writes one),
 `unfuzzed` and `differences` follow. JUnit: each revision's suites, named with the revision.
 SARIF: a run per revision. Markdown and the terminal: a section per revision, then the
-comparison, what the server sent in it escaped (`fuzz.text`).
+comparison, what the server sent in it escaped (`fuzz.text`). HTML: one page, the comparison,
+then a section per revision.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from typing import Any, TextIO
 from fuzz import __version__
 from fuzz.engine.revisions import Behaviour, Difference, RevisionRuns
 from fuzz.files import write_json_atomically, write_text_atomically
-from fuzz.reports import json_report, junit, markdown, sarif
+from fuzz.reports import html, json_report, junit, markdown, sarif
 from fuzz.reports.problems import headline
 from fuzz.reports.problems import shown as shown_tool
 from fuzz.text import printable, safe_line, show
@@ -121,5 +122,6 @@ WRITERS: dict[str, Callable[[RevisionRuns, Path], None]] = {
     "junit": lambda runs, path: write_text_atomically(junit.render_runs(runs.runs), path),
     "sarif": lambda runs, path: write_json_atomically(sarif.as_sarif_runs(runs.runs), path),
     "markdown": lambda runs, path: write_text_atomically(_markdown(runs), path),
+    "html": lambda runs, path: write_text_atomically(html.render_runs(runs.runs, comparison_lines(runs), runs.exit_code), path),
 }
 """`fuzz.reports.WRITERS` for a run per revision; each writes atomically."""

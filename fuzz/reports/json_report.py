@@ -42,6 +42,9 @@ def as_json(result: RunResult) -> dict[str, Any]:
                 "answers": {kind.value: dict(sorted(counts.items())) for kind, counts in summary.answers.items()},
                 "rules": {rule: exercise.as_json() for rule, exercise in by_tool[summary.tool].items()},
                 "hint": tool_hint(summary),
+                "schemaCoverage": [entry.as_json() for entry in summary.schema_coverage],
+                "boundaryCases": summary.boundary_cases,
+                "boundaryLeftOut": summary.boundary_left_out,
             }
             for summary in result.tools
         ],

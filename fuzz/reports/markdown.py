@@ -1,6 +1,7 @@
 """A Markdown summary (`--report markdown:PATH`), fit for `$GITHUB_STEP_SUMMARY` or a pull
 request comment: the verdict, the tools by violated rule, then each problem with its minimal
-request and answer in fenced blocks and the command that replays it.
+request and answer in fenced blocks and the command that replays it, then the schema coverage: per
+tool, a table of the keywords of its schemas and the cases that reached each side.
 
 What the server sent renders as text, never as markup: tool and server names in code spans,
 requests, answers and stderr in fences longer than any backtick run inside them, and the prose
@@ -24,6 +25,8 @@ from fuzz.judging.coverage import (
     rule_state,
 )
 from fuzz.judging.findings import RunResult
+from fuzz.judging.schema_coverage import SideReach
+from fuzz.reports import keywords
 from fuzz.reports.problems import (
     ENVELOPE_DISPLAY,
     REPLAYS_SHOWN,
@@ -100,6 +103,7 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
     problems = group(result.findings)
     for number, problem in enumerate(problems, 1):
         lines += ["", *_problem(number, problem, result, "#" * (level + 1))]
+    lines += _schema_coverage(result, "#" * (level + 1))
     return "\n".join(map(safe_line, "\n".join(lines).split("\n"))) + "\n"
 
 
@@ -149,6 +153,31 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
         lines += ["", "Replay:", "", _fenced("\n".join(replays), "sh")]
     lines += ["", f"<sub>{prose(rule.source)}</sub>"]
     return lines
+
+
+def _schema_coverage(result: RunResult, heading: str) -> list[str]:
+    """Per tool, each keyword of its schemas and the cases that reached each side, those not
+    reached on every side first and marked; nothing when the run recorded none."""
+    covered = [summary for summary in result.tools if summary.schema_coverage]
+    if not covered:
+        return []
+    lines = ["", f"{heading} Schema coverage", "",
+             "The cases that reached each keyword of a tool's schemas on its valid side (a valid value at its boundary) "
+             "and on its invalid side (a value rejected for it there), and how they were answered. "
+             "⚠ marks a side no case reached, – a side the keyword does not have; those not reached come first."]
+    for summary in covered:
+        entries = summary.schema_coverage
+        lines += ["", f"{tool(summary.tool)}: keywords {keywords.reached(entries)}", "",
+                  "| place | keyword | valid sent | invalid sent | answers |", "|---|---|---|---|---|"]
+        for entry in keywords.ordered(entries):
+            cells = [code(entry.path), code(entry.keyword), _sent(entry.valid), _sent(entry.invalid),
+                     prose(keywords.sides_answered(entry)) or "–"]
+            lines.append("| " + " | ".join(map(_cell, cells)) + " |")
+    return lines
+
+
+def _sent(side: SideReach | None) -> str:
+    return f"⚠ {side.sent}" if side is not None and side.sent == 0 else keywords.sent(side)
 
 
 def write(result: RunResult, path: Path) -> None:

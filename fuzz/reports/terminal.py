@@ -1,5 +1,6 @@
 """The terminal report: a line per tool as it finishes, then every problem with its minimal
-request and answer, then a table of tools by violated rule.
+request and answer, then a table of tools by violated rule. Under a tool's line, how many keywords
+of its schemas the run reached on every side, and a few of those it did not (`keywords`).
 
 Everything the server sent is printed through `fuzz.text` (`printable`, `show`): a terminal or
 a CI log gets no control character, no line of the server's making and no workflow command
@@ -31,6 +32,7 @@ from fuzz.judging.coverage import (
 )
 from fuzz.judging.findings import FindingKey, RunResult
 from fuzz.judging.rules import RULES, Level
+from fuzz.reports import keywords
 from fuzz.reports.problems import (
     REPLAYS_SHOWN,
     Problem,
@@ -94,6 +96,10 @@ class TerminalReporter:
                 f"  {shown(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
                 f"{_plural(count, 'finding') if count else 'ok'}{skipped}{accepted}"
             )
+            if summary.schema_coverage:
+                self._print(f"    {keywords.line(summary.schema_coverage)}")
+            if summary.boundary_left_out:
+                self._print(f"    boundary phase: {summary.boundary_cases} cases; {summary.boundary_left_out} more values left out by its bound per schema")
         elif isinstance(event, CorpusReplayed):
             replayed = event.replayed
             self._print(f"  corpus  {replayed.status:<13} {printable(replayed.path)}: {printable(replayed.detail)}")
