@@ -30,4 +30,6 @@
 
 from __future__ import annotations
 
+# The one place the version is written: pyproject.toml reads it from here without importing
+# the package ([tool.setuptools.dynamic]); CHANGELOG.md says what each version holds.
 __version__ = "0.1.0"

@@ -10,6 +10,8 @@
   of the manual, at a heading it has); every page is in mkdocs.yml's nav.
 - The site builds with `mkdocs build --strict`, where MkDocs and the Material theme are
   installed (`pip install '.[docs]'`).
+- The GitHub Action's tables in docs/ci.md (after `<!-- action: inputs -->` and
+  `<!-- action: outputs -->`) list exactly action.yml's inputs, with its defaults, and outputs.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
+import yaml
 
 from fuzz.faces.arguments import build_parser
 
@@ -264,3 +267,43 @@ def test_every_page_is_in_the_nav():
 
 # The site itself is built by .ci/run (`mkdocs build --strict`, with the docs extra), not here:
 # the test command installs only the test extra.
+
+
+ACTION = ROOT / "action.yml"
+CI_PAGE = DOCS / "ci.md"
+EMPTY_DEFAULT = "(empty)"
+
+
+def action_table(kind: str) -> dict[str, str]:
+    """The rows of the table after `<!-- action: KIND -->` in docs/ci.md: each row's name (the
+    first cell, in backticks) and its second cell, backticks stripped."""
+    lines = CI_PAGE.read_text(encoding="utf-8").splitlines()
+    marker = f"<!-- action: {kind} -->"
+    assert marker in lines, f"ci.md has no {marker} before the table of the action's {kind}"
+    rows = []
+    for line in lines[lines.index(marker) + 1 :]:
+        if rows and not line.startswith("|"):
+            break
+        if line.startswith("|"):
+            rows.append(line)
+    table: dict[str, str] = {}
+    for line in rows[2:]:  # past the header and the |---| line
+        cells = [cell.strip() for cell in re.split(r"(?<!\\)\|", line.strip().strip("|"))]
+        name = re.fullmatch(r"`([^`]+)`", cells[0])
+        assert name, f"a row of the action's {kind} names no {kind[:-1]} in backticks: {line}"
+        assert name[1] not in table, f"{name[1]} is documented twice"
+        table[name[1]] = cells[1].strip("`")
+    return table
+
+
+def test_the_action_inputs_table_lists_exactly_its_inputs_with_their_defaults():
+    inputs = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["inputs"]
+    table = action_table("inputs")
+    assert list(table) == list(inputs), "the same inputs, in action.yml's order"
+    documented = {name: "" if default == EMPTY_DEFAULT else default for name, default in table.items()}
+    assert documented == {name: str(spec.get("default", "")) for name, spec in inputs.items()}
+
+
+def test_the_action_outputs_table_lists_exactly_its_outputs():
+    outputs = yaml.safe_load(ACTION.read_text(encoding="utf-8"))["outputs"]
+    assert list(action_table("outputs")) == list(outputs)

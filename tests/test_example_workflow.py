@@ -1,12 +1,11 @@
-"""The example nightly workflow (examples/github-actions/nightly.yml): its shell steps run as
-written, against the bundled demo server (only the installs and SERVER are substituted), and
-the reports they write validate and parse."""
+"""The example nightly workflow (examples/github-actions/nightly.yml): its steps run with bash as
+the runner runs them, the action's own steps included (this checkout's action.yml), against the
+bundled demo server (only the server's install, SERVER and what the action installs are
+substituted), and the reports they write validate and parse."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,12 +16,14 @@ import xmlschema
 import yaml
 
 from fuzz.corpus.baseline import FORMAT as BASELINE_FORMAT
+from tests.workflow_steps import INSTALLED, Runner, checkout_env
 
 ROOT = Path(__file__).parent.parent
 WORKFLOW = ROOT / "examples" / "github-actions" / "nightly.yml"
 SCHEMAS = Path(__file__).parent / "report_schemas"
-_INSTALLS = ("Install mcp-toolfuzz", "Install your server")
-"""The steps a test does not run: mcp-toolfuzz is installed already, the demo needs nothing."""
+ACTION = "mcp-toolfuzz/mcp-toolfuzz"
+_SKIPPED = ("Install your server",)
+"""The steps a test does not run: the demo needs nothing installed."""
 
 
 def _steps() -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -31,46 +32,39 @@ def _steps() -> tuple[dict[str, Any], list[dict[str, Any]]]:
     return job, job["steps"]
 
 
-def test_the_workflow_runs_the_harness_with_every_ci_report_and_uploads_them() -> None:
+def test_the_workflow_runs_the_action_with_every_ci_report_and_uploads_them() -> None:
     _, steps = _steps()
     uses = [step.get("uses", "").split("@")[0] for step in steps]
-    assert {"actions/cache", "github/codeql-action/upload-sarif", "actions/upload-artifact"} <= set(uses)
+    assert {"actions/cache", ACTION, "github/codeql-action/upload-sarif", "actions/upload-artifact"} <= set(uses)
     fuzz = next(step for step in steps if step.get("name") == "Fuzz")
-    assert all(f"--report {kind}:" in fuzz["run"] or f'"{kind}:' in fuzz["run"] for kind in ("junit", "sarif", "json", "markdown"))
-    assert "--max-time" in fuzz["run"] and "--baseline" in fuzz["run"]
+    assert fuzz["uses"].startswith(ACTION + "@")
+    assert "reports" not in fuzz["with"], "the action's default reports are all four formats"
+    assert fuzz["with"]["max-time"] and "--baseline" in fuzz["with"]["args"] and "--corpus" in fuzz["with"]["args"]
 
 
 def test_the_workflow_steps_run_against_the_demo_and_their_reports_validate(tmp_path: Path) -> None:
     job, steps = _steps()
+    workspace = tmp_path / "workspace"
+    workspace.mkdir()
     summary = tmp_path / "step-summary.md"
-    (tmp_path / ".toolfuzz-baseline.json").write_text(json.dumps({"format": BASELINE_FORMAT, "findings": []}))
-    env = {
-        **os.environ,
-        **job["env"],
-        "SERVER": f"{sys.executable} -m fuzz.demo_server",
-        "GITHUB_STEP_SUMMARY": str(summary),
-        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}",
-        "PYTHONPATH": str(ROOT),
-    }
-    failed = False
-    ran = []
-    for step in steps:
-        if "run" not in step or step.get("name") in _INSTALLS:
-            continue
-        condition = step.get("if", "success()")
-        if (condition == "failure()" and not failed) or (condition == "success()" and failed):
-            continue
-        result = subprocess.run(["bash", "-e", "-c", step["run"]], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=600)
-        assert "Traceback" not in result.stderr, result.stderr
-        assert result.returncode in (0, 1), f"{step['name']}: exit {result.returncode}\n{result.stdout}\n{result.stderr}"
-        failed = failed or result.returncode != 0
-        ran.append((step["name"], result.returncode))
-    assert ran == [("Fuzz", 1), ("Regression tests from the reproductions", 0)], ran
-    xmlschema.XMLSchema(SCHEMAS / "JUnit.xsd").validate(tmp_path / "toolfuzz.xml")
-    suites = list(junitparser.JUnitXml.fromfile(str(tmp_path / "toolfuzz.xml")))
-    assert sum(suite.failures for suite in suites) == len(json.loads((tmp_path / "toolfuzz.json").read_text())["findings"])
+    (workspace / ".toolfuzz-baseline.json").write_text(json.dumps({"format": BASELINE_FORMAT, "findings": []}))
+    runner = Runner(workspace, checkout_env(), summary, tmp_path / "runner", actions={ACTION: ROOT}, input_overrides=INSTALLED)
+    env = {**job["env"], "SERVER": f"{sys.executable} -m fuzz.demo_server"}
+    ran, contexts = runner.run_workflow_steps(steps, env=env, skip=_SKIPPED)
+    for step in ran:
+        assert "Traceback" not in step.stderr, step.stderr
+    assert [(step.name, step.returncode) for step in ran] == [("Fuzz", 1), ("Regression tests from the reproductions", 0)], ran
+    outputs = contexts["steps"]["fuzz"]["outputs"]
+    assert outputs["exit-code"] == "1"
+    reports = workspace / "mcp-toolfuzz-reports"
+    assert outputs["junit-report"] == "mcp-toolfuzz-reports/mcp-toolfuzz.xml"
+    xmlschema.XMLSchema(SCHEMAS / "JUnit.xsd").validate(reports / "mcp-toolfuzz.xml")
+    suites = list(junitparser.JUnitXml.fromfile(str(reports / "mcp-toolfuzz.xml")))
+    assert sum(suite.failures for suite in suites) == len(json.loads((reports / "mcp-toolfuzz.json").read_text())["findings"])
     schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
-    jsonschema.validators.validator_for(schema)(schema).validate(json.loads((tmp_path / "toolfuzz.sarif").read_text()))
+    jsonschema.validators.validator_for(schema)(schema).validate(json.loads((workspace / outputs["sarif-report"]).read_text()))
     assert summary.read_text().startswith("# mcp-toolfuzz: 6 problems (20 findings on 8 tools)")
-    assert len(list((tmp_path / "toolfuzz-corpus").glob("*.json"))) == 20
-    assert (tmp_path / "test_toolfuzz_regressions.py").stat().st_size > 0
+    # (Reproductions may sit in a subdirectory per target: every .json file but Hypothesis's own.)
+    reproductions = [path for path in (workspace / "toolfuzz-corpus").rglob("*.json") if ".hypothesis" not in path.parts]
+    assert len(reproductions) == 20
+    assert (workspace / "test_toolfuzz_regressions.py").stat().st_size > 0
