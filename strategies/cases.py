@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
@@ -61,12 +62,16 @@ class CaseKind(Enum):
     TOOL_LISTING = "tool-listing"
     """Not a call: the `tools/list` answer itself, judged once per run (`fuzz.judging.tool_names`). No
     strategy draws it; it names what a finding on a listed tool's name is about."""
+    SEQUENCE = "sequence"
+    """A call at the end of a sequence of calls (`fuzz.engine.phases.sequences`), judged as the
+    kind it is on its own (valid or invalid arguments, an unknown tool); no strategy of this
+    module draws it."""
 
 
 STATELESS_KINDS = (CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION, CaseKind.HEADER_MISMATCH)
-"""The kinds that exist only under the stateless revision (the last only over HTTP). A server
-that ignored the envelope would run the tool (with `{}` arguments), so they go where argument
-cases may."""
+"""The kinds that exist only under the stateless revision (the last only over HTTP). Their calls
+carry arguments the tool takes (`_runnable_arguments`): a server that ignored the envelope runs
+the tool, and its answer shows that the call ran; so they go where argument cases may."""
 
 
 MIRROR_ARGUMENT = "output"
@@ -131,14 +136,17 @@ def cases(
     if kind in STATELESS_KINDS:
         if stateless is None or (kind is CaseKind.HEADER_MISMATCH and not stateless.over_http):
             raise ValueError(f"{kind.value} cases exist only under the stateless revision{' over HTTP' if stateless else ''}")
+        runnable = _runnable_arguments(tool, accepted, known)
         if kind is CaseKind.MALFORMED_META:
-            return malformed_metas(tool.name, stateless.meta).map(lambda p: Case(kind, tool.name, p.value, f"malformed: {p.label}", own_meta=True))
-        if kind is CaseKind.UNSUPPORTED_VERSION:
-            return unsupported_version_calls(tool.name, stateless.meta, stateless.supported).map(
-                lambda p: Case(kind, tool.name, p.value, f"unsupported revision: {p.label}", own_meta=True)
+            return st.tuples(runnable, malformed_metas(tool.name, stateless.meta)).map(
+                lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"malformed: {drawn[1].label}", own_meta=True)
             )
-        return header_mismatches(tool.name, stateless.version).map(
-            lambda h: Case(kind, tool.name, call_params(tool.name, {}), f"header mismatch: {h.label}", headers=h.value)
+        if kind is CaseKind.UNSUPPORTED_VERSION:
+            return st.tuples(runnable, unsupported_version_calls(tool.name, stateless.meta, stateless.supported)).map(
+                lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"unsupported revision: {drawn[1].label}", own_meta=True)
+            )
+        return st.tuples(runnable, header_mismatches(tool.name, stateless.version)).map(
+            lambda drawn: Case(kind, tool.name, call_params(tool.name, drawn[0]), f"header mismatch: {drawn[1].label}", headers=drawn[1].value)
         )
 
     if kind is CaseKind.VALID_ARGUMENTS:
@@ -168,6 +176,10 @@ character)."""
 ENVELOPE = ""
 """The `tool` of a case that concerns no tool: a malformed request envelope."""
 
+SEQUENCES = "(sequences)"
+"""The name the sequence phase's summary goes by (no tool's: a sequence calls many; no valid
+tool name has parentheses)."""
+
 
 def envelope_cases() -> st.SearchStrategy[Case]:
     """Malformed requests that name no tool (params missing or not an object, name missing or
@@ -183,6 +195,84 @@ _any_arguments: st.SearchStrategy[Mapping[str, Any]] = st.dictionaries(
     json_text(max_size=8), st.none() | st.booleans() | st.integers() | json_text(max_size=8), max_size=3
 )
 
+
+
+def _canonical_stateless(tool: Tool, kind: CaseKind, stateless: Stateless, arguments: dict[str, Any]) -> list[Case]:
+    """The simplest envelope cases, each call carrying `arguments` (which the tool takes)."""
+    if kind is CaseKind.MALFORMED_META:
+        return [Case(kind, tool.name, _with_arguments(p.value, arguments), f"malformed: {p.label}", own_meta=True)
+                for p in canonical_malformed_metas(tool.name, stateless.meta)]
+    if kind is CaseKind.UNSUPPORTED_VERSION:
+        version = next(v for v in NEVER_RELEASED_VERSIONS if v not in stateless.supported)
+        params = with_meta(call_params(tool.name, arguments), {**stateless.meta, PROTOCOL_VERSION_KEY: version})
+        return [Case(kind, tool.name, params, f"unsupported revision: protocolVersion {version!r}", own_meta=True)]
+    return [
+        Case(kind, tool.name, call_params(tool.name, arguments), f"header mismatch: {h.label}", headers=h.value)
+        for h in canonical_header_mismatches(tool.name, stateless.version)
+    ]
+
+
+def plain_arguments(tool: Tool) -> dict[str, Any] | None:
+    """Plain arguments `tool`'s inputSchema accepts, found without a search: `{}`, else each
+    required property at the first of its `const`, `enum`, `default`, `examples` or the plainest
+    value of its type (its lower bound for a number, its least length of `a` for a string) that
+    the property's schema accepts. None when the whole is still refused (the search then draws
+    valid arguments)."""
+    check = tool.input_check
+    if check.accepts_strictly({}):
+        return {}
+    properties = tool.input_schema.get("properties")
+    required = tool.input_schema.get("required")
+    if not isinstance(properties, dict) or not isinstance(required, list):
+        return None
+    arguments: dict[str, Any] = {}
+    for name in required:
+        schema = properties.get(name) if isinstance(name, str) else None
+        if not isinstance(schema, dict):
+            return None
+        value = next((v for v in _plain_values(schema) if check.subschema_accepts(schema, v)), ABSENT)
+        if value is ABSENT:
+            return None
+        arguments[name] = value
+    return arguments if check.accepts_strictly(arguments) else None
+
+
+_PLAIN_OF_TYPE: dict[str, list[Any]] = {"integer": [0, 1], "number": [0, 1], "string": ["", "a"], "boolean": [False],
+                                        "array": [[]], "object": [{}], "null": [None]}
+
+
+def _plain_values(schema: Mapping[str, Any]) -> list[Any]:
+    """Candidates for a property's plain value, the schema's own first."""
+    values: list[Any] = [schema["const"]] if "const" in schema else []
+    for keyword in ("enum", "examples"):
+        listed = schema.get(keyword)
+        values += listed[:1] if isinstance(listed, list) else []
+    values += [schema["default"]] if "default" in schema else []
+    for bound in ("minimum", "exclusiveMinimum"):
+        low = schema.get(bound)
+        if isinstance(low, (int, float)) and not isinstance(low, bool):
+            values.append(low if bound == "minimum" else math.floor(low) + 1)
+    least = schema.get("minLength")
+    if isinstance(least, int) and not isinstance(least, bool) and 0 < least <= 1000:
+        values.append("a" * least)
+    kinds = schema.get("type")
+    for kind in kinds if isinstance(kinds, list) else [kinds]:
+        values += _PLAIN_OF_TYPE.get(kind, []) if isinstance(kind, str) else []
+    return values
+
+
+def _runnable_arguments(tool: Tool, accepted: Sequence[dict[str, Any]], known: Known | None) -> st.SearchStrategy[dict[str, Any]]:
+    """Arguments an envelope case's call carries: ones the server took (`accepted`), else valid
+    ones by the tool's inputSchema (holding the `known` values). Never `{}` merely: a server that
+    ignored the envelope would refuse `{}` for its arguments, and that refusal would hide whether
+    the envelope was checked at all."""
+    if accepted:
+        return st.sampled_from(list(accepted))
+    return valid_arguments(tool, known=known).map(lambda drawn: drawn.value)
+
+
+def _with_arguments(params: Any, arguments: dict[str, Any]) -> Any:
+    return {**params, "arguments": arguments} if isinstance(params, dict) else params
 
 
 def _mirror_case(tool: Tool, kind: CaseKind, output: Labelled[Any]) -> Case:
@@ -206,17 +296,9 @@ def canonical_cases(tool: Tool, kind: CaseKind, listed_names: Collection[str], s
         return [_mirror_case(tool, kind, output) for output in non_object_outputs(tool)]
     if kind is CaseKind.MALFORMED_REQUEST:
         return [Case(kind, tool.name, p.value, f"malformed: {p.label}") for p in canonical_malformed_arguments(tool.name)]
-    if kind is CaseKind.MALFORMED_META and stateless is not None:
-        return [Case(kind, tool.name, p.value, f"malformed: {p.label}", own_meta=True) for p in canonical_malformed_metas(tool.name, stateless.meta)]
-    if kind is CaseKind.UNSUPPORTED_VERSION and stateless is not None:
-        version = next(v for v in NEVER_RELEASED_VERSIONS if v not in stateless.supported)
-        params = with_meta(call_params(tool.name, {}), {**stateless.meta, PROTOCOL_VERSION_KEY: version})
-        return [Case(kind, tool.name, params, f"unsupported revision: protocolVersion {version!r}", own_meta=True)]
-    if kind is CaseKind.HEADER_MISMATCH and stateless is not None:
-        return [
-            Case(kind, tool.name, call_params(tool.name, {}), f"header mismatch: {h.label}", headers=h.value)
-            for h in canonical_header_mismatches(tool.name, stateless.version)
-        ]
+    if kind in STATELESS_KINDS and stateless is not None:
+        arguments = plain_arguments(tool)
+        return [] if arguments is None else _canonical_stateless(tool, kind, stateless, arguments)
     if kind is CaseKind.UNKNOWN_TOOL:
         candidates = [
             ("", "unknown tool: empty name"),

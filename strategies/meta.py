@@ -57,7 +57,7 @@ def _short(key: str) -> str:
 
 
 def canonical_malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> list[Labelled[Any]]:
-    """The simplest call to `tool_name` with each way its `_meta` can be malformed."""
+    """The simplest call to `tool_name` (`{}` arguments) with each way its `_meta` can be malformed."""
     call = call_params(tool_name, {})
     return [
         Labelled(call, "_meta missing"),
@@ -69,9 +69,9 @@ def canonical_malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> list[L
 
 
 def malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> st.SearchStrategy[Labelled[Any]]:
-    """Calls to `tool_name` (with `{}` arguments, so only the envelope is wrong) whose `_meta`
-    is missing, not an object, without a required key, or with a required key of the wrong
-    type. Shrinks towards `_meta` missing."""
+    """Calls to `tool_name` (with `{}` arguments: give them arguments the tool takes, so that
+    only the envelope is wrong) whose `_meta` is missing, not an object, without a required key,
+    or with a required key of the wrong type. Shrinks towards `_meta` missing."""
     call = call_params(tool_name, {})
     base = dict(meta)
     return st.one_of(
@@ -99,7 +99,8 @@ def unsupported_versions(supported: Collection[str]) -> st.SearchStrategy[Labell
 
 
 def unsupported_version_calls(tool_name: str, meta: Mapping[str, Any], supported: Collection[str]) -> st.SearchStrategy[Labelled[Any]]:
-    """Well-formed calls to `tool_name` whose `_meta` names a revision the server does not speak."""
+    """Well-formed calls to `tool_name` (with `{}` arguments: give them arguments the tool
+    takes) whose `_meta` names a revision the server does not speak."""
     call = call_params(tool_name, {})
     base = dict(meta)
     return unsupported_versions(supported).map(lambda v: Labelled(with_meta(call, {**base, PROTOCOL_VERSION_KEY: v.value}), v.label))

@@ -34,6 +34,16 @@ class Tool:
             output_check = SchemaCheck.for_schema(self.output_schema, where=f"tool {self.name!r} outputSchema")
         object.__setattr__(self, "output_check", output_check)
 
+    @property
+    def takes_arguments(self) -> bool:
+        """Whether its inputSchema names any argument (`properties`, `patternProperties`,
+        `required`, or an `additionalProperties` schema): a tool that takes none has no field a
+        known-good value could fill."""
+        schema = self.input_schema
+        return bool(schema.get("properties") or schema.get("patternProperties") or schema.get("required")) or isinstance(
+            schema.get("additionalProperties"), dict
+        )
+
     @classmethod
     def from_listing(cls, entry: Any) -> Tool:
         """Build a Tool from one element of a `tools/list` result's `tools` array.

@@ -133,3 +133,32 @@ def test_a_baseline_update_under_every_revision_is_refused_in_one_line(tmp_path:
     (line,) = run.stderr.strip().splitlines()
     assert "--baseline-update with --protocol-version all" in line
     assert not (tmp_path / "b.json").exists()
+
+
+def test_what_one_revision_alone_judged_is_listed_apart_not_hidden_behind_no_differences(tmp_path: Path) -> None:
+    """The reference server with its unsupported-version bug (a -32022 without `data.requested`):
+    the kind exists under 2026-07-28 alone, so that revision has findings and 2025-06-18 none, and
+    nothing both judged differs. The comparison says what it compared, and lists apart what one
+    revision alone judged, with its findings (issue 35)."""
+    run = _all(tmp_path, sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unsupported-version",
+               extra=("--allow-destructive", "--tools", "book,echo"))
+    assert run.returncode == 1, run.stdout + run.stderr
+    report = _report(tmp_path)
+    assert [section["protocolVersion"] for section in report["revisions"]] == ["2026-07-28", "2025-06-18"]
+    assert report["differences"] == []
+    apart = {(item["tool"], item["case"]): item for item in report["notCompared"]}
+    assert set(apart) == {(tool, case) for tool in ("book", "echo") for case in ("malformed-meta", "unsupported-version")}
+    for tool in ("book", "echo"):
+        item = apart[tool, "unsupported-version"]
+        assert item["notJudgedUnder"] == ["2025-06-18"] and list(item["revisions"]) == ["2026-07-28"]
+        assert item["revisions"]["2026-07-28"]["findings"] == [{"rule": "unsupported-version", "answer": "JSON-RPC error -32022"}]
+        params = item["revisions"]["2026-07-28"]["params"]
+        assert params["name"] == tool and params["arguments"], "the envelope case carries arguments the tool takes"
+        assert apart[tool, "malformed-meta"]["revisions"]["2026-07-28"]["findings"] == []
+    comparison = run.stdout[run.stdout.rindex("\nRevisions\n"):]
+    compared = 1 + 2 * 4 + 1  # the envelope's malformed requests, 4 kinds of each tool, and the sequences
+    assert f"Differences: none (the same tool and case kind classified differently, of {compared} judged under more than one revision)" in comparison
+    assert "Judged under some revisions only: 4 (tool and case kinds not compared" in comparison
+    assert "  under 2026-07-28 only: 4, 2 with findings" in comparison
+    assert "    book · unsupported-version cases: unsupported-version: JSON-RPC error -32022 · answers: " in comparison
+    assert "    without a finding: book malformed-meta, echo malformed-meta" in comparison

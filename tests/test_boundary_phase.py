@@ -159,4 +159,4 @@ def test_the_same_boundary_findings_whatever_the_seed(tmp_path: Path) -> None:
 def test_phases_name_only_known_phases() -> None:
     run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--phases", "boundary,nope"], capture_output=True, text=True)
     assert run.returncode == 2
-    assert "no phase named 'nope'; the phases are: boundary, random" in run.stderr
+    assert "no phase named 'nope'; the phases are: boundary, random, sequence" in run.stderr

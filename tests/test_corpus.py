@@ -34,7 +34,7 @@ def _buggy_run(directory: Path, protocol_version: str | None = None) -> list[Pat
         selection=BOOK_ONLY, corpus=directory, envelope=False, protocol_version=protocol_version,
     )
     assert [f.rule.id for f in result.findings] == ["arguments-not-validated"]
-    return sorted(directory.glob("*.json"))
+    return sorted(directory.glob("*/*.json"))
 
 
 @pytest.mark.parametrize(("protocol_version", "opening"), [
@@ -250,11 +250,11 @@ def test_an_interrupted_run_leaves_every_finding_on_disk_complete(tmp_path: Path
     expected = "interrupted (Ctrl-C)" if signal_number == signal.SIGINT else "terminated (SIGTERM)"
     assert f"The run stopped early: {expected}" in out
     assert json.loads(report.read_text())["stoppedEarly"] == expected
-    files = sorted(directory.glob("*.json"))
+    files = sorted(directory.glob("*/*.json"))
     assert files, "the findings made before the signal are on disk"
     for path in files:
         assert corpus.load(path).rule == "unknown-tool"
-    assert not list(directory.glob(".*.tmp")), "no half-written file is left"
+    assert not list(directory.glob("*/.*.tmp")), "no half-written file is left"
 
 
 def test_the_example_database_survives_missing_read_only_and_corrupt_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -287,7 +287,7 @@ def test_secrets_in_the_command_are_never_written(tmp_path: Path) -> None:
         "--label", f"API_TOKEN={token}",
     )
     assert run.returncode == 1
-    written = [report, *(tmp_path / "c").glob("*.json")]
+    written = [report, *(tmp_path / "c").glob("*/*.json")]
     assert len(written) >= 2
     for path in written:
         assert token not in path.read_text()

@@ -178,7 +178,7 @@ def test_a_lone_surrogate_is_kept_exactly_in_the_json_report_and_the_reproductio
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     (finding,) = json.loads(report.read_text(encoding="utf-8"))["findings"]
     assert finding["rule"] == "tool-failure" and finding["response"]["error"]["data"] == "\ud800"
-    (reproduction,) = corpus.glob("*.json")
+    (reproduction,) = corpus.glob("*/*.json")
     assert json.loads(reproduction.read_text(encoding="utf-8"))["response"]["error"]["message"] == "bad \udfff here"
 
 
@@ -188,7 +188,7 @@ def test_replay_reads_answers_with_the_size_limit_it_is_given(tmp_path: Path) ->
     made = subprocess.run([sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "5", "--corpus", str(corpus), "--", *server],
                           capture_output=True, text=True, timeout=120)
     assert made.returncode == 1, made.stdout[-2000:]
-    (reproduction,) = corpus.glob("response-well-formed--*.json")
+    (reproduction,) = corpus.glob("*/response-well-formed--*.json")
 
     def replay(*options: str) -> str:
         done = subprocess.run([sys.executable, "-m", "fuzz", "replay", str(reproduction), *options, "--", *server],

@@ -112,7 +112,7 @@ def test_no_header_value_reaches_any_output_or_file(tmp_path: Path) -> None:
         )
     assert run.returncode == 1, run.stderr
     written = [path for path in tmp_path.rglob("*") if path.is_file()]
-    assert report in written and len(list(corpus.glob("*.json"))) >= 1
+    assert report in written and len(list(corpus.glob("*/*.json"))) >= 1
     for text in [run.stdout, run.stderr, *(path.read_bytes().decode("utf-8", "replace") for path in written)]:
         assert secret not in text
     document = json.loads(report.read_text())

@@ -29,7 +29,7 @@ def test_the_demo_is_fuzzed_under_the_revision_asked_for_and_its_reproductions_r
     assert run.returncode == 1, run.stdout[-2000:] + run.stderr
     document = json.loads(report.read_text())
     assert document["protocolVersion"] == version and document["options"]["protocolVersion"] == version
-    files = sorted(corpus.glob("*.json"))
+    files = sorted(corpus.glob("*/*.json"))
     assert files
     for path in files:
         reproduction = json.loads(path.read_text())

@@ -42,6 +42,8 @@ REFERENCE = Selection(destructive=DestructiveMode.ALLOW, unavailable=frozenset({
 HANDSHAKE, STATELESS = "2025-06-18", "2026-07-28"
 ARGUMENT_TOOLS = ("book", "divide", "echo", "weather")
 """The tools that get argument cases, and with them the stateless revision's envelope cases."""
+PLAIN_ARGUMENTS = {"book": SIMPLEST_BOOKING, "divide": {"a": 0, "b": 0}, "echo": {"text": ""}, "weather": {"city": "Paris"}}
+"""The arguments the envelope cases' simplest forms carry (`strategies.cases.plain_arguments`)."""
 
 
 def _reference(bug: str | None = None, *, era: str = HANDSHAKE, **options: object) -> RunResult:
@@ -280,7 +282,7 @@ def test_header_mismatch_bug_is_caught_with_the_name_header_left_out() -> None:
     assert rule_tool_pairs(result) == {("header-mismatch", tool) for tool in ARGUMENT_TOOLS}, [f.message for f in result.findings]
     for finding in result.findings:
         assert finding.headers == ((NAME_HEADER, None),), finding.headers
-        assert finding.request["params"]["arguments"] == {}
+        assert finding.request["params"]["arguments"] == PLAIN_ARGUMENTS[finding.tool], "arguments the tool takes: the answer shows the call ran"
         assert finding.response is not None and "result" in finding.response
 
 

@@ -228,7 +228,7 @@ def test_a_batch_goes_out_in_one_write_and_each_request_ends_when_answered(tmp_p
 
     exchanges, seconds = _run(tmp_path, server, client)  # type: ignore[misc]
     assert [exchange.reply.message["result"]["method"] for exchange in exchanges] == ["slow", "quick", "quick"]  # type: ignore[union-attr]
-    assert "first read held 3 requests" in exchanges[0].stderr
+    assert exchanges[0].stderr == ("[2 other requests in flight] first read held 3 requests",), "written with the batch in flight"
     assert len(ended) == 3
     assert ended[0] < 0.5 and ended[1] < 0.5, ended
     assert ended[2] >= 0.5 and seconds >= 0.5, (ended, seconds)

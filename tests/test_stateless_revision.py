@@ -191,7 +191,7 @@ def test_reproductions_record_the_revision_and_replay_it(tmp_path: Path) -> None
     assert run.returncode == 1, run.stdout[-2000:]
     import json
 
-    files = sorted(corpus.glob("unsupported-version--*.json"))
+    files = sorted(corpus.glob("*/unsupported-version--*.json"))
     assert files, sorted(p.name for p in corpus.iterdir())
     reproduction = json.loads(files[0].read_text())
     assert reproduction["protocolVersion"] == "2026-07-28"

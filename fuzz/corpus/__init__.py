@@ -2,6 +2,9 @@
 
 - `reproductions`: a finding as a self-contained, versioned, content-addressed JSON file (the
   target, the handshake, the exact request and answer, the rule, the tool's schema);
+- `targets`: what identifies a target from one night to the next, and names its subdirectory;
+- `ownership`: which of a shared corpus's files are a target's (its subdirectory, and the files
+  written before targets were recorded that name its command);
 - `replay`: a reproduction sent again, FIXED or STILL FAILING (or ERROR when it cannot be run);
 - `export`: a reproduction as a standalone pytest file;
 - `baseline`: the findings a project has accepted, so that only new ones fail a run;

@@ -177,7 +177,7 @@ def export_pytest(reproductions: list[Reproduction], *, file_name: str = "test_m
         output = reproduction.request.get("params", {}).get("arguments", {}).get("output") if reproduction.case is CaseKind.VALID_OUTPUT else None
         cases.append(
             {
-                "name": reproduction.file_name.removesuffix(".json"),
+                "name": (reproduction.source.name if reproduction.source else reproduction.file_name).removesuffix(".json"),
                 "rule": reproduction.rule,
                 "label": reproduction.label,
                 "handshake": list(reproduction.handshake),

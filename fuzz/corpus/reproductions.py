@@ -7,8 +7,9 @@ meanwhile, the rule and profile, the seed, and a one-line command that replays i
 
 Files are written atomically (a temporary file renamed into place), so a run killed at any
 moment leaves whole files or none. A file's name is derived from its content (rule, tool, case
-kind and the request without its id), so the same finding found twice is one file; an existing
-file is kept as it is.
+kind, revision and the request without its id), so the same finding found twice is one file; an
+existing file is kept as it is. Each target's files go to a subdirectory of the corpus named by
+its key (`fuzz.corpus.targets`): a directory shared by several targets keeps them apart.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from fuzz.corpus.targets import TargetIdentity
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
 from strategies import CaseKind
@@ -56,17 +58,39 @@ class Reproduction:
     stderr: tuple[str, ...] = ()
     headers: HeaderOverrides = ()
     """HTTP header values sent instead of those the request implies (a header mismatch)."""
+    target_identity: TargetIdentity | None = None
+    """The target it belongs to across nights; None in a file written before targets were
+    recorded (it belongs to the target whose command it records)."""
     source: Path | None = field(default=None, compare=False)
     """The file it was read from, if any."""
 
     @property
     def file_name(self) -> str:
+        """`RULE--TOOL--HASH.json`, the hash over rule, tool, case kind, revision, request
+        (without its id) and header overrides."""
+        return self._named([self.protocol_version])
+
+    @property
+    def legacy_file_name(self) -> str:
+        """The name an mcp-toolfuzz that recorded no target gave the same finding (no revision in
+        its hash): how a finding is matched to a file of an existing corpus."""
+        return self._named([])
+
+    def _named(self, extra: list[str]) -> str:
         request = {key: value for key, value in self.request.items() if key != "id"}
-        identity = json.dumps([self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else [])],
+        identity = json.dumps([self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *extra],
                               sort_keys=True, ensure_ascii=False)
         digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
         tool = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.tool)[:40] or "envelope"
         return f"{self.rule}--{tool}--{digest}.json"
+
+    @property
+    def relative_path(self) -> Path:
+        """Where it goes in a corpus directory: its target's subdirectory (the directory itself
+        for a reproduction with no target identity)."""
+        if self.target_identity is None:
+            return Path(self.file_name)
+        return Path(self.target_identity.key) / self.file_name
 
     def as_json(self) -> dict[str, Any]:
         return {
@@ -80,6 +104,7 @@ class Reproduction:
             "label": self.label,
             "message": self.message,
             "target": self.target,
+            **({"targetIdentity": self.target_identity.as_json()} if self.target_identity else {}),
             "protocolVersion": self.protocol_version,
             "toolDefinition": self.tool_listing,
             "handshake": list(self.handshake),
@@ -118,6 +143,7 @@ class Reproduction:
                 timeout=float(_typed(data, "timeout", (int, float))),
                 stderr=tuple(data.get("stderr") or ()),
                 headers=_headers(data.get("headers")),
+                target_identity=_identity(data.get("targetIdentity")),
                 source=source,
             )
         except (ValueError, TypeError) as error:
@@ -134,6 +160,14 @@ def _headers(value: Any) -> HeaderOverrides:
     return tuple((name, header) for name, header in value)
 
 
+def _identity(value: Any) -> TargetIdentity | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not isinstance(value.get("server"), str) or not isinstance(value.get("launch"), str):
+        raise TypeError(f"'targetIdentity' is {value!r:.80}, expected {{\"server\": NAME, \"launch\": COMMAND OR URL}}")
+    return TargetIdentity(value["server"], value["launch"])
+
+
 def _typed(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any:
     value = data.get(key)
     if not isinstance(value, kind):
@@ -141,11 +175,12 @@ def _typed(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any
     return value
 
 
-def write(reproduction: Reproduction, directory: Path) -> Path:
-    """Write `reproduction` into `directory` atomically, unless a file of that name (the same
-    finding) is already there. Returns the file's path."""
-    directory.mkdir(parents=True, exist_ok=True)
-    path = directory / reproduction.file_name
+def write(reproduction: Reproduction, corpus: Path) -> Path:
+    """Write `reproduction` into the corpus directory `corpus` (its target's subdirectory)
+    atomically, unless a file of that name (the same finding) is already there. Returns the
+    file's path."""
+    path = corpus / reproduction.relative_path
+    path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
         return path
     write_json_atomically(reproduction.as_json(), path)
@@ -168,14 +203,25 @@ def load(path: Path) -> Reproduction:
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
-    """The reproduction files among `paths`: files as given, directories' `*.json` (sorted, not
-    recursive, hidden files left out). Raises HarnessError for a path that does not exist."""
+    """The reproduction files among `paths`: files as given; a directory's `*.json` and those of
+    its subdirectories (a corpus's targets), one level down, sorted, hidden files and
+    directories left out. Raises HarnessError for a path that does not exist."""
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
-            found += sorted(p for p in path.glob("*.json") if not p.name.startswith("."))
+            found += files_in(path)
+            for sub in sorted(p for p in path.iterdir() if p.is_dir() and not p.name.startswith(".")):
+                found += files_in(sub)
         elif path.is_file():
             found.append(path)
         else:
             raise HarnessError(f"{path}: no such file or directory (give reproduction files or the corpus directory)")
     return found
+
+
+def files_in(directory: Path) -> list[Path]:
+    """The `*.json` files of `directory` itself, sorted, hidden ones left out (none when it is
+    not a directory)."""
+    if not directory.is_dir():
+        return []
+    return sorted(p for p in directory.glob("*.json") if not p.name.startswith(".") and p.is_file())

@@ -7,16 +7,19 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from fuzz.corpus.ownership import already_kept, belongs_to, candidate_files
 from fuzz.corpus.replay import ReplayStatus, replay_on
-from fuzz.corpus.reproductions import CorruptReproduction, Reproduction, discover
+from fuzz.corpus.reproductions import CorruptReproduction, Reproduction
 from fuzz.corpus.reproductions import load as load_reproduction
 from fuzz.corpus.reproductions import write as write_reproduction
+from fuzz.corpus.targets import TargetIdentity, identity_of
 from fuzz.engine.events import (
     CorpusReplayed,
     Listener,
 )
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.random_search import Exploration
+from fuzz.engine.phases.sequences import SequenceExploration
 from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import Finding, FindingKey, Replayed, Skip, ToolSummary
 from fuzz.judging.profiles import resolve
@@ -36,19 +39,24 @@ class RunProgress:
     replayed: list[Replayed] = field(default_factory=list)
 
 
+def identity(options: RunOptions, target: Target) -> TargetIdentity:
+    """The run's target as reproductions record it across nights (`fuzz.corpus.targets`)."""
+    return identity_of(options.target.as_json(), target.description.server_info)
+
+
 async def replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: RunProgress) -> None:
-    """Replay this target's reproductions before anything new is generated. A file that cannot
-    be read is reported by name and skipped; files for other targets are left alone."""
+    """Replay this target's reproductions (under the revision spoken) before anything new is
+    generated. A file that cannot be read is reported by name and skipped; other targets' files
+    are left alone (`fuzz.corpus.ownership`)."""
     assert options.corpus is not None
-    if not options.corpus.is_dir():
-        return
-    for path in discover([options.corpus]):
+    own, recorded = identity(options, target), options.target.as_json()
+    for path in candidate_files(options.corpus, own):
         try:
             reproduction = load_reproduction(path)
         except CorruptReproduction as error:
             replayed = Replayed(str(path), ReplayStatus.ERROR.value, f"skipped: {error}")
         else:
-            if reproduction.target != options.target.as_json() or reproduction.protocol_version != target.description.protocol_version:
+            if not belongs_to(reproduction, own, recorded) or reproduction.protocol_version != target.description.protocol_version:
                 continue
             outcome = await replay_on(target, reproduction)
             rule = resolve(options.profile, target.description.protocol_version).rules.get(reproduction.rule)
@@ -64,8 +72,9 @@ async def replay_corpus(options: RunOptions, target: Target, listener: Listener,
 
 
 def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | None) -> Finding:
-    """Write the finding's reproduction into the corpus (atomically, now: a run killed later
-    keeps it) and note its file on the finding."""
+    """Write the finding's reproduction into this target's part of the corpus (atomically, now:
+    a run killed later keeps it) and note its file on the finding; a finding this target's
+    reproductions already hold is not written again, and is marked so."""
     if options.corpus is None:
         return finding
     reproduction = Reproduction(
@@ -76,6 +85,7 @@ def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | Non
         case=finding.case,
         label=finding.label,
         target=options.target.as_json(),
+        target_identity=identity(options, target),
         protocol_version=target.description.protocol_version,
         tool_listing=dict(tool.listing) if tool is not None and tool.listing else None,
         handshake=target.description.handshake,
@@ -87,16 +97,17 @@ def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | Non
         stderr=finding.stderr,
         headers=finding.headers,
     )
-    path = options.corpus / reproduction.file_name
-    existed = path.exists()
+    kept = already_kept(reproduction, options.corpus)
+    if kept is not None:
+        return replace(finding, reproduction=str(kept), first_seen=False)
     try:
-        write_reproduction(reproduction, options.corpus)
+        path = write_reproduction(reproduction, options.corpus)
     except OSError as error:
         raise ConfigurationError(f"could not write a reproduction to {options.corpus}: {error.strerror or error} (use --corpus DIR or --no-corpus)") from None
-    return replace(finding, reproduction=str(path), first_seen=not existed)
+    return replace(finding, reproduction=str(path))
 
 
-def merge(summary: ToolSummary, exploration: Exploration, kinds: tuple[CaseKind, ...]) -> ToolSummary:
+def merge(summary: ToolSummary, exploration: Exploration | SequenceExploration, kinds: tuple[CaseKind, ...]) -> ToolSummary:
     """`summary` with what `exploration` sent, found, skipped and spent; kinds kept in plan
     order, whichever exploration finished first."""
     kind = exploration.kind
@@ -115,6 +126,7 @@ def merge(summary: ToolSummary, exploration: Exploration, kinds: tuple[CaseKind,
         answers=by_kind({**summary.answers, kind: _added(summary.answers.get(kind, {}), exploration.answers)}),
         refused_fields=_added(summary.refused_fields, exploration.refused_fields),
         has_output_schema=exploration.tool is not None and exploration.tool.output_schema is not None,
+        takes_arguments=exploration.tool is None or exploration.tool.takes_arguments,
     )
 
 

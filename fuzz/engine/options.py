@@ -45,6 +45,8 @@ class RunPhase(Enum):
     every shape) and each keyword's boundary values (`strategies.boundaries`)."""
     RANDOM = "random"
     """Hypothesis's search, seeded by --seed."""
+    SEQUENCE = "sequence"
+    """Sequences of calls, later ones reusing what earlier answers gave (`fuzz.engine.phases.sequences`)."""
 
 
 ALL_PHASES = frozenset(RunPhase)
@@ -111,7 +113,7 @@ class RunOptions:
     """Known-good values (`--argument TOOL.FIELD=VALUE`), resolved against the listed tools when
     the run starts (`fuzz.engine.known_arguments`)."""
     phases: frozenset[RunPhase] = ALL_PHASES
-    """The phases to run (`--phases`): both by default."""
+    """The phases to run (`--phases`): all by default."""
 
     def max_examples_for(self, tool: str | None) -> int:
         return dict(self.tool_max_examples).get(tool or "", self.max_examples)

@@ -29,7 +29,7 @@ from enum import Enum
 from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import Skip
 from strategies import CaseKind, Tool
-from strategies.cases import STATELESS_KINDS
+from strategies.cases import ENVELOPE, SEQUENCES, STATELESS_KINDS
 from strategies.meta import Stateless
 from strategies.schemas import json_equal
 from strategies.values import can_reject_an_object
@@ -63,9 +63,16 @@ class Selection:
 @dataclass(frozen=True, slots=True)
 class ToolPlan:
     tool: Tool | None
-    """None for the malformed request envelopes, which concern no tool."""
+    """None for the malformed request envelopes and for the sequences, which concern no one tool."""
     kinds: tuple[CaseKind, ...]
     skips: tuple[Skip, ...] = ()
+
+    @property
+    def name(self) -> str:
+        """The tool's name; `ENVELOPE` or `SEQUENCES` for the plans of no one tool."""
+        if self.tool is not None:
+            return self.tool.name
+        return SEQUENCES if self.kinds == (CaseKind.SEQUENCE,) else ENVELOPE
 
 
 def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> tuple[ToolPlan, ...]:
@@ -130,6 +137,12 @@ def revision_kinds_for(stateless: Stateless | None) -> tuple[CaseKind, ...]:
     return tuple(kind for kind in STATELESS_KINDS if stateless.over_http or kind is not CaseKind.HEADER_MISMATCH)
 
 
+def may_take_part(tool: Tool, selection: Selection) -> bool:
+    """Whether a tool may be called in a sequence: a selected one that would get valid arguments
+    as a single case (not an unavailable tool, not the mirror tool, not an unsafe one)."""
+    return _selected(tool, selection) and CaseKind.VALID_ARGUMENTS in _plan_tool(tool, selection).kinds
+
+
 def _plan_tool(tool: Tool, selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> ToolPlan:
     if tool.name in selection.unavailable:
         return ToolPlan(tool, (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS))
@@ -183,7 +196,10 @@ def _check_names(selection: Selection, tools: list[Tool], names: set[str]) -> No
         raise ConfigurationError(f"{mirror!r} is given both as --mirror-tool and as --unavailable; a tool is one or the other")
 
 
-def with_envelope(plans: Sequence[ToolPlan], envelope: bool) -> tuple[ToolPlan, ...]:
+def with_envelope(plans: Sequence[ToolPlan], envelope: bool, *, sequences: bool = False) -> tuple[ToolPlan, ...]:
     """The run's plan: the malformed requests that name no tool first (when `envelope`), then
-    the tools'."""
-    return ((ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)),) if envelope else ()) + tuple(plans)
+    the tools', then the sequences (when `sequences` and a tool may take part: one that gets
+    valid arguments)."""
+    sequence = sequences and any(CaseKind.VALID_ARGUMENTS in tool_plan.kinds for tool_plan in plans)
+    return ((ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)),) if envelope else ()) + tuple(plans) + (
+        (ToolPlan(None, (CaseKind.SEQUENCE,)),) if sequence else ())

@@ -14,6 +14,11 @@ under one, all JSON-RPC errors under the other). Each exploration is seeded from
 tool and kind alone, so the same calls are drawn under every revision until their answers differ.
 Answers that were mixed under a revision are not compared: which share of valid calls succeeds
 depends on the values drawn, not on the revision.
+
+What only some revisions judged (a case kind that exists under one revision only, such as the
+envelope kinds of 2026-07-28; a tool one revision does not list) cannot differ, and is listed
+apart (`Uncompared`), with what those revisions made of it: two revisions with five problems and
+three are never shown as differing in nothing.
 """
 
 from __future__ import annotations
@@ -69,12 +74,32 @@ class Difference:
 
 
 @dataclass(frozen=True, slots=True)
+class Uncompared:
+    """A tool and case kind that some of the revisions fuzzed did not judge."""
+
+    tool: str
+    case: CaseKind
+    behaviours: tuple[Behaviour, ...]
+    """One per revision that sent this tool cases of this kind, newest revision first."""
+    missing: tuple[str, ...]
+    """The revisions fuzzed that sent it none."""
+
+    @property
+    def versions(self) -> tuple[str, ...]:
+        return tuple(behaviour.version for behaviour in self.behaviours)
+
+
+@dataclass(frozen=True, slots=True)
 class RevisionRuns:
     runs: tuple[RunResult, ...]
     """One per revision the target spoke, newest first."""
     unfuzzed: tuple[Unfuzzed, ...]
     differences: tuple[Difference, ...]
     seconds: float
+    uncompared: tuple[Uncompared, ...] = ()
+    """What only some of the revisions judged (none with one revision fuzzed)."""
+    compared: int = 0
+    """Tools and case kinds judged under two revisions or more: those `differences` are among."""
 
     @property
     def exit_code(self) -> int:
@@ -126,7 +151,8 @@ def run_each_revision(options: RunOptions, listener_for: Callable[[str], Listene
     if not runs:
         answers = "; ".join(f"{item.version}: {item.reason}" for item in unfuzzed if item.tried)
         raise HandshakeError(f"--protocol-version all: the target opened under none of the revisions mcp-toolfuzz speaks ({answers})")
-    return RevisionRuns(tuple(runs), tuple(unfuzzed), differences(tuple(runs)), time.monotonic() - started)
+    fuzzed = tuple(runs)
+    return RevisionRuns(fuzzed, tuple(unfuzzed), differences(fuzzed), time.monotonic() - started, uncompared(fuzzed), compared(fuzzed))
 
 
 def _behaviours(result: RunResult) -> dict[tuple[str, CaseKind], Behaviour]:
@@ -166,3 +192,27 @@ def differences(runs: tuple[RunResult, ...]) -> tuple[Difference, ...]:
         if len(present) > 1 and not _classified_alike(present):
             found.append(Difference(tool, kind, tuple(present)))
     return tuple(found)
+
+
+def uncompared(runs: tuple[RunResult, ...]) -> tuple[Uncompared, ...]:
+    """The tools and case kinds that some of `runs` judged and others did not (see the module)."""
+    if len(runs) < 2:
+        return ()
+    by_run = [(result.protocol_version or "", _behaviours(result)) for result in runs]
+    keys = list(dict.fromkeys(key for _, behaviours in by_run for key in behaviours))
+    found = []
+    for tool, kind in keys:
+        missing = tuple(version for version, behaviours in by_run if (tool, kind) not in behaviours)
+        if missing:
+            present = tuple(behaviours[tool, kind] for _, behaviours in by_run if (tool, kind) in behaviours)
+            found.append(Uncompared(tool, kind, present, missing))
+    return tuple(found)
+
+
+def compared(runs: tuple[RunResult, ...]) -> int:
+    """How many tools and case kinds two of `runs` or more judged (what `differences` compares)."""
+    counts: dict[tuple[str, CaseKind], int] = {}
+    for result in runs:
+        for key in _behaviours(result):
+            counts[key] = counts.get(key, 0) + 1
+    return sum(1 for count in counts.values() if count > 1)

@@ -25,7 +25,7 @@ from fuzz.engine.events import (
 from fuzz.engine.hypothesis_threads import guard as guard_hypothesis
 from fuzz.engine.keeping import RunProgress, replay_corpus
 from fuzz.engine.known_arguments import resolve_known_arguments
-from fuzz.engine.options import RunOptions
+from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.plan import ToolPlan, excluded, plan, revision_kinds_for, with_envelope
 from fuzz.engine.scheduler import Job, Runner
 from fuzz.engine.shards import assign, run_in_processes
@@ -35,7 +35,6 @@ from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult
 from fuzz.judging.oracle import Criteria
 from fuzz.judging.profiles import resolve
 from fuzz.wire.target import Target, open_target
-from strategies.cases import ENVELOPE
 
 _GRACE = 3.0
 """Seconds past --max-time allowed for closing the target and writing what was found."""
@@ -171,7 +170,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
         protocol_version=target.description.protocol_version,
         listed_names=tuple(tool.name for tool in target.tools),
     )
-    tool_plans = with_envelope(plans, options.envelope)
+    tool_plans = with_envelope(plans, options.envelope, sequences=RunPhase.SEQUENCE in options.phases)
     owned = _owned(tool_plans, options)
     guard_hypothesis()
     runner = Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
@@ -187,7 +186,7 @@ def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[i
     named by `options.only`, when it is set."""
     places: Sequence[int] = range(len(tool_plans))
     if options.only is not None:
-        names = [tool_plan.tool.name if tool_plan.tool else ENVELOPE for tool_plan in tool_plans]
+        names = [tool_plan.name for tool_plan in tool_plans]
         places = [index for index in places if names[index] in options.only]
     if options.shard is None:
         return frozenset(places)

@@ -33,6 +33,7 @@ from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import BoundaryValues, Canonical, canonical_for, send_canonical
 from fuzz.engine.phases.random_search import Exploration
+from fuzz.engine.phases.sequences import SequenceExploration, explore_sequences
 from fuzz.engine.phases.trials import ACCEPTED_KEPT
 from fuzz.engine.plan import ToolPlan
 from fuzz.engine.schema_reach import SCHEMA_KINDS, SchemaReach
@@ -43,7 +44,6 @@ from fuzz.judging.rules import TOOL_NAME
 from fuzz.judging.tool_names import listing_findings
 from fuzz.wire.target import Target
 from strategies import Case, CaseKind, Tool
-from strategies.cases import ENVELOPE
 from strategies.meta import Stateless
 
 EXTRA_WORKERS = 3
@@ -88,7 +88,7 @@ class Job:
     found the server accepts is there to mutate (the same whatever the scheduling), and so that
     a schema no value satisfies is skipped once."""
     done: trio.Event = field(default_factory=trio.Event)
-    exploration: Exploration | None = None
+    exploration: Exploration | SequenceExploration | None = None
     canonical: Canonical | None = None
     canonical_sent: trio.Event = field(default_factory=trio.Event)
     """Set once its canonical cases have been sent and answered (or timed out); at once for a
@@ -278,6 +278,10 @@ class Runner:
             self._finished(job)
             return False
         share = now + (self.deadline - now) * min(self.options.workers, left) / left
+        if job.kind is CaseKind.SEQUENCE:
+            tools = [tool_plan.tool for tool_plan in self.tool_plans if tool_plan.tool is not None and CaseKind.VALID_ARGUMENTS in tool_plan.kinds]
+            return await self._finish_job(job, await explore_sequences(
+                self.options, tools, self.criteria, self.deadline, share, self.target.protocol_version))
         exploration = job.exploration = Exploration(
             self.options, self.dispatcher, job.tool, job.kind, self.listed, self.criteria, self.deadline, share, job.round,
             job.canonical,
@@ -287,6 +291,12 @@ class Runner:
             reach=self._reach_of(job),
         )
         await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+        return await self._finish_job(job, exploration)
+
+    async def _finish_job(self, job: Job, exploration: Exploration | SequenceExploration) -> bool:
+        """Keep what an exploration found and sent in its tool's summary, announce its findings;
+        True when its share of --max-time cut it short."""
+        job.exploration = exploration
         kept = self.accepted.setdefault(job.index, [])
         kept.extend(exploration.accepted[: ACCEPTED_KEPT - len(kept)])
         self.progress.restarts = self.target.restarts
@@ -355,7 +365,7 @@ class Runner:
         """The tool's summary; made (and the tool announced started) on first use."""
         if index not in self.progress.summaries:
             tool_plan = self.tool_plans[index]
-            name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
+            name = tool_plan.name
             self.progress.summaries[index] = ToolSummary(name, {}, (), tool_plan.skips)
             self.listener(ToolStarted(name))
         return self.progress.summaries[index]

@@ -144,9 +144,9 @@ def build_parser() -> argparse.ArgumentParser:
                           f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
                           "two where two cores are free, else one)")
     run.add_argument("--phases", type=_phases, default=ALL_PHASES, metavar="PHASE,...",
-                     help="the phases to run, each tool's boundary phase (deterministic: every shape's simplest case and each "
-                          "schema keyword's boundary values) and then its random search (Hypothesis, seeded): boundary, random "
-                          "(default: both)")
+                     help="the phases to run: boundary (each tool, deterministic: every shape's simplest case and each schema "
+                          "keyword's boundary values), random (each tool: Hypothesis's search, seeded) and sequence (sequences "
+                          "of calls reusing what earlier answers gave) (default: all three)")
     run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
                      help=f"also write the result to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)")
     _add_target_options(run)

@@ -273,11 +273,13 @@ def _export(options: argparse.Namespace) -> int:
         raise ConfigurationError(f"no reproduction to export in {', '.join(map(str, options.paths))}")
     if any(r.target.get("transport") != "stdio" for r in reproductions):
         raise ConfigurationError("export --pytest writes tests for stdio targets only; replay HTTP reproductions with `mcp-toolfuzz replay FILE --url URL`")
-    targets = {r.target_identity.key if r.target_identity else json.dumps(r.target.get("command", [])) for r in reproductions}
-    if len(targets) > 1:
+    commands = {json.dumps(r.target.get("command", [])) for r in reproductions}
+    keys = {r.target_identity.key for r in reproductions if r.target_identity is not None}
+    targets = max(len(commands), len(keys))  # a file from before targets were recorded has no key: its command tells
+    if targets > 1:
         places = sorted({str(r.source.parent) for r in reproductions if r.source is not None})
         raise ConfigurationError(
-            f"the reproductions are of {len(targets)} different targets (in {', '.join(places[:4])}{', ...' if len(places) > 4 else ''}); "
+            f"the reproductions are of {targets} different targets (in {', '.join(places[:4])}{', ...' if len(places) > 4 else ''}); "
             "export one target's files at a time: give its subdirectory of the corpus, e.g. "
             f"`mcp-toolfuzz export {places[-1] if places else 'corpus/TARGET'} --pytest -o FILE`"
         )

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from fuzz.engine.options import RunOptions
+from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.plan import ToolPlan, plan, revision_kinds_for, with_envelope
 from fuzz.engine.run import run_on
 from fuzz.errors import ConfigurationError, HarnessError
@@ -85,7 +85,7 @@ _HOSTS = pytest.StashKey["_Hosts"]()
 
 def _applicable(tool_plan: ToolPlan, rules: Sequence[str]) -> list[str]:
     """The rules that apply to a planned tool, before it is fuzzed (as the reports decide it)."""
-    planned = ToolSummary(tool_plan.tool.name if tool_plan.tool else ENVELOPE, {kind: 0 for kind in tool_plan.kinds}, (),
+    planned = ToolSummary(tool_plan.name, {kind: 0 for kind in tool_plan.kinds}, (),
                           tool_plan.skips)
     has_output = tool_plan.tool is not None and tool_plan.tool.output_schema is not None
     return list(tool_exercise(planned, rules, has_output_schema=has_output))
@@ -101,7 +101,7 @@ def _judged_rules(options: RunOptions, host: HostedTarget) -> list[str]:
 
 def _tool_plans(options: RunOptions, host: HostedTarget) -> list[ToolPlan]:
     kinds = revision_kinds_for(host.target.stateless)
-    return list(with_envelope(plan(host.target.tools, options.selection, kinds), options.envelope))
+    return list(with_envelope(plan(host.target.tools, options.selection, kinds), options.envelope, sequences=RunPhase.SEQUENCE in options.phases))
 
 
 # ------------------------------------------------------------------ verdicts
@@ -179,7 +179,7 @@ class InvariantsCollector(pytest.Collector):
             raise self.CollectError(f"mcp-toolfuzz: {error}") from None
         rules = _judged_rules(self.options, self.host())
         for tool_plan in plans:
-            name = tool_plan.tool.name if tool_plan.tool else ENVELOPE
+            name = tool_plan.name
             yield ToolCollector.from_parent(self, name=shown(name), tool=name, rules=_applicable(tool_plan, rules))
 
     @property
@@ -277,7 +277,7 @@ def fixture_test(fixture: str, arguments: tuple[str, ...], seed: int | None, max
             pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
         try:
             result = host.run(run_on, options)
-            pairs = [(tool_plan.tool.name if tool_plan.tool else ENVELOPE, rule)
+            pairs = [(tool_plan.name, rule)
                      for tool_plan in _tool_plans(options, host) for rule in _applicable(tool_plan, _judged_rules(options, host))]
         finally:
             host.close()

@@ -273,10 +273,11 @@ def exercise_of_run(result: RunResult) -> dict[str, Exercise]:
 
 def tool_hint(summary: ToolSummary) -> str | None:
     """For a tool whose valid calls all failed: which field the refusals named, and how to give
-    a value the tool accepts."""
+    a value the tool accepts. None where `--argument` cannot help: a tool that takes no
+    arguments."""
     counts = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
     total = sum(counts.values())
-    if not total or counts.get(SUCCESS, 0):
+    if not total or counts.get(SUCCESS, 0) or not summary.takes_arguments:
         return None
     refused = total - counts.get(NO_ANSWER, 0) - counts.get(EXITED, 0)
     start = f"no valid call to {summary.tool} succeeded ({refused} of {total} refused)"

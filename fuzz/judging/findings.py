@@ -37,6 +37,32 @@ class Replayed:
 
 
 @dataclass(frozen=True, slots=True)
+class Use:
+    """A value a sequence's request reused: argument `argument` took the value found at `path`
+    (from the result's root) in the answer of step `step` (0-based), so that a replay can take the
+    value that answer holds *then*."""
+
+    argument: str
+    step: int
+    path: tuple[str | int, ...]
+
+    def as_json(self) -> dict[str, Any]:
+        return {"argument": self.argument, "step": self.step, "path": list(self.path)}
+
+
+@dataclass(frozen=True, slots=True)
+class SequenceStep:
+    """A request a sequence sent before the one that violated a rule, and its answer."""
+
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+    uses: tuple[Use, ...] = ()
+
+    def as_json(self) -> dict[str, Any]:
+        return {"request": self.request, "response": self.response, "uses": [use.as_json() for use in self.uses]}
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """A rule violated by a tool for a kind of case, with the minimal request Hypothesis shrank
     to and the exact answer it got (None when none came)."""
@@ -60,6 +86,13 @@ class Finding:
     """The reproduction file written for it, if the run keeps a corpus."""
     first_seen: bool = True
     """False when the corpus already held this very reproduction."""
+    steps: tuple[SequenceStep, ...] = ()
+    """A sequence finding's requests before `request`, in order (`fuzz.engine.phases.sequences`)."""
+    uses: tuple[Use, ...] = ()
+    """Where the values `request` reused came from (a sequence finding's)."""
+    judged_as: CaseKind | None = None
+    """A sequence finding's request, as the kind of case it was judged as (valid arguments,
+    invalid arguments, an unknown tool); None: as `case`."""
 
     @property
     def answer_kind(self) -> str:
@@ -94,6 +127,8 @@ class Finding:
             **({"headers": dict(self.headers)} if self.headers else {}),
             "reproduction": self.reproduction,
             "firstSeen": self.first_seen,
+            **({"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses],
+                "judgedAs": self.judged_as.value if self.judged_as else None} if self.case is CaseKind.SEQUENCE else {}),
         }
 
 
@@ -120,6 +155,8 @@ class ToolSummary:
     """Of the refused valid calls, how many named each top-level field (a hint: which value
     the tool wants)."""
     has_output_schema: bool = False
+    takes_arguments: bool = True
+    """Its inputSchema names an argument (a tool that takes none has no field to give a value for)."""
     schema_coverage: tuple[KeywordCoverage, ...] = ()
     """Each keyword of the tool's schemas and the cases that reached each of its sides
     (`fuzz.judging.schema_coverage`); empty for a tool that got no argument or output cases."""

@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from fuzz import __version__
-from fuzz.engine.revisions import Behaviour, Difference, RevisionRuns
+from fuzz.engine.revisions import Behaviour, Difference, RevisionRuns, Uncompared
 from fuzz.files import write_json_atomically, write_text_atomically
 from fuzz.reports import html, json_report, junit, markdown, sarif
 from fuzz.reports.problems import headline
 from fuzz.reports.problems import shown as shown_tool
-from fuzz.text import printable, safe_line, show
+from fuzz.text import listing, printable, safe_line, show
 from strategies.envelopes import ABSENT
 from strategies.meta import with_meta
 
@@ -61,6 +61,16 @@ def as_json(runs: RevisionRuns) -> dict[str, Any]:
         "revisions": [json_report.as_json(result) for result in runs.runs],
         "unfuzzed": [{"protocolVersion": item.version, "reason": item.reason} for item in runs.unfuzzed],
         "differences": [_difference_json(difference) for difference in runs.differences],
+        "notCompared": [_uncompared_json(item) for item in runs.uncompared],
+    }
+
+
+def _uncompared_json(item: Uncompared) -> dict[str, Any]:
+    return {
+        "tool": item.tool or None,
+        "case": item.case.value,
+        "revisions": {behaviour.version: _behaviour_json(behaviour) for behaviour in item.behaviours},
+        "notJudgedUnder": list(item.missing),
     }
 
 
@@ -82,7 +92,8 @@ def comparison_lines(runs: RevisionRuns) -> list[str]:
     differences = runs.differences
     if len(runs.runs) > 1:
         lines.append("")
-        lines.append(f"Differences: {len(differences) or 'none'} (the same tool and case kind classified differently)")
+        lines.append(f"Differences: {len(differences) or 'none'} (the same tool and case kind classified differently, "
+                     f"of {runs.compared} judged under more than one revision)")
     for difference in differences:
         lines.append(f"  {shown_tool(difference.tool)} · {difference.case.value} cases")
         alike: dict[tuple[str, str], list[str]] = {}
@@ -97,10 +108,40 @@ def comparison_lines(runs: RevisionRuns) -> list[str]:
                 lines.append(f"      minimal request params: {shown}")
         if len(requests) == 1:
             lines.append(f"    minimal request params: {requests.pop()}")
+    lines += uncompared_lines(runs.uncompared)
     lines.append("")
     spoken = ", ".join(runs.versions)
     lines.append(f"all revisions: {len(runs.runs)} fuzzed ({spoken}) · {len(differences)} differences · "
                  f"{runs.seconds:.1f} s · exit {runs.exit_code}")
+    return lines
+
+
+UNCOMPARED_SHOWN = 10
+"""Uncompared tools and case kinds with a finding shown per group of revisions; the rest, and
+those without a finding, are counted (the JSON report lists each)."""
+
+
+def uncompared_lines(items: tuple[Uncompared, ...]) -> list[str]:
+    """What only some revisions judged, by the revisions that judged it: each with a finding
+    and what it was, then those without one, named in short."""
+    if not items:
+        return []
+    lines = ["", f"Judged under some revisions only: {len(items)} (tool and case kinds not compared: the other revisions sent them no case)"]
+    groups: dict[tuple[str, ...], list[Uncompared]] = {}
+    for item in items:
+        groups.setdefault(item.versions, []).append(item)
+    for versions, group in groups.items():
+        found = [item for item in group if any(behaviour.findings for behaviour in item.behaviours)]
+        lines.append(f"  under {', '.join(versions)} only: {len(group)}, {len(found)} with findings")
+        for item in found[:UNCOMPARED_SHOWN]:
+            told = "; ".join(f"{behaviour.version}: {_describe(behaviour)}" for behaviour in item.behaviours) if len(versions) > 1 else \
+                _describe(item.behaviours[0])
+            lines.append(f"    {shown_tool(item.tool)} · {item.case.value} cases: {told}")
+        if len(found) > UNCOMPARED_SHOWN:
+            lines.append(f"    and {len(found) - UNCOMPARED_SHOWN} more with findings (the JSON report lists each)")
+        clean = [f"{shown_tool(item.tool)} {item.case.value}" for item in group if item not in found]
+        if clean:
+            lines.append(f"    without a finding: {listing(clean)}")
     return lines
 
 

@@ -53,7 +53,6 @@ _ANOMALIES_KEPT = 2_000
 """Odd messages on the shared stream kept for the requests in flight; beyond it the older half
 goes (a server writing a log line to stdout per call would grow it for the whole run)."""
 
-
 SETTLE_SECONDS = 1.0
 """After an answer over HTTP, how long to wait for the rest of its response (a second answer
 in the same SSE stream is a finding): a server should end the stream after the answer."""
@@ -67,13 +66,14 @@ class Session:
         self._max_depth = max_depth
         self._next_id = 0
         self._waiters: dict[str, Waiter] = {}
+        transport.track_requests(self._waiters)  # each stderr line notes what was in flight
         self._finished: OrderedDict[str, bool] = OrderedDict()
         """Ids whose exchange is over, and whether an answer had come by then."""
         self._anomalies: list[Anomaly] = []
         """What was odd on the shared stream, the latest of them (see `_ANOMALIES_KEPT`)."""
         self._anomalies_dropped = 0
         self._closed = trio.Event()
-        self.notifications_seen = 0
+        self.tools_changed = 0  # `notifications/tools/list_changed` seen: the sequence phase lists the tools again
         self._written = 0
         self._latest_written_answered = -1
         self.closing = False
@@ -290,7 +290,7 @@ class Session:
             request=request,
             reply=reply,
             anomalies=tuple(waiter.anomalies + shared),
-            stderr=self.transport.stderr_since(marks.stderr),
+            stderr=self.transport.stderr_since(marks.stderr, request=id_key(request["id"])),
             headers=headers,
         )
 
@@ -330,7 +330,7 @@ class Session:
             else:
                 anomalies.append(Anomaly(AnomalyKind.STRAY_ANSWER, show(incoming.message, 2000), own=origin is not None))
         elif isinstance(incoming, Notification):
-            self.notifications_seen += 1
+            self.tools_changed += incoming.method == "notifications/tools/list_changed"
         else:
             anomalies.append(Anomaly(AnomalyKind.GARBAGE, f"{incoming.text} ({incoming.reason})", own=origin is not None))
 

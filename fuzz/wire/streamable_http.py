@@ -108,8 +108,11 @@ class HttpTransport:
     def stderr_mark(self) -> int:
         return 0
 
-    def stderr_since(self, mark: int, *, limit: int = 40) -> tuple[str, ...]:
+    def stderr_since(self, mark: int, *, limit: int = 40, request: str | None = None) -> tuple[str, ...]:
         return ()
+
+    def track_requests(self, in_flight: Mapping[str, object]) -> None:
+        """No stderr to note it on."""
 
     def stderr_tail(self, limit: int = 20) -> tuple[str, ...]:
         return ()

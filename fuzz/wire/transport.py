@@ -45,6 +45,23 @@ is a task of its own; a wrapper's child may write just after the wrapper exits).
 class StderrLine:
     number: int
     text: str
+    in_flight: int = 0
+    """How many requests were in flight when the harness read it."""
+    alone: str | None = None
+    """The one request then in flight (its id key, `fuzz.wire.jsonrpc.id_key`), when only one was."""
+
+    def quoted_for(self, request: str) -> str:
+        """The line as a request's exchange quotes it: as it is when `request` was the only one
+        in flight, else marked as written while other requests were (it may be theirs)."""
+        if self.in_flight == 1 and self.alone == request:
+            return self.text
+        others = max(1, self.in_flight - 1)
+        return f"{OTHERS_MARK.format(others=others, s='s' if others > 1 else '')}{self.text}"
+
+
+OTHERS_MARK = "[{others} other request{s} in flight] "
+"""What precedes a stderr line quoted for a request that was not alone in flight when the line
+was read: the line may be another request's doing."""
 
 
 class TransportClosed(Exception):
@@ -114,7 +131,13 @@ class Transport(Protocol):
     @property
     def stderr_mark(self) -> int: ...
 
-    def stderr_since(self, mark: int, *, limit: int = 40) -> tuple[str, ...]: ...
+    def stderr_since(self, mark: int, *, limit: int = 40, request: str | None = None) -> tuple[str, ...]:
+        """The last `limit` stderr lines after `mark`; `request` (an id key): quoted for that
+        request (`StderrLine.quoted_for`)."""
+
+    def track_requests(self, in_flight: Mapping[str, object]) -> None:
+        """The session's requests in flight, by id key (it hands its own, kept live): what was in
+        flight when each stderr line was read is noted with the line."""
 
     def stderr_tail(self, limit: int = 20) -> tuple[str, ...]: ...
 
@@ -148,6 +171,7 @@ class StdioTransport:
         self._stderr: deque[StderrLine] = deque(maxlen=STDERR_LINES_KEPT)
         self._stderr_count = 0
         self._stderr_ended = trio.Event()
+        self._in_flight: Mapping[str, object] = {}
         self._send_lock = trio.Lock()
 
     @classmethod
@@ -225,21 +249,27 @@ class StdioTransport:
                 if isinstance(frame, Oversized) and not frame.ended:
                     continue
                 self._stderr_count += 1
-                self._stderr.append(StderrLine(self._stderr_count, _stderr_text(frame)))
+                in_flight = len(self._in_flight)
+                alone = next(iter(self._in_flight)) if in_flight == 1 else None
+                self._stderr.append(StderrLine(self._stderr_count, _stderr_text(frame), in_flight, alone))
         finally:
             self._stderr_ended.set()
+
+    def track_requests(self, in_flight: Mapping[str, object]) -> None:
+        self._in_flight = in_flight
 
     @property
     def stderr_mark(self) -> int:
         """The number of stderr lines seen so far; pass it to `stderr_since` later."""
         return self._stderr_count
 
-    def stderr_since(self, mark: int, *, limit: int = 40) -> tuple[str, ...]:
+    def stderr_since(self, mark: int, *, limit: int = 40, request: str | None = None) -> tuple[str, ...]:
         """The last `limit` lines after `mark`: lines are numbered in order, so they are the
-        newest (count - mark) of the buffer, read from its end (not the whole buffer per request)."""
+        newest (count - mark) of the buffer, read from its end (not the whole buffer per request).
+        `request` (an id key): each line quoted for that request (`StderrLine.quoted_for`)."""
         wanted = min(self._stderr_count - mark, limit)
-        newest = [line.text for line in itertools.islice(reversed(self._stderr), max(wanted, 0))]
-        return tuple(reversed(newest))
+        newest = list(itertools.islice(reversed(self._stderr), max(wanted, 0)))
+        return tuple(line.text if request is None else line.quoted_for(request) for line in reversed(newest))
 
     def stderr_tail(self, limit: int = 20) -> tuple[str, ...]:
         return self.stderr_since(0, limit=limit)

@@ -9,7 +9,7 @@ its own before each answer, writes noise on stderr, omits `isError` on success, 
 `python reference_server.py --bug RULE` breaks exactly the rule RULE, in a way triggered by one
 argument where the rule concerns arguments, so that tests can check the shrunk request:
 
-- unknown-tool: an unknown name gets JSON-RPC error -32602.
+- unknown-tool: an unknown name gets JSON-RPC error -32602 (`--unknown-tool-code CODE`: CODE).
 - invalid-arguments: arguments failing the inputSchema get JSON-RPC error -32602.
 - arguments-not-validated: `book.nights` is never checked against its maximum (30).
 - tool-failure: `divide` with b == 0 lets the error escape as JSON-RPC error -32603.
@@ -128,8 +128,9 @@ CALL_TOOL_PARAMS = jsonschema.Draft202012Validator(
 
 
 class Server:
-    def __init__(self, bug: str | None) -> None:
+    def __init__(self, bug: str | None, unknown_tool_code: int = -32602) -> None:
         self.bug = bug
+        self.unknown_tool_code = unknown_tool_code
         self.lock = threading.Lock()
         self.random = random.Random(0)
         self.server_request_id = 0
@@ -227,7 +228,7 @@ class Server:
         name, arguments = params["name"], params.get("arguments", {})
         if name not in VALIDATORS:
             if bug == "unknown-tool":
-                return {"error": {"code": -32602, "message": f"Unknown tool: {name}"}}
+                return {"error": {"code": self.unknown_tool_code, "message": f"Unknown tool: {name}"}}
             if bug == "tool-list-leak":
                 return tool_error(f"Unknown tool: {name}. Available tools: {', '.join(VALIDATORS)}.")
             return tool_error(f"Unknown tool: {name}. Re-run tools/list and retry.")
@@ -297,9 +298,10 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--bug", default=None)
     parser.add_argument("--label", default=None, help="ignored; lets a test find this process")
+    parser.add_argument("--unknown-tool-code", type=int, default=-32602, help="the error code of the unknown-tool bug")
     parser.add_argument("--http", type=int, metavar="PORT", help="serve 2026-07-28 over Streamable HTTP on 127.0.0.1:PORT/mcp")
     options = parser.parse_args()
-    server = Server(options.bug)
+    server = Server(options.bug, options.unknown_tool_code)
     if options.http is None:
         server.serve()
     else:

@@ -31,6 +31,7 @@ from fuzz.engine.hypothesis_threads import BUILDING
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import Canonical
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
+from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.schema_reach import SchemaReach
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.findings import Finding
@@ -51,25 +52,6 @@ run (a cache of 10,000 examples and the tree of choices made), which grows with 
 parts, memory stays flat over a night. On the demo at the defaults (two processes, the second
 worker often running), 100k calls into a 40-minute budget: 144 MB summed RSS with parts of 500
 batches, 112 MB with 100, the same cases per second."""
-
-class RuleViolated(Exception):
-    """Raised inside a Hypothesis example to fail it; carries the finding."""
-
-    def __init__(self, finding: Finding) -> None:
-        super().__init__(finding.message)
-        self.finding = finding
-
-
-_violation_types: dict[str, type[RuleViolated]] = {}
-
-
-def _violation_type(rule_id: str) -> type[RuleViolated]:
-    """One exception class per rule, so that Hypothesis tells the rules apart while shrinking."""
-    if rule_id not in _violation_types:
-        name = "RuleViolated_" + rule_id.replace("-", "_")
-        _violation_types[rule_id] = type(name, (RuleViolated,), {})
-    return _violation_types[rule_id]
-
 
 class Exploration(BatchTrials):
     """`kind` cases for `tool` (None: malformed envelopes that name no tool); `run` it in a
@@ -237,11 +219,11 @@ class Exploration(BatchTrials):
                 f"{self.kind.value} cases, and none of the kinds built on valid values"
             )
         except BaseException as error:
-            if _leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
+            if leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
                 raise
-            self.out_of_time = _leaves_of_type(error, (OutOfTime,))
-            share_spent = self.share_spent = _leaves_of_type(error, (ShareSpent,))
-            violations = _violations_in(error)
+            self.out_of_time = leaves_of_type(error, (OutOfTime,))
+            share_spent = self.share_spent = leaves_of_type(error, (ShareSpent,))
+            violations = violations_in(error)
             if violations:
                 self.findings = [violation.finding for violation in violations]
             elif self.lost is None and not self.out_of_time and not share_spent:
@@ -311,26 +293,12 @@ class Exploration(BatchTrials):
             if finding.rule.id == HANG_RULE and self._confirmed_hang is None and not suspecting:
                 self._confirmed_hang = finding
             self._latest[finding.rule.id] = finding
-            raise _violation_type(finding.rule.id)(finding)
+            raise violation_type(finding.rule.id)(finding)
 
 def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0, part: int = 0) -> int:
     suffix = (f"\0{round}" if round else "") + (f"\0part {part}" if part else "")
     digest = hashlib.sha256(f"{run_seed}\0{tool}\0{kind.value}{suffix}".encode()).digest()
     return int.from_bytes(digest[:8], "big")
-
-
-def _violations_in(error: BaseException) -> list[RuleViolated]:
-    if isinstance(error, RuleViolated):
-        return [error]
-    if isinstance(error, BaseExceptionGroup):
-        return [found for inner in error.exceptions for found in _violations_in(inner)]
-    return []
-
-
-def _leaves_of_type(error: BaseException, types: tuple[type[BaseException], ...]) -> bool:
-    if isinstance(error, BaseExceptionGroup):
-        return any(_leaves_of_type(inner, types) for inner in error.exceptions)
-    return isinstance(error, types)
 
 
 def _where_raised(error: BaseException) -> str:

@@ -1,0 +1,338 @@
+"""The sequence phase: Hypothesis's stateful testing driving the target with calls of its tools,
+later calls reusing what earlier answers gave, every answer judged by the same rules.
+
+A sequence is a `RuleBasedStateMachine` run: one rule per tool that takes part (a call with
+arguments drawn from its schema, as a valid-arguments case draws them), and one for the tools
+that appear during the sequence. An argument whose name is of the id or name family
+(`strategies.learning`) takes, unless the draw says otherwise (`fresh`, which shrinks to False),
+a value of its family that an earlier answer gave: so `create_note` then `delete_note` with the
+id it returned then `get_note` with the same id is three rules, not a one-in-a-million guess.
+
+When the target says `notifications/tools/list_changed`, the sequence lists the tools again: a
+tool that was listed and is gone is called once more, with the arguments it last had, and must
+be answered as an unknown tool; a tool that appears joins the sequence.
+
+Each sequence starts from a fresh target of its own (stdio: restarted before a sequence when the
+one before called a tool not annotated read-only; about 40 ms for a Python server), apart from the
+target the single cases use, so that neither sees the other's state. A target given by URL
+cannot be restarted: its sequences share its state, and only reuse what they created.
+
+A violation fails the Hypothesis example with the rule's own exception (as in
+`fuzz.engine.phases.random_search`), so that each rule shrinks to its shortest sequence: steps
+removed, values simplified. The finding carries the steps before the violating request
+(`Finding.steps`) and where each reused value came from (`Use`), so that a replay on a fresh
+target learns the values again.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import trio
+from hypothesis import HealthCheck, Verbosity, reject, settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+
+from fuzz.engine.dispatch import Dispatcher, Sent
+from fuzz.engine.options import RunOptions
+from fuzz.engine.phases.random_search import derived_seed
+from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
+from fuzz.engine.plan import may_take_part
+from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
+from fuzz.judging.answers import AnswerClass
+from fuzz.judging.coverage import bucket
+from fuzz.judging.findings import Finding, SequenceStep, Use
+from fuzz.judging.oracle import Criteria, assess, describe_violation
+from fuzz.wire.lifecycle import list_tools
+from fuzz.wire.replies import Answered
+from fuzz.wire.target import HttpTarget, Target, open_target
+from strategies import Case, CaseKind, Tool
+from strategies.arguments import valid_arguments
+from strategies.cases import SEQUENCES
+from strategies.envelopes import call_params
+from strategies.learning import Learned, fits, fitting_fields, learned_from
+
+SEQUENCE_STEPS = 10
+
+_SINGLE_CASE_RULES = frozenset({"request-answered", "target-alive"})
+"""Calls in one sequence at most (Hypothesis's `stateful_step_count`)."""
+
+_PICKS = st.integers(0, 255)
+
+
+@dataclass
+class _Sequence:
+    """One sequence's state: its steps so far and what their answers taught."""
+
+    steps: list[SequenceStep] = field(default_factory=list)
+    learned: list[tuple[int, Learned]] = field(default_factory=list)
+    listed: dict[str, Tool] = field(default_factory=dict)
+    appeared: list[str] = field(default_factory=list)
+    last_arguments: dict[str, dict[str, Any]] = field(default_factory=dict)
+    changes_seen: int = 0
+    changed_state: bool = False
+    """A tool not annotated read-only was called: what follows may depend on it."""
+
+
+async def explore_sequences(options: RunOptions, tools: Sequence[Tool], criteria: Criteria, deadline: float, share_deadline: float,
+                            protocol_version: str | None) -> SequenceExploration:
+    """The sequence phase, on a target of its own (opened here, under the revision the run speaks),
+    in a worker thread."""
+    async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version,
+                           max_message_bytes=options.max_answer_size) as target:
+        exploration = SequenceExploration(
+            options, target, tools, criteria, lambda tool: may_take_part(tool, options.selection), deadline, share_deadline,
+        )
+        await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+    return exploration
+
+
+class SequenceExploration:
+    """The sequence phase of a run, on `target` (a connection of its own), in a worker thread."""
+
+    kind = CaseKind.SEQUENCE
+    tool: Tool | None = None
+    round = 0
+    name = SEQUENCES
+
+    def __init__(self, options: RunOptions, target: Target, tools: Sequence[Tool], criteria: Criteria, is_safe: Callable[[Tool], bool],
+                 deadline: float = float("inf"), share_deadline: float = float("inf")) -> None:
+        self.options = options
+        self.target = target
+        self.dispatcher = Dispatcher(target, ping_timeout=options.timeout)
+        self.tools = list(tools)
+        self.criteria = criteria
+        self.is_safe = is_safe
+        """Whether a tool may take part (as a single case's plan would let it get valid arguments)."""
+        self.deadline = deadline
+        self.share_deadline = min(share_deadline, deadline)
+        self.sent = 0
+        self.findings: list[Finding] = []
+        self.skip: str | None = None
+        self.seconds = 0.0
+        self.answers: dict[str, int] = {}
+        self.refused_fields: dict[str, int] = {}
+        self.accepted: list[dict[str, Any]] = []
+        self.out_of_time = False
+        self.share_spent = False
+        self.unsatisfiable = False
+        self.restarts = 0
+        self._dirty = False
+        self._strategies = {tool.name: valid_arguments(tool) for tool in self.tools}
+        self._sequence = _Sequence()
+        self._silent: set[str] = set()
+        """Tools a call left unanswered (or the target dead): no longer called. The single cases
+        confirm and report a hang; a sequence would wait it out again at every try."""
+
+    @property
+    def lost(self) -> str | None:
+        return self.dispatcher.lost
+
+    def run(self) -> None:
+        started = time.monotonic()
+        try:
+            self._run()
+        finally:
+            self.seconds = time.monotonic() - started
+
+    def _run(self) -> None:
+        if not self.tools:
+            self.skip = "no tool may take part: every listed tool may be destructive (see --allow-destructive)"
+            return
+        machine = _machine_class(self)
+        machine._hypothesis_internal_use_seed = derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE)
+        config = settings(
+            max_examples=self.options.max_examples_for(SEQUENCES),
+            stateful_step_count=SEQUENCE_STEPS,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+            report_multiple_bugs=True,
+            print_blob=False,
+        )
+        try:
+            run_state_machine_as_test(machine, settings=config)
+        except BaseException as error:
+            if leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
+                raise
+            self.out_of_time = leaves_of_type(error, (OutOfTime,))
+            self.share_spent = leaves_of_type(error, (ShareSpent,))
+            violations = violations_in(error)
+            if not violations and not self.out_of_time and not self.share_spent and self.lost is None and not leaves_of_type(error, (TargetLost,)):
+                raise
+            self.findings = [violation.finding for violation in violations if self._needs_its_steps(violation.finding)]
+
+    def _needs_its_steps(self, finding: Finding) -> bool:
+        """Whether a sequence finding needs the calls before it: not when its request reuses no
+        value and, sent alone to a fresh target, violates the same rule (a single case's bug,
+        which the other phases report; a sequence that shrank to it says nothing more)."""
+        if not finding.steps:
+            return False
+        if finding.uses or self.lost is not None or self.out_of_time or self.share_spent:
+            return True
+        tool = next((tool for tool in self.tools if tool.name == finding.tool), None)
+        if tool is None or isinstance(self.target.spec, HttpTarget):
+            return True
+        try:
+            self._call(self._restart)
+            case = Case(finding.judged_as or CaseKind.VALID_ARGUMENTS, tool.name, finding.request.get("params"), finding.label)
+            sent: Sent = self._call(self._send, case)
+        except (OutOfTime, ShareSpent):
+            return True
+        self._dirty = True
+        _, violation = assess(case, sent.exchange, tool, self.criteria, answers_ping=sent.answers_ping)
+        return violation is None or violation.rule.id != finding.rule.id
+
+    def begin(self) -> _Sequence:
+        """A new sequence, on a fresh target when the one before may have changed its state."""
+        if self._dirty and not isinstance(self.target.spec, HttpTarget):
+            self._call(self._restart)
+            self.restarts += 1
+        self._dirty = False
+        self._sequence = _Sequence(listed={tool.name: tool for tool in self.tools}, changes_seen=self.target.session.tools_changed)
+        return self._sequence
+
+    async def _restart(self) -> None:
+        await self.target.restart()
+
+    def call(self, tool: Tool, arguments: dict[str, Any], uses: tuple[Use, ...] = (), *, kind: CaseKind | None = None) -> None:
+        """One step: send, judge, learn, and follow a change of the tool list."""
+        sequence = self._sequence
+        if tool.name in self._silent:
+            return
+        if self.lost is not None:
+            raise TargetLost(self.lost)
+        if time.monotonic() >= self.deadline:
+            raise OutOfTime()
+        if time.monotonic() >= self.share_deadline:
+            raise ShareSpent()
+        if kind is None:
+            kind = CaseKind.VALID_ARGUMENTS if tool.input_check.accepts(arguments) else CaseKind.INVALID_ARGUMENTS
+        label = f"step {len(sequence.steps) + 1}: {tool.name}" + (f" with {', '.join(use.argument for use in uses)} from earlier answers" if uses else "")
+        case = Case(kind, tool.name, call_params(tool.name, arguments), label)
+        sent: Sent = self._call(self._send, case)
+        self.sent += 1
+        self._dirty = self._dirty or not _read_only(tool)
+        exchange = sent.exchange
+        criteria = replace(self.criteria, listed_names=tuple(sequence.listed))
+        observation, violation = assess(case, exchange, tool, criteria, answers_ping=sent.answers_ping)
+        if violation is not None and violation.rule.id in _SINGLE_CASE_RULES:
+            self._silent.add(tool.name)
+            reject()
+        if violation is not None and not uses and not sequence.changed_state:
+            violation = None  # the target is as fresh as a single case's: a single case's bug, not the sequence's
+        answer = bucket(observation.answer)
+        self.answers[answer] = self.answers.get(answer, 0) + 1
+        response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
+        if violation is not None:
+            finding = Finding(
+                rule=violation.rule, tool=tool.name, case=CaseKind.SEQUENCE, label=f"sequence {label}", request=exchange.request,
+                response=response, message=describe_violation(violation, case, exchange), why=violation.why,
+                expected=violation.expected, stderr=exchange.stderr, steps=tuple(sequence.steps), uses=uses, judged_as=kind,
+            )
+            raise violation_type(f"{violation.rule.id} {tool.name}")(finding)
+        sequence.steps.append(SequenceStep(exchange.request, response, uses))
+        sequence.changed_state = sequence.changed_state or not _read_only(tool)
+        sequence.last_arguments[tool.name] = arguments
+        if observation.answer is AnswerClass.SUCCESS and observation.result is not None:
+            sequence.learned += [(len(sequence.steps) - 1, learned) for learned in learned_from(observation.result)]
+        if self.target.session.tools_changed != sequence.changes_seen:
+            self._relist(sequence)
+
+    def _relist(self, sequence: _Sequence) -> None:
+        """The target said its tools changed: list them again; call each tool that is gone once
+        more (it must be answered as an unknown tool), and let each that appeared take part."""
+        sequence.changes_seen = self.target.session.tools_changed
+        tools = self._call(self._listing)
+        now = {tool.name: tool for tool in tools}
+        gone = [sequence.listed[name] for name in sequence.listed if name not in now]
+        for tool in tools:
+            if tool.name not in sequence.listed and self.is_safe(tool):
+                sequence.appeared.append(tool.name)
+                if tool.name not in self._strategies:
+                    self._strategies[tool.name] = valid_arguments(tool)
+        sequence.listed = {name: tool for name, tool in now.items() if self.is_safe(tool) or name in sequence.listed}
+        for tool in gone:
+            self.call(tool, sequence.last_arguments.get(tool.name, {}), kind=CaseKind.UNKNOWN_TOOL)
+
+    async def _send(self, case: Case) -> Sent:
+        return await self.dispatcher.alone(case, timeout=self.options.timeout)
+
+    async def _listing(self) -> list[Tool]:
+        return await list_tools(self.target.session, timeout=self.options.timeout, meta=self.target.request_meta)
+
+    def _call(self, function: Callable[..., Any], *arguments: Any) -> Any:
+        """`function(*arguments)` in trio, cut short by --max-time (or the phase's share of it)."""
+        return trio.from_thread.run(self._before_deadline, function, *arguments)
+
+    async def _before_deadline(self, function: Callable[..., Any], *arguments: Any) -> Any:
+        with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
+            return await function(*arguments)
+        assert scope.cancelled_caught
+        raise OutOfTime() if time.monotonic() >= self.deadline else ShareSpent()
+
+    def reuse(self, tool: Tool, arguments: dict[str, Any], fresh: bool, pick: int) -> tuple[dict[str, Any], tuple[Use, ...]]:
+        """`arguments` with each argument of the id or name family given a value an earlier
+        answer gave (unless `fresh`), the `pick`-th that fits, counting round."""
+        if fresh:
+            return arguments, ()
+        uses: list[Use] = []
+        arguments = dict(arguments)
+        for family in ("id", "name"):
+            for name in fitting_fields(tool.input_check, family):
+                offered = [(step, item) for step, item in self._sequence.learned if item.family == family and fits(tool.input_check, name, item.value)]
+                if offered:
+                    step, item = offered[pick % len(offered)]
+                    arguments[name] = item.value
+                    uses.append(Use(name, step, item.path))
+        return arguments, tuple(uses)
+
+
+def _read_only(tool: Tool) -> bool:
+    return tool.annotations.get("readOnlyHint") is True
+
+
+def _machine_class(exploration: SequenceExploration) -> type[RuleBasedStateMachine]:
+    """A state machine class for this run's tools: built once per phase, its strategies once per tool."""
+
+    def __init__(self: Any) -> None:
+        RuleBasedStateMachine.__init__(self)
+        self.sequence = exploration.begin()
+
+    namespace: dict[str, Any] = {"__init__": __init__}
+    for index, tool in enumerate(exploration.tools):
+        namespace[f"call_{index}_{_identifier(tool.name)}"] = rule(
+            arguments=exploration._strategies[tool.name], fresh=st.booleans(), pick=_PICKS,
+        )(_caller(exploration, tool))
+
+    def has_appeared(self: Any) -> bool:
+        return bool(self.sequence.appeared)
+
+    def call_appeared(self: Any, pick: int, data: st.DataObject) -> None:
+        name = self.sequence.appeared[pick % len(self.sequence.appeared)]
+        tool = self.sequence.listed[name]
+        labelled = data.draw(exploration._strategies[name])
+        arguments, uses = exploration.reuse(tool, labelled.value, False, pick)
+        exploration.call(tool, arguments, uses)
+
+    namespace["call_a_tool_that_appeared"] = precondition(has_appeared)(rule(pick=_PICKS, data=st.data())(call_appeared))
+    return type("ToolSequences", (RuleBasedStateMachine,), namespace)
+
+
+def _caller(exploration: SequenceExploration, tool: Tool) -> Callable[..., None]:
+    def call(self: Any, arguments: Any, fresh: bool, pick: int) -> None:
+        if tool.name not in self.sequence.listed:
+            return  # gone from the list: it was called once more when it went
+        reused, uses = exploration.reuse(tool, arguments.value, fresh, pick)
+        exploration.call(tool, reused, uses)
+
+    return call
+
+
+def _identifier(name: str) -> str:
+    return "".join(character if character.isalnum() else "_" for character in name)[:40]
+
