@@ -17,12 +17,12 @@ and the label are `strategies.values`.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import Any, TypeAlias, TypeGuard
 
+from strategies.ecma_patterns import is_ecma
 from strategies.schemas import matches_pattern, resolve_local_ref
 
 Path: TypeAlias = tuple[str | int, ...]
@@ -102,7 +102,7 @@ class Site:
                 if is_json_number(schema.get(keyword)) and math.isfinite(schema[keyword]):
                     found.append(mutation)
         if isinstance(value, str):
-            if isinstance(schema.get("pattern"), str) and _compiles(schema["pattern"]):
+            if isinstance(schema.get("pattern"), str) and is_ecma(schema["pattern"]):
                 found.append(Mutation.PATTERN_MISMATCH)
             if isinstance(schema.get("maxLength"), int):
                 found.append(Mutation.TOO_LONG)
@@ -191,14 +191,6 @@ def is_json_number(value: object) -> TypeGuard[int | float]:
 def string_items(value: Any) -> list[str]:
     """The strings of a keyword's array value (`required`), none when it is not an array."""
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
-
-
-def _compiles(pattern: str) -> bool:
-    try:
-        re.compile(pattern)
-    except re.error:
-        return False
-    return True
 
 
 def _is_identifier(text: str) -> bool:

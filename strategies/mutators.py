@@ -10,7 +10,6 @@ rejects the result there, for that keyword, is checked by the caller (`strategie
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,6 +19,7 @@ from hypothesis import strategies as st
 
 from strategies.characters import JSON_CHARACTERS, json_text
 from strategies.drawing import pick
+from strategies.ecma_patterns import verdict
 from strategies.mutations import (
     Mutation,
     Site,
@@ -248,8 +248,8 @@ def _outside(kind: str, members: str) -> st.SearchStrategy[Any]:
 
 @lru_cache(maxsize=256)
 def _mismatching(pattern: str) -> st.SearchStrategy[str]:
-    compiled = re.compile(pattern)
-    return json_text(max_size=20).filter(lambda text: compiled.search(text) is None)
+    """Texts the ECMA-262 `pattern` certainly does not match (what the validator then rejects)."""
+    return json_text(max_size=20).filter(lambda text: verdict(pattern, text) is False)
 
 
 def _types(declared: Any) -> set[str]:

@@ -13,13 +13,20 @@ strategy's belief about what it generated.
 - `accepts_strictly(value)`: the same with format assertion on. A value claimed *valid* must be
   accepted by this, so that a well-behaved server that also checks formats has no reason to
   refuse it.
+
+`pattern` and `patternProperties` are ECMA-262 regular expressions: the validators judge them
+with `strategies.ecma_patterns` (so do `additionalProperties`, which reads `patternProperties`,
+and the `regex` format), never with Python's `re`. Where a verdict needs a pattern that module
+cannot judge (not ECMA-262, or a text engines read differently), there is none: `accepts` and
+`subschema_accepts` say True (not shown to be rejected), `accepts_strictly` False (not shown to
+be accepted), `errors` stops before it; so no claim rests on it either way.
 """
 
 from __future__ import annotations
 
 import functools
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urljoin
@@ -27,7 +34,10 @@ from urllib.parse import urljoin
 import jsonschema
 import jsonschema.exceptions
 import jsonschema.validators
+from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
+
+from strategies.ecma_patterns import Undecided, is_ecma, search, verdict
 
 
 class InvalidSchema(ValueError):
@@ -53,32 +63,134 @@ class SchemaCheck:
         )
         try:
             # types-jsonschema asks for a dict; jsonschema takes any mapping (its own annotation
-            # is `Mapping | bool`).
-            validator_class.check_schema(schema)  # type: ignore[arg-type]
+            # is `Mapping | bool`), and a format checker (the protocol's stub omits it).
+            validator_class.check_schema(schema, format_checker=_metaschema_format_checker(validator_class))  # type: ignore[arg-type, call-arg]
         except jsonschema.exceptions.SchemaError as error:
             location = "/".join(str(part) for part in error.absolute_path) or "(root)"
             raise InvalidSchema(
                 f"{where} is not valid {_dialect_name(validator_class)} at {location}: {error.message}"
             ) from None
+        ecma_class = _ecma_validator(validator_class, _patterns_under_unevaluated(schema))
         return cls(
             schema=schema,
-            standard=validator_class(schema),
-            strict=validator_class(schema, format_checker=_format_checker(validator_class)),
+            standard=ecma_class(schema),
+            strict=ecma_class(schema, format_checker=_format_checker(validator_class)),
         )
 
     def accepts(self, value: Any) -> bool:
-        return self.standard.is_valid(value)
+        """Not shown to be rejected (True when there is no verdict)."""
+        try:
+            return self.standard.is_valid(value)
+        except Undecided:
+            return True
 
     def accepts_strictly(self, value: Any) -> bool:
-        return self.strict.is_valid(value)
+        """Shown to be accepted, formats asserted (False when there is no verdict)."""
+        try:
+            return self.strict.is_valid(value)
+        except Undecided:
+            return False
 
-    def errors(self, value: Any) -> Iterator[jsonschema.exceptions.ValidationError]:
-        return self.standard.iter_errors(value)
+    def errors(self, value: Any) -> Iterator[ValidationError]:
+        """The standard errors, up to the first place with no verdict: each is an error of the
+        value whatever that place's verdict would be."""
+        try:
+            yield from self.standard.iter_errors(value)
+        except Undecided:
+            return
 
     def subschema_accepts(self, subschema: Mapping[str, Any] | bool, value: Any) -> bool:
         """The standard verdict on `value` against a part of this schema (its `$ref`s resolved
-        against the whole), for the generator's checks of `not`, `if` and `contains`."""
-        return self.standard.evolve(schema=subschema).is_valid(value)
+        against the whole), for the generator's checks of `not`, `if` and `contains` and for
+        known-good values; True when there is none."""
+        try:
+            return self.standard.evolve(schema=subschema).is_valid(value)
+        except Undecided:
+            return True
+
+
+Keyword = Callable[[Any, Any, Any, Mapping[str, Any]], Iterator[ValidationError]]
+
+
+def _pattern(validator: Any, pattern: str, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    if validator.is_type(instance, "string") and not search(pattern, instance):
+        yield ValidationError(f"{instance!r} does not match {pattern!r}")
+
+
+def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    if not validator.is_type(instance, "object"):
+        return
+    for pattern, subschema in patterns.items():
+        for key, value in instance.items():
+            if search(pattern, key):
+                yield from validator.descend(value, subschema, path=key, schema_path=pattern)
+
+
+def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+    """jsonschema's `additionalProperties`, its messages included, with a property left to it
+    when no pattern of `patternProperties` matches its name by ECMA-262."""
+    if not validator.is_type(instance, "object"):
+        return
+    properties, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
+    extras = {key for key in instance if key not in properties and not _matched_by_any(patterns, key)}
+    if validator.is_type(additional, "object"):
+        for extra in extras:
+            yield from validator.descend(instance[extra], additional, path=extra)
+    elif not additional and extras:
+        named = ", ".join(repr(extra) for extra in sorted(extras, key=str))
+        if "patternProperties" in schema:
+            listed = ", ".join(repr(pattern) for pattern in sorted(patterns))
+            yield ValidationError(f"{named} {'does' if len(extras) == 1 else 'do'} not match any of the regexes: {listed}")
+        else:
+            yield ValidationError(f"Additional properties are not allowed ({named} {'was' if len(extras) == 1 else 'were'} unexpected)")
+
+
+def _matched_by_any(patterns: Mapping[str, Any], key: str) -> bool:
+    verdicts = [verdict(pattern, key) for pattern in patterns]
+    if None in verdicts and True not in verdicts:
+        raise Undecided(f"whether a pattern of {list(patterns)!r} matches {key!r}")
+    return True in verdicts
+
+
+def _judging_unevaluated(original: Keyword, patterns: frozenset[str]) -> Keyword:
+    """jsonschema's `unevaluatedProperties` (which reads `patternProperties` with Python's `re`)
+    where Python and ECMA-262 agree on every pattern of the document for every name of the
+    object; no verdict where they do not."""
+
+    def unevaluated(validator: Any, value: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
+        if validator.is_type(instance, "object") and not all(_python_agrees(pattern, key) for pattern in patterns for key in instance):
+            raise Undecided("unevaluatedProperties over a patternProperties pattern that Python's re reads otherwise")
+        yield from original(validator, value, instance, schema)
+
+    return unevaluated
+
+
+def _python_agrees(pattern: str, key: str) -> bool:
+    try:
+        return (re.search(pattern, key) is not None) is verdict(pattern, key)
+    except re.error:
+        return False
+
+
+@functools.lru_cache(maxsize=64)
+def _ecma_validator(validator_class: type[Validator], unevaluated_patterns: frozenset[str]) -> type[Validator]:
+    """The dialect's validator with its pattern keywords judged by ECMA-262; every other keyword
+    as the dialect defines it."""
+    keywords: dict[str, Keyword] = {"pattern": _pattern, "patternProperties": _pattern_properties, "additionalProperties": _additional_properties}
+    original = validator_class.VALIDATORS.get("unevaluatedProperties")
+    if unevaluated_patterns and original is not None:
+        keywords["unevaluatedProperties"] = _judging_unevaluated(original, unevaluated_patterns)
+    ecma = {name: keyword for name, keyword in keywords.items() if name in validator_class.VALIDATORS}
+    extended: type[Validator] = jsonschema.validators.extend(validator_class, ecma)  # type: ignore[no-untyped-call]
+    return extended
+
+
+def _patterns_under_unevaluated(schema: Mapping[str, Any]) -> frozenset[str]:
+    """The `patternProperties` patterns of a document that uses `unevaluatedProperties`."""
+    nodes = list(every_object(schema))
+    if not any("unevaluatedProperties" in node for node in nodes):
+        return frozenset()
+    return frozenset(name for node in nodes if isinstance(node.get("patternProperties"), Mapping) for name in node["patternProperties"])
 
 
 @functools.cache
@@ -89,10 +201,29 @@ def _format_checker(validator_class: type[Validator]) -> jsonschema.FormatChecke
     regular expression's worth of grammar."""
     checker = jsonschema.FormatChecker(formats=())
     checker.checkers = dict(validator_class.FORMAT_CHECKER.checkers)
+    if "regex" in checker.checkers:
+        checker.checkers["regex"] = (_is_ecma_text, ())
     if validator_class not in (jsonschema.Draft3Validator, jsonschema.Draft4Validator, jsonschema.Draft6Validator,
                                jsonschema.Draft7Validator):
         checker.checkers["duration"] = (is_duration, ())
     return checker
+
+
+@functools.cache
+def _metaschema_format_checker(validator_class: type[Validator]) -> jsonschema.FormatChecker:
+    """The format checker `check_schema` uses by default, but for `regex`: jsonschema reads a
+    schema's patterns with Python's `re` there, which refuses ECMA-262's `\\p{L}` or `(?<name>…)`
+    and would make a tool unfuzzable for a pattern it means well. Patterns are judged where a
+    value meets them (`strategies.ecma_patterns`)."""
+    meta_class = jsonschema.validators.validator_for(validator_class.META_SCHEMA, default=validator_class)
+    checker = jsonschema.FormatChecker(formats=())
+    checker.checkers = {name: check for name, check in meta_class.FORMAT_CHECKER.checkers.items() if name != "regex"}
+    return checker
+
+
+def _is_ecma_text(instance: object) -> bool:
+    """The `regex` format: an ECMA-262 regular expression (Python's `re` reads another language)."""
+    return not isinstance(instance, str) or is_ecma(instance)
 
 
 _DURATION_TIME = r"T(?:\d+H(?:\d+M(?:\d+S)?)?|\d+M(?:\d+S)?|\d+S)"
@@ -187,12 +318,10 @@ def every_object(document: Any) -> Iterator[Mapping[str, Any]]:
 
 
 def matches_pattern(pattern: str, text: str) -> bool:
-    """Whether `text` matches the `pattern` keyword as the validator reads it (Python's
-    `re.search`, unanchored); False for a pattern `re` cannot compile."""
-    try:
-        return re.search(pattern, text) is not None
-    except re.error:
-        return False
+    """Whether `text` matches the `pattern` keyword as the validator reads it (ECMA-262,
+    unanchored: `strategies.ecma_patterns.search`); False when there is no verdict (a pattern
+    that is not ECMA-262, or a text engines read differently)."""
+    return verdict(pattern, text) is True
 
 
 def json_equal(left: Any, right: Any) -> bool:

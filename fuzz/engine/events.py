@@ -16,6 +16,8 @@ class RunStarted:
     server_name: str
     tool_names: tuple[str, ...]
     profile: str
+    warnings: tuple[str, ...] = ()
+    """What the run cannot do as asked, said once (a schema pattern the harness cannot use)."""
 
 
 @dataclass(frozen=True, slots=True)

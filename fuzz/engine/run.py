@@ -35,6 +35,7 @@ from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult
 from fuzz.judging.oracle import Criteria
 from fuzz.judging.profiles import resolve
 from fuzz.wire.target import Target, open_target
+from strategies.ecma_patterns import problem, untranslatable
 
 _GRACE = 3.0
 """Seconds past --max-time allowed for closing the target and writing what was found."""
@@ -160,6 +161,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
             server_name=str(target.description.server_info.get("name", "?")),
             tool_names=tuple(p.tool.name for p in plans if p.tool is not None),
             profile=options.profile,
+            warnings=pattern_warnings(plans),
         )
     )
     if options.corpus is not None and options.replay_corpus and (options.shard is None or options.shard.index == 0):
@@ -179,6 +181,20 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
         Job(index, tool_plan.tool, kind)
         for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)
     ])
+
+
+def pattern_warnings(plans: Sequence[ToolPlan]) -> tuple[str, ...]:
+    """A line for each pattern of a fuzzed tool's schemas that the harness cannot fully use
+    (`strategies.ecma_patterns`): said once, and its field left out of the claims."""
+    lines: list[str] = []
+    for tool_plan in plans:
+        tool = tool_plan.tool
+        if tool is None:
+            continue
+        for schema in (tool.input_schema, tool.output_schema):
+            for pattern in untranslatable(schema) if schema is not None else ():
+                lines.append(f"tool {tool.name!r}: pattern {pattern!r} {problem(pattern)}")
+    return tuple(lines)
 
 
 def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[int]:

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from hypothesis import strategies as st
 
 from strategies.characters import json_text
+from strategies.ecma_patterns import verdict
 from strategies.generation.context import MAX_DEPTH, MAX_EXTRA_PROPERTIES, MAX_ITEMS
 from strategies.generation.strings import pattern_keys
 from strategies.schemas import matches_pattern
@@ -125,7 +126,9 @@ def objects_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.S
         return by_patterns[matching]
 
     keys_by_pattern = {pattern: pattern_keys(pattern) for pattern in patterns}
-    extra_keys = _keys(names, context).filter(lambda key: key not in properties and not any(matches_pattern(p, key) for p in patterns))
+    # An extra property's name is one no pattern matches by ECMA-262, for certain (a name no
+    # verdict can be given on would make the object one no claim can be made on).
+    extra_keys = _keys(names, context).filter(lambda key: key not in properties and all(verdict(p, key) is False for p in patterns))
 
     optional = [name for name in properties if name not in required]
     maybe = {name: st.one_of(st.just(_ABSENT), declared[name]) for name in optional}

@@ -1,17 +1,21 @@
-"""Strings a schema accepts: the generator's text family.
+r"""Strings a schema accepts: the generator's text family.
 
-Reads `minLength`, `maxLength`, `pattern` and `format`. A pattern is drawn from with
-`from_regex` (ECMA-262 named groups translated; a repeated single atom sized by the length
-bounds, so no length filter throws most candidates away), and zod's startsWith/endsWith/includes
-patterns, split over `allOf`, are joined into one. The `format`s generated: date-time, date,
-time, email, idn-email, uri, uri-reference, iri, uuid, ipv4, ipv6, hostname, idn-hostname,
-duration, regex; other formats are annotations and get plain text. Plain text is rich in the
-characters servers mishandle (`strategies.characters`). Shrinks towards the shortest string
-allowed.
+Reads `minLength`, `maxLength`, `pattern` and `format`. A pattern is an ECMA-262 regular
+expression, drawn from with `from_regex` through its Python translation
+(`strategies.ecma_patterns.to_python`: `$` as `\Z`, so no final newline, `\d` as `[0-9]`, ...);
+a repeated single atom is sized by the length bounds, so no length filter throws most candidates
+away; every string is kept only where the pattern matches it by ECMA-262. A pattern with no
+translation is drawn from as Python's `re` reads it (or as plain text), filtered the same way; one
+that is not ECMA-262 gets no string. zod's startsWith/endsWith/includes patterns, split over
+`allOf`, are joined into one. The `format`s generated: date-time, date, time, email, idn-email,
+uri, uri-reference, iri, uuid, ipv4, ipv6, hostname, idn-hostname, duration, regex; other formats
+are annotations and get plain text. Plain text is rich in the characters servers mishandle
+(`strategies.characters`). Shrinks towards the shortest string allowed.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping
 from typing import Any
@@ -21,6 +25,7 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.provisional import domains, urls
 
 from strategies.characters import JSON_CHARACTERS, edge_rich_text, json_text
+from strategies.ecma_patterns import is_ecma, to_python
 from strategies.schemas import matches_pattern
 
 _FORMATS: dict[str, st.SearchStrategy[str]] = {
@@ -57,17 +62,15 @@ def strings_for(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
     declared_format = schema.get("format")
     known_format = _FORMATS.get(declared_format) if isinstance(declared_format, str) else None
     if isinstance(pattern, str):
-        try:
-            base: st.SearchStrategy[str] = st.from_regex(_python_regex(_sized(pattern, low, high)), alphabet=JSON_CHARACTERS)
-        except (re.error, ValueError):
-            base = json_text()
+        if not is_ecma(pattern):
+            return st.nothing()
+        drawn = _drawn_from(_sized(pattern, low, high))
+        base = json_text() if drawn is None else drawn
         if known_format is not None:
-            # A format's text is ASCII; so are the digits it means by `\d` (Python's are not).
-            try:
-                ascii_base = st.from_regex(_python_regex(_sized(pattern, low, high)), alphabet=st.characters(codec="ascii"))
-            except (re.error, ValueError, InvalidArgument):
-                ascii_base = base
-            base = st.one_of(known_format.filter(lambda text: matches_pattern(pattern, text)), ascii_base)
+            # A format's text is ASCII: drawn from ASCII, fewer candidates miss it.
+            ascii_drawn = _drawn_from(_sized(pattern, low, high), ascii_only=True)
+            base = st.one_of(known_format, base if ascii_drawn is None else ascii_drawn)
+        base = base.filter(lambda text: matches_pattern(pattern, text))
     elif known_format is not None:
         base = known_format
     else:
@@ -76,18 +79,33 @@ def strings_for(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
 
 
 def pattern_keys(pattern: str) -> st.SearchStrategy[str]:
-    """Property names that `pattern` matches (for `patternProperties`); nothing when Python's
-    `re` cannot read it."""
-    try:
-        return st.from_regex(_python_regex(pattern), alphabet=JSON_CHARACTERS)
-    except (re.error, ValueError):
+    """Property names that `pattern` matches by ECMA-262 (for `patternProperties`); nothing when
+    it is not ECMA-262."""
+    if not is_ecma(pattern):
         return st.nothing()
+    drawn = _drawn_from(pattern)
+    return st.nothing() if drawn is None else drawn.filter(lambda key: matches_pattern(pattern, key))
 
 
-def _python_regex(pattern: str) -> str:
-    """ECMA-262 named groups (`(?<name>`) as Python writes them; the validator reads patterns
-    with Python's `re` too, so nothing else is translated."""
-    return re.sub(r"\(\?<(?![=!])", "(?P<", pattern)
+@functools.lru_cache(maxsize=512)
+def _drawn_from(pattern: str, *, ascii_only: bool = False) -> st.SearchStrategy[str] | None:
+    r"""Strings aimed at the ECMA-262 `pattern` (unfiltered: the caller keeps those it matches),
+    from its Python translation; without one, from the pattern as Python's `re` reads it (named
+    groups as Python writes them); None when Hypothesis cannot draw from either. Built once per
+    pattern: Hypothesis walks every code point of a class (`\p{L}`: 0.6 s)."""
+    translated = to_python(pattern)
+    python_pattern = translated if translated is not None else re.sub(r"\(\?<(?![=!])", "(?P<", pattern)
+    try:
+        strategy = st.from_regex(python_pattern, alphabet=_ASCII if ascii_only else JSON_CHARACTERS)
+        strategy.validate()
+    except (re.error, ValueError, InvalidArgument):
+        return None
+    # Deferred, so that a filter over it draws from this one built strategy: `.filter` on the
+    # lazy `from_regex` makes a lazy copy that walks the pattern's classes again.
+    return st.deferred(lambda: strategy)
+
+
+_ASCII = st.characters(codec="ascii")
 
 
 _LITERAL_PATTERN = re.compile(r"(\^)?(\.\*)?([^\\^$.*+?()\[\]{}|]*)(\.\*)?(\$)?")
