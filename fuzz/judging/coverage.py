@@ -13,18 +13,23 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
-from fuzz.judging.answers import AnswerClass
+from fuzz.judging.answers import AnswerClass, Observation
+from fuzz.judging.dressed_errors import dressed_error
 from fuzz.judging.findings import RunResult, ToolSummary
 from fuzz.judging.profiles import PROFILES, resolve
 from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS
 from strategies import CaseKind
-from strategies.cases import ENVELOPE
+from strategies.cases import ENVELOPE, SEQUENCES
 
 SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED = (
     "success", "tool-error", "input-required", "protocol-error", "no-answer", "malformed-answer", "target-exited"
 )
-BUCKETS = (SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
+DRESSED_ERROR = "error-as-success"
+"""A success whose own text or JSON says the call failed (`fuzz.judging.dressed_errors`): not
+counted as a success."""
+BUCKETS = (SUCCESS, DRESSED_ERROR, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
 """How a case was answered, as reports name it."""
 
 _BUCKET_OF = {
@@ -59,6 +64,13 @@ def rule_state(summary: ToolSummary, rule_id: str, on_tool: Mapping[str, Exercis
 
 def bucket(answer: AnswerClass) -> str:
     return _BUCKET_OF[answer]
+
+
+def answer_bucket(observation: Observation, arguments: Any = None) -> str:
+    """How a call was answered, as reports count it: a failure dressed as a success apart."""
+    if observation.answer is AnswerClass.SUCCESS and dressed_error(observation.result, arguments) is not None:
+        return DRESSED_ERROR
+    return bucket(observation.answer)
 
 
 @dataclass(frozen=True, slots=True)
@@ -274,10 +286,10 @@ def exercise_of_run(result: RunResult) -> dict[str, Exercise]:
 def tool_hint(summary: ToolSummary) -> str | None:
     """For a tool whose valid calls all failed: which field the refusals named, and how to give
     a value the tool accepts. None where `--argument` cannot help: a tool that takes no
-    arguments."""
+    arguments, and the sequences (`SEQUENCES`), whose calls are the tools' own (their hints say it)."""
     counts = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
     total = sum(counts.values())
-    if not total or counts.get(SUCCESS, 0) or not summary.takes_arguments:
+    if not total or counts.get(SUCCESS, 0) or not summary.takes_arguments or summary.tool == SEQUENCES:
         return None
     refused = total - counts.get(NO_ANSWER, 0) - counts.get(EXITED, 0)
     start = f"no valid call to {summary.tool} succeeded ({refused} of {total} refused)"

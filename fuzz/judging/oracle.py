@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from fuzz.judging.answers import AnswerClass, Observation, observe
+from fuzz.judging.dressed_errors import dressed_error
 from fuzz.judging.profiles import SEP_2145, Profile
 from fuzz.judging.rules import Rule
 from fuzz.text import clip, show
@@ -232,6 +233,13 @@ def _internal_details_leak(case: Case, criteria: Criteria, observation: Observat
             return
 
 
+def _error_as_success(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+    if case.kind is CaseKind.VALID_ARGUMENTS and observation.answer is AnswerClass.SUCCESS:
+        why = dressed_error(observation.result, case.params.get("arguments") if isinstance(case.params, dict) else None)
+        if why is not None:
+            yield "error-as-success", why
+
+
 def _error_texts(observation: Observation) -> tuple[str, ...]:
     return observation.error_texts + ((observation.error_message,) if observation.error_message else ())
 
@@ -240,6 +248,7 @@ _ADVISORY_CHECKS: tuple[Callable[[Case, Criteria, Observation], Iterator[tuple[s
     _error_message,
     _tool_list_leak,
     _internal_details_leak,
+    _error_as_success,
 )
 
 

@@ -144,6 +144,14 @@ INTERNAL_DETAILS_LEAK = Rule(
     "error text carries no stack trace or traceback",
     f"{_SEP} (security): servers SHOULD provide user-appropriate, least-privilege error text.",
 )
+ERROR_AS_SUCCESS = Rule(
+    "error-as-success",
+    Level.ADVISORY,
+    "a call that failed is not answered as a success whose text or JSON says it failed",
+    f"{_SEP}, Error Handling: Tool Execution Errors: Reported in tool results with `isError: true`: ... API "
+    "failures, Business logic errors. (Advisory here: the failure is read from the result's own text or JSON, "
+    "see fuzz.judging.dressed_errors.)",
+)
 STDOUT_NOT_PROTOCOL = Rule(
     "stdout-not-protocol",
     Level.ADVISORY,
@@ -208,6 +216,7 @@ RULES: tuple[Rule, ...] = (
     ERROR_MESSAGE,
     TOOL_LIST_LEAK,
     INTERNAL_DETAILS_LEAK,
+    ERROR_AS_SUCCESS,
     STDOUT_NOT_PROTOCOL,
     TOOL_NAME,
     MALFORMED_META,

@@ -182,6 +182,12 @@ class Target:
             answered = isinstance(exchange.reply, (Answered, UnreadableAnswer))
         return answered or self.session.blocked
 
+    async def close_for_good(self, *, grace: float = CLOSE_GRACE) -> None:
+        """Close it, and refuse any restart after (one asked for by a worker thread's call still
+        in flight must not start a process nobody will stop)."""
+        self._closing = True
+        await self.aclose(grace=grace)
+
     async def aclose(self, *, grace: float = CLOSE_GRACE) -> None:
         """Close the transport (its process killed after `grace` seconds to exit), even one
         started by a `start` that was cancelled (Ctrl-C during a restart) before its session was
@@ -215,5 +221,4 @@ async def open_target(
             await target.start()
             yield target
         finally:
-            target._closing = True
-            await target.aclose()
+            await target.close_for_good()

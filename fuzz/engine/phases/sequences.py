@@ -26,29 +26,31 @@ target learns the values again.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 import trio
-from hypothesis import HealthCheck, Verbosity, reject, settings
+from hypothesis import HealthCheck, Phase, Verbosity, reject, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
 
 from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.options import RunOptions
+from fuzz.engine.phases.fresh_targets import FreshTargets
 from fuzz.engine.phases.random_search import derived_seed
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.plan import may_take_part
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
-from fuzz.judging.answers import AnswerClass
-from fuzz.judging.coverage import bucket
+from fuzz.errors import HarnessError
+from fuzz.judging.coverage import SUCCESS, answer_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.oracle import Criteria, assess, describe_violation
 from fuzz.wire.lifecycle import list_tools
 from fuzz.wire.replies import Answered
-from fuzz.wire.target import HttpTarget, Target, open_target
+from fuzz.wire.target import HttpTarget
 from strategies import Case, CaseKind, Tool
 from strategies.arguments import valid_arguments
 from strategies.cases import SEQUENCES
@@ -81,12 +83,18 @@ async def explore_sequences(options: RunOptions, tools: Sequence[Tool], criteria
                             protocol_version: str | None) -> SequenceExploration:
     """The sequence phase, on a target of its own (opened here, under the revision the run speaks),
     in a worker thread."""
-    async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version,
-                           max_message_bytes=options.max_answer_size) as target:
-        exploration = SequenceExploration(
-            options, target, tools, criteria, lambda tool: may_take_part(tool, options.selection), deadline, share_deadline,
-        )
-        await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+    async with trio.open_nursery() as nursery:
+        targets = FreshTargets(options.target, nursery, startup_timeout=options.startup_timeout, protocol_version=protocol_version,
+                               max_message_bytes=options.max_answer_size)
+        try:
+            await targets.start()
+            exploration = SequenceExploration(
+                options, targets, tools, criteria, lambda tool: may_take_part(tool, options.selection), deadline, share_deadline,
+            )
+            await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+        finally:
+            with trio.CancelScope(shield=True):
+                await targets.aclose()
     return exploration
 
 
@@ -98,11 +106,13 @@ class SequenceExploration:
     round = 0
     name = SEQUENCES
 
-    def __init__(self, options: RunOptions, target: Target, tools: Sequence[Tool], criteria: Criteria, is_safe: Callable[[Tool], bool],
+    def __init__(self, options: RunOptions, targets: FreshTargets, tools: Sequence[Tool], criteria: Criteria, is_safe: Callable[[Tool], bool],
                  deadline: float = float("inf"), share_deadline: float = float("inf")) -> None:
         self.options = options
-        self.target = target
-        self.dispatcher = Dispatcher(target, ping_timeout=options.timeout)
+        self.targets = targets
+        self.target = targets.current
+        self.dispatcher = Dispatcher(self.target, ping_timeout=options.timeout)
+        self._lost: str | None = None
         self.tools = list(tools)
         self.criteria = criteria
         self.is_safe = is_safe
@@ -123,13 +133,16 @@ class SequenceExploration:
         self._dirty = False
         self._strategies = {tool.name: valid_arguments(tool) for tool in self.tools}
         self._sequence = _Sequence()
+        self._intrinsic_bugs: set[tuple[str, str]] = set()
+        """(rule, tool) violations a single request makes on a fresh target (`_intrinsic`)."""
+        self._tried: set[str] = set()
         self._silent: set[str] = set()
         """Tools a call left unanswered (or the target dead): no longer called. The single cases
         confirm and report a hang; a sequence would wait it out again at every try."""
 
     @property
     def lost(self) -> str | None:
-        return self.dispatcher.lost
+        return self._lost or self.dispatcher.lost
 
     def run(self) -> None:
         started = time.monotonic()
@@ -153,6 +166,7 @@ class SequenceExploration:
             verbosity=Verbosity.quiet,
             report_multiple_bugs=True,
             print_blob=False,
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
         )
         try:
             run_state_machine_as_test(machine, settings=config)
@@ -165,6 +179,28 @@ class SequenceExploration:
             if not violations and not self.out_of_time and not self.share_spent and self.lost is None and not leaves_of_type(error, (TargetLost,)):
                 raise
             self.findings = [violation.finding for violation in violations if self._needs_its_steps(violation.finding)]
+
+    def _intrinsic(self, case: Case, tool: Tool, rule_id: str) -> bool:
+        """Whether a violation of `rule_id` by `tool`, on a request that reuses nothing, is the
+        tool's own (the same request to a fresh target makes it too): then the sequence ends
+        there (the single cases report it), and every later one of the kind is taken as the
+        same without a try. Asked once per request; the try takes a fresh target, so the
+        sequence cannot go on after it either way."""
+        if (rule_id, tool.name) in self._intrinsic_bugs:
+            return True
+        key = f"{rule_id} {json.dumps(case.params, sort_keys=True, default=str)}"
+        if key not in self._tried or isinstance(self.target.spec, HttpTarget):
+            self._tried.add(key)
+            if isinstance(self.target.spec, HttpTarget):
+                return False
+            self._call(self._restart)
+            self._dirty = True
+            sent: Sent = self._call(self._send, case)
+            _, again = assess(case, sent.exchange, tool, self.criteria, answers_ping=sent.answers_ping)
+            if again is not None and again.rule.id == rule_id:
+                self._intrinsic_bugs.add((rule_id, tool.name))
+                return True
+        return False
 
     def _needs_its_steps(self, finding: Finding) -> bool:
         """Whether a sequence finding needs the calls before it: not when its request reuses no
@@ -197,7 +233,13 @@ class SequenceExploration:
         return self._sequence
 
     async def _restart(self) -> None:
-        await self.target.restart()
+        """A fresh target in place of the one in use (`FreshTargets`)."""
+        try:
+            self.target = await self.targets.fresh()
+        except HarnessError as error:
+            self._lost = str(error)
+            raise TargetLost(self._lost) from None
+        self.dispatcher = Dispatcher(self.target, ping_timeout=self.options.timeout)
 
     def call(self, tool: Tool, arguments: dict[str, Any], uses: tuple[Use, ...] = (), *, kind: CaseKind | None = None) -> None:
         """One step: send, judge, learn, and follow a change of the tool list."""
@@ -225,7 +267,9 @@ class SequenceExploration:
             reject()
         if violation is not None and not uses and not sequence.changed_state:
             violation = None  # the target is as fresh as a single case's: a single case's bug, not the sequence's
-        answer = bucket(observation.answer)
+        if violation is not None and not uses and self._intrinsic(case, tool, violation.rule.id):
+            reject()
+        answer = answer_bucket(observation, arguments)
         self.answers[answer] = self.answers.get(answer, 0) + 1
         response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
         if violation is not None:
@@ -238,7 +282,7 @@ class SequenceExploration:
         sequence.steps.append(SequenceStep(exchange.request, response, uses))
         sequence.changed_state = sequence.changed_state or not _read_only(tool)
         sequence.last_arguments[tool.name] = arguments
-        if observation.answer is AnswerClass.SUCCESS and observation.result is not None:
+        if answer == SUCCESS and observation.result is not None:
             sequence.learned += [(len(sequence.steps) - 1, learned) for learned in learned_from(observation.result)]
         if self.target.session.tools_changed != sequence.changes_seen:
             self._relist(sequence)

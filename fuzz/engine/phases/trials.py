@@ -21,7 +21,7 @@ from fuzz.engine.options import RunOptions
 from fuzz.engine.schema_reach import SchemaReach
 from fuzz.engine.stops import OutOfTime, ShareSpent, on_trio_clock
 from fuzz.judging.answers import AnswerClass, Observation, observe
-from fuzz.judging.coverage import bucket, named_fields
+from fuzz.judging.coverage import SUCCESS, answer_bucket, named_fields
 from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria, assess, describe_violation
 from fuzz.wire.replies import Answered
@@ -197,14 +197,14 @@ class BatchTrials:
     def _observed(self, case: Case, observation: Observation) -> None:
         """Count how `case` was answered; keep valid arguments the server accepted, and note
         which fields the refusals of valid ones named."""
-        name = bucket(observation.answer)
+        arguments = case.params.get("arguments") if isinstance(case.params, dict) else None
+        name = answer_bucket(observation, arguments)
         self.answers[name] = self.answers.get(name, 0) + 1
         if self.reach is not None:
             self.reach.count(case, name)
         if case.kind is not CaseKind.VALID_ARGUMENTS or self.tool is None:
             return
-        arguments = case.params.get("arguments") if isinstance(case.params, dict) else None
-        if observation.answer is AnswerClass.SUCCESS and isinstance(arguments, dict) and len(self.accepted) < ACCEPTED_KEPT:
+        if name == SUCCESS and isinstance(arguments, dict) and len(self.accepted) < ACCEPTED_KEPT:
             key = json.dumps(arguments, sort_keys=True)
             if key not in self._accepted_keys:
                 self._accepted_keys.add(key)

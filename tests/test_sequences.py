@@ -1,0 +1,121 @@
+"""The sequence phase: state learned from answers, use-after-delete and stale tool lists, shrunk to
+the steps they need (tests/servers/notes_server.py), and failures dressed as successes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from fuzz.engine.plan import DestructiveMode, Selection, may_take_part
+from fuzz.judging.dressed_errors import dressed_error
+from strategies import Tool
+from strategies.learning import family, found_at, learned_from
+
+NOTES = [sys.executable, str(Path(__file__).parent / "servers" / "notes_server.py")]
+
+
+def _run(tmp_path: Path, *arguments: str, server: list[str] = NOTES) -> dict[str, Any]:
+    report = tmp_path / "r.json"
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server],
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+    )
+    assert run.returncode in (0, 1), run.stdout + run.stderr
+    assert "Traceback" not in run.stdout + run.stderr
+    document: dict[str, Any] = json.loads(report.read_text())
+    return document
+
+
+@pytest.mark.parametrize(("name", "expected"), [
+    ("id", "id"), ("note_id", "id"), ("noteId", "id"), ("ID", "id"), ("uuid", "id"), ("userKey", "id"), ("slug", "id"),
+    ("name", "name"), ("sheet_name", "name"), ("fileName", "name"),
+    ("valid", None), ("paid", None), ("title", None), ("identity", None), ("", None),
+])
+def test_ids_and_names_are_matched_by_the_last_word_of_a_key(name: str, expected: str | None) -> None:
+    assert family(name) == expected
+
+
+def test_values_are_learned_from_structured_content_and_json_text_with_where_they_were() -> None:
+    result = {
+        "content": [{"type": "text", "text": json.dumps({"items": [{"noteId": 7}], "title": "x"})}],
+        "structuredContent": {"id": "ab12", "owner": {"name": "ann"}, "count": 3},
+    }
+    learned = learned_from(result)
+    assert [(item.family, item.key, item.value) for item in learned] == [("id", "id", "ab12"), ("name", "name", "ann"), ("id", "noteId", 7)]
+    assert [found_at(result, item.path) for item in learned] == ["ab12", "ann", 7]
+    assert learned_from({"content": [{"type": "text", "text": "id: 5"}]}) == []
+
+
+def test_only_tools_a_single_case_may_call_with_valid_arguments_take_part() -> None:
+    def tool(name: str, **annotations: bool) -> Tool:
+        return Tool.from_listing({"name": name, "inputSchema": {"type": "object"}, "annotations": annotations})
+
+    safe, destructive, plain = tool("get", readOnlyHint=True), tool("delete", destructiveHint=True), tool("plain")
+    assert may_take_part(safe, Selection())
+    assert not may_take_part(destructive, Selection()) and not may_take_part(plain, Selection())
+    assert may_take_part(destructive, Selection(destructive=DestructiveMode.ALLOW))
+    assert not may_take_part(safe, Selection(exclude_tools=frozenset({"get"})))
+    assert not may_take_part(safe, Selection(unavailable=frozenset({"get"})))
+
+
+def test_use_after_delete_a_second_delete_and_a_tool_switched_off_are_found_in_the_steps_they_need(tmp_path: Path) -> None:
+    document = _run(tmp_path, "--phases", "sequence", "--allow-destructive", "--max-examples", "50", "--seed", "1")
+    found = {(finding["rule"], finding["tool"]): finding for finding in document["findings"]}
+    assert {("tool-failure", "get_note"), ("tool-failure", "delete_note"), ("unknown-tool", "archive_note")} <= set(found)
+    assert all(finding["case"] == "sequence" for finding in document["findings"])
+    get = found["tool-failure", "get_note"]
+    assert [step["request"]["params"]["name"] for step in get["steps"]] == ["create_note", "delete_note"]
+    created = get["steps"][0]["response"]["result"]["structuredContent"]["id"]
+    assert get["steps"][1]["request"]["params"]["arguments"]["id"] == created, "the delete reused the id create_note returned"
+    assert get["request"]["params"]["arguments"]["note_id"] == created
+    assert get["uses"] == [{"argument": "note_id", "step": 0, "path": ["structuredContent", "id"]}]
+    assert get["judgedAs"] == "valid-arguments"
+    assert len(found["tool-failure", "delete_note"]["steps"]) == 2
+    gone = found["unknown-tool", "archive_note"]
+    assert any(step["request"]["params"] == {"name": "set_archive", "arguments": {"enabled": False}} for step in gone["steps"])
+    assert gone["judgedAs"] == "unknown-tool" and gone["response"]["error"]["code"] == -32601
+    summary = next(tool for tool in document["tools"] if tool["name"] == "(sequences)")
+    assert summary["casesSent"]["sequence"] > 50
+
+
+def test_without_the_bugs_no_sequence_finds_anything(tmp_path: Path) -> None:
+    document = _run(tmp_path, "--allow-destructive", "--max-examples", "20", "--seed", "2", server=[*NOTES, "--fixed"])
+    assert document["findings"] == []
+    assert document["options"]["phases"] == ["boundary", "random", "sequence"]
+
+
+def test_destructive_tools_stay_out_of_sequences_by_default(tmp_path: Path) -> None:
+    document = _run(tmp_path, "--phases", "sequence", "--max-examples", "30", "--seed", "1")
+    assert document["findings"] == [], "get_note after delete needs delete_note, which is destructive"
+    summary = next(tool for tool in document["tools"] if tool["name"] == "(sequences)")
+    assert summary["casesSent"]["sequence"] > 0
+
+
+def test_a_failure_dressed_as_a_success_is_an_advisory_finding_and_no_success(tmp_path: Path) -> None:
+    document = _run(tmp_path, "--allow-destructive", "--max-examples", "10", "--seed", "1", "--tools", "get_note", server=[*NOTES, "--dressed"])
+    (finding,) = document["findings"]
+    assert (finding["rule"], finding["level"]) == ("error-as-success", "advisory")
+    assert document["exitCode"] == 0
+    get = next(tool for tool in document["tools"] if tool["name"] == "get_note")
+    assert "success" not in get["answers"]["valid-arguments"] and get["answers"]["valid-arguments"]["error-as-success"] > 0
+
+
+@pytest.mark.parametrize(("result", "arguments", "dressed"), [
+    ({"content": [{"type": "text", "text": "Error: no such sheet"}]}, {}, True),
+    ({"content": [{"type": "text", "text": "  failed - quota exceeded"}]}, {}, True),
+    ({"content": [{"type": "text", "text": '{"status": "error", "message": "gone"}'}]}, {}, True),
+    ({"content": [], "structuredContent": {"success": False}}, {}, True),
+    ({"content": [], "structuredContent": {"error": "not found"}}, {}, True),
+    ({"content": [{"type": "text", "text": "Error: x"}]}, {"text": "Error: x"}, False),
+    ({"content": [{"type": "text", "text": "Error: x"}], "isError": True}, {}, False),
+    ({"content": [{"type": "text", "text": "No errors found: 3 files checked"}]}, {}, False),
+    ({"content": [], "structuredContent": {"error": None, "result": 3}}, {}, False),
+    ({"content": [], "structuredContent": {"errors": 0, "status": "ok"}}, {}, False),
+])
+def test_what_counts_as_a_failure_dressed_as_a_success(result: dict[str, Any], arguments: dict[str, Any], dressed: bool) -> None:
+    assert (dressed_error(result, arguments) is not None) == dressed
