@@ -72,15 +72,15 @@ def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on
 
 
 def test_an_http_server_that_dies_ends_the_run_with_its_finding(tmp_path: Path) -> None:
-    """The harness cannot restart a server it did not start: the run ends, keeping the finding.
-    One request at a time, the request that killed it is the one blamed."""
+    """The harness cannot restart a server it did not start: the run ends, keeping the finding,
+    which blames the request that killed it. (The boundary phase's cases of other case kinds may
+    be in flight beside it: then the finding also says it could not be re-checked alone.)"""
     with serving_http(*MISBEHAVING) as target:
         result = fuzz(target, max_examples=15, workers=1, selection=Selection(tools=frozenset({"crash"})), envelope=False, corpus=tmp_path)
     assert result.stopped_early and "could not be restarted" in result.stopped_early
     (finding,) = result.findings
     assert finding.rule.id == "target-alive" and finding.request["params"]["name"] == "crash"
     assert finding.request["params"]["arguments"]["n"] >= 100
-    assert "may not be the cause" not in finding.message
     assert result.exit_code == 1 and finding.reproduction is not None and Path(finding.reproduction).exists()
 
 

@@ -1,5 +1,6 @@
-"""The sequence phase: state learned from answers, use-after-delete and stale tool lists, shrunk to
-the steps they need (tests/servers/notes_server.py), and failures dressed as successes."""
+"""The sequence phase: state learned from answers, which tools take part, the fixed server, and
+failures dressed as successes. The bugs only sequences reach, shrunk to the steps they need, and
+their reproductions: tests/test_sequence_reproductions.py (one run of the notes server for both)."""
 
 from __future__ import annotations
 
@@ -61,26 +62,6 @@ def test_only_tools_a_single_case_may_call_with_valid_arguments_take_part() -> N
     assert may_take_part(destructive, Selection(destructive=DestructiveMode.ALLOW))
     assert not may_take_part(safe, Selection(exclude_tools=frozenset({"get"})))
     assert not may_take_part(safe, Selection(unavailable=frozenset({"get"})))
-
-
-def test_use_after_delete_a_second_delete_and_a_tool_switched_off_are_found_in_the_steps_they_need(tmp_path: Path) -> None:
-    document = _run(tmp_path, "--phases", "sequence", "--allow-destructive", "--max-examples", "50", "--seed", "1")
-    found = {(finding["rule"], finding["tool"]): finding for finding in document["findings"]}
-    assert {("tool-failure", "get_note"), ("tool-failure", "delete_note"), ("unknown-tool", "archive_note")} <= set(found)
-    assert all(finding["case"] == "sequence" for finding in document["findings"])
-    get = found["tool-failure", "get_note"]
-    assert [step["request"]["params"]["name"] for step in get["steps"]] == ["create_note", "delete_note"]
-    created = get["steps"][0]["response"]["result"]["structuredContent"]["id"]
-    assert get["steps"][1]["request"]["params"]["arguments"]["id"] == created, "the delete reused the id create_note returned"
-    assert get["request"]["params"]["arguments"]["note_id"] == created
-    assert get["uses"] == [{"argument": "note_id", "step": 0, "path": ["structuredContent", "id"]}]
-    assert get["judgedAs"] == "valid-arguments"
-    assert len(found["tool-failure", "delete_note"]["steps"]) == 2
-    gone = found["unknown-tool", "archive_note"]
-    assert any(step["request"]["params"] == {"name": "set_archive", "arguments": {"enabled": False}} for step in gone["steps"])
-    assert gone["judgedAs"] == "unknown-tool" and gone["response"]["error"]["code"] == -32601
-    summary = next(tool for tool in document["tools"] if tool["name"] == "(sequences)")
-    assert summary["casesSent"]["sequence"] > 50
 
 
 def test_without_the_bugs_no_sequence_finds_anything(tmp_path: Path) -> None:

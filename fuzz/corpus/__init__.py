@@ -6,6 +6,8 @@
 - `ownership`: which of a shared corpus's files are a target's (its subdirectory, and the files
   written before targets were recorded that name its command);
 - `replay`: a reproduction sent again, FIXED or STILL FAILING (or ERROR when it cannot be run);
+- `sequence_replay`: a sequence's steps sent again, each reused value taken from this replay's
+  answers;
 - `export`: a reproduction as a standalone pytest file;
 - `baseline`: the findings a project has accepted, so that only new ones fail a run;
 - `database`: where Hypothesis keeps its examples (beside the corpus), wrapped so that a

@@ -2,7 +2,10 @@
 
 The file needs Python and pytest only (not mcp-toolfuzz): it starts the server, performs the
 recorded handshake, sends each exact request, and asserts the classification the profile
-expects for that kind of case.
+expects for that kind of case. A sequence's test sends its steps first, each value a step or the
+last request reused taken from the answers of that test's own earlier steps (as a replay does:
+`fuzz.corpus.sequence_replay`), and asserts what the profile expects of the kind of case the last
+request was judged as.
 """
 
 from __future__ import annotations
@@ -45,9 +48,10 @@ _EXPECTATIONS: dict[str, dict[CaseKind, str]] = {
 
 def _expectation(reproduction: Reproduction) -> str:
     profile = ALIASES.get(reproduction.profile, reproduction.profile)
-    if profile == PUBLISHED_ID and reproduction.case is CaseKind.INVALID_ARGUMENTS and reproduction.protocol_version in BOTH_REFUSALS:
+    kind = reproduction.judged_kind
+    if profile == PUBLISHED_ID and kind is CaseKind.INVALID_ARGUMENTS and reproduction.protocol_version in BOTH_REFUSALS:
         return "refusal"
-    return _EXPECTATIONS[profile][reproduction.case]
+    return _EXPECTATIONS[profile][kind]
 
 _TEMPLATE = '''"""Reproductions exported by mcp-toolfuzz: each test sends one exact request that once broke
 a rule of {profiles}, and asserts the answer the rule asks for.
@@ -85,8 +89,37 @@ def server_command(request):
     return configured or SERVER_COMMAND
 
 
-def _exchange(command, handshake, request):
-    """Start the server, replay the handshake, send `request`, return its answer (None if none)."""
+def _found_at(result, path):
+    """The value at `path` in a result (a text block read as JSON), or None."""
+    here = result
+    for step in path:
+        if isinstance(step, str) and isinstance(here, dict) and step in here or isinstance(step, int) and isinstance(here, list) and 0 <= step < len(here):
+            here = here[step]
+        else:
+            return None
+        if step == "text" and isinstance(here, str):
+            try:
+                here = json.loads(here) if here[:1] in ("{{", "[") else None
+            except ValueError:
+                return None
+    return here
+
+
+def _resolved(request, uses, answers):
+    """`request` with each reused value taken from the answer of its step (the recorded value
+    when that answer holds none where it was found)."""
+    request = json.loads(json.dumps(request))
+    for use in uses:
+        answer = answers[use["step"]] if use["step"] < len(answers) else None
+        value = _found_at((answer or {{}}).get("result"), use["path"])
+        if isinstance(value, (str, int)) and not isinstance(value, bool):
+            request["params"]["arguments"][use["argument"]] = value
+    return request
+
+
+def _exchange(command, handshake, request, steps=(), uses=()):
+    """Start the server, replay the handshake, send a sequence's `steps` (each reused value taken
+    from the answers of the steps before it), send `request`, return its answer (None if none)."""
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     lines = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
@@ -113,6 +146,12 @@ def _exchange(command, handshake, request):
             send(message)
             if "id" in message:
                 assert answer_to(message["id"], STARTUP_TIMEOUT) is not None, f"no answer to {{message['method']}}"
+        answers = []
+        for step in steps:
+            sent = _resolved(step["request"], step["uses"], answers)
+            send(sent)
+            answers.append(answer_to(sent["id"]))
+        request = _resolved(request, uses, answers)
         send(request)
         return answer_to(request["id"])
     finally:
@@ -162,7 +201,7 @@ def refusal(answer, case):
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
 def test_reproduction(case, server_command):
-    answer = _exchange(server_command, case["handshake"], case["request"])
+    answer = _exchange(server_command, case["handshake"], case["request"], case.get("steps", ()), case.get("uses", ()))
     globals()[case["expect"]](answer, case)
 '''
 
@@ -184,6 +223,7 @@ def export_pytest(reproductions: list[Reproduction], *, file_name: str = "test_m
                 "request": reproduction.request,
                 "expect": _expectation(reproduction),
                 "output": output,
+                **(_sequence(reproduction) if reproduction.is_sequence else {}),
             }
         )
     return _TEMPLATE.format(
@@ -194,3 +234,11 @@ def export_pytest(reproductions: list[Reproduction], *, file_name: str = "test_m
         cases=repr(json.dumps(cases, ensure_ascii=False, indent=1)),
     )
 
+
+def _sequence(reproduction: Reproduction) -> dict[str, Any]:
+    """A sequence's steps and uses as a test sends them: requests numbered from 1000 on, after any
+    id of the handshake and in the order sent (the recorded ids are of another session)."""
+    steps: list[dict[str, Any]] = [{"request": {**step.request, "id": 1000 + index}, "uses": [use.as_json() for use in step.uses]}
+                                   for index, step in enumerate(reproduction.steps)]
+    return {"steps": steps, "uses": [use.as_json() for use in reproduction.uses],
+            "request": {**reproduction.request, "id": 1000 + len(steps)}}

@@ -4,11 +4,15 @@ Per file the verdict is FIXED (the rule is no longer violated), STILL FAILING (i
 (the file could not be read or the target could not be run). Replay needs nothing but the file
 and the target: the target the file names, or one given on the command line for a rebuilt
 server.
+
+A sequence's reproduction is replayed on a fresh target (each file gets a target of its own; a
+running stdio target is restarted first), its steps sent again with the values they reused taken
+from this replay's answers (`fuzz.corpus.sequence_replay`), and its last request judged as the
+kind of case it was judged as then. A target given by URL cannot be restarted: the replay says so.
 """
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
@@ -18,6 +22,7 @@ from typing import Any
 import trio
 
 from fuzz.corpus.reproductions import CorruptReproduction, Reproduction, discover, load
+from fuzz.corpus.sequence_replay import play_steps, steps_in, with_id
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.oracle import Criteria, Violation, judge
 from fuzz.judging.profiles import PROFILES, resolve
@@ -55,13 +60,17 @@ class ReplayOutcome:
         return str(self.path) if self.path else "(reproduction)"
 
 
-def case_of(reproduction: Reproduction) -> Case:
-    return Case(reproduction.case, reproduction.tool, reproduction.request.get("params", ABSENT), reproduction.label)
+def case_of(reproduction: Reproduction, request: dict[str, Any] | None = None) -> Case:
+    """The case its request (or `request`, the same with a sequence's reused values resolved) is
+    judged as: a sequence's, as the kind of case it was judged as when found."""
+    sent = reproduction.request if request is None else request
+    return Case(reproduction.judged_kind, reproduction.tool, sent.get("params", ABSENT), reproduction.label)
 
 
-async def replay_on(target: Target, reproduction: Reproduction, *, timeout: float | None = None) -> ReplayOutcome:
+async def replay_on(target: Target, reproduction: Reproduction, *, timeout: float | None = None, fresh: bool = False) -> ReplayOutcome:
     """Send the reproduction's request to a running target and judge the answer by the rule,
-    profile and tool definition the file records."""
+    profile and tool definition the file records. A sequence's steps are sent first, on a fresh
+    target: `fresh` says `target` is one (just opened); else a stdio target is restarted."""
     if reproduction.profile not in PROFILES:
         return _error(reproduction, f"profile {reproduction.profile!r} is unknown to this mcp-toolfuzz")
     profile = resolve(reproduction.profile, target.description.protocol_version)
@@ -70,29 +79,36 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
     except InvalidSchema as error:
         return _error(reproduction, f"its tool definition is unusable: {error}")
     wait = timeout if timeout is not None else reproduction.timeout
-
-    def build(request_id: int) -> dict[str, Any]:
-        request = copy.deepcopy(reproduction.request)
-        request["id"] = request_id
-        return request
-
-    exchange = await target.session.send_request(build, timeout=wait, headers=reproduction.headers)
+    request, notes, listed = reproduction.request, [], tuple(target.tools)
+    if reproduction.is_sequence:
+        if isinstance(target.spec, HttpTarget):
+            notes.append("not on a fresh target: one given by URL cannot be restarted, so the steps met the state it had")
+        elif not fresh:
+            await target.restart()
+        played = await play_steps(target, reproduction, wait)
+        if played.lost is not None:
+            await target.restart()
+            return _error(reproduction, f"{played.lost}: the sequence cannot be replayed (sequence of {steps_in(reproduction)} steps)")
+        request, notes, listed = played.request, [*notes, *played.notes], listed if played.tools is None else played.tools
+        tool = tool or next((known for known in (*listed, *target.tools) if known.name == reproduction.tool), None)
+    exchange = await target.session.send_request(with_id(request), timeout=wait, headers=reproduction.headers)
     answers_ping = True
     if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not target.session.closed:
         answers_ping = await target.ping(timeout=wait)
     criteria = Criteria(
         profile=profile,
         protocol_version=target.description.protocol_version,
-        listed_names=tuple(t.name for t in target.tools),
+        listed_names=tuple(t.name for t in listed),
         enabled=frozenset({reproduction.rule}),
     )
-    violation = judge(case_of(reproduction), exchange, tool, criteria, answers_ping=answers_ping)
+    violation = judge(case_of(reproduction, request), exchange, tool, criteria, answers_ping=answers_ping)
     response = getattr(exchange.reply, "message", None)
     if target.session.closed or not answers_ping:
         await target.restart()
+    told = f" (sequence of {steps_in(reproduction)} steps{''.join(f'; {note}' for note in notes)})" if reproduction.is_sequence else ""
     if violation is not None:
-        return ReplayOutcome(reproduction.source, ReplayStatus.STILL_FAILING, violation.why, reproduction, violation, response)
-    return ReplayOutcome(reproduction.source, ReplayStatus.FIXED, f"{reproduction.rule} no longer violated", reproduction, None, response)
+        return ReplayOutcome(reproduction.source, ReplayStatus.STILL_FAILING, violation.why + told, reproduction, violation, response)
+    return ReplayOutcome(reproduction.source, ReplayStatus.FIXED, f"{reproduction.rule} no longer violated{told}", reproduction, None, response)
 
 
 def _error(reproduction: Reproduction | None, detail: str, path: Path | None = None) -> ReplayOutcome:
@@ -144,13 +160,25 @@ async def _replay_file(
         return _error(None, str(error), path)
     try:
         spec = override or target_of(reproduction)
-        async with open_target(spec, startup_timeout=startup_timeout, protocol_version=reproduction.protocol_version,
+    except HarnessError as error:
+        return _error(reproduction, str(error), path)
+    return await replay_alone(spec, reproduction, timeout=timeout, startup_timeout=startup_timeout, max_message_bytes=max_message_bytes)
+
+
+async def replay_alone(
+    spec: TargetSpec, reproduction: Reproduction, *, timeout: float | None = None, startup_timeout: float = 20.0,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, protocol_version: str | None = None,
+) -> ReplayOutcome:
+    """Replay `reproduction` on a target of its own, opened for it (a fresh process for a stdio
+    target), under the revision it records (or `protocol_version`); ERROR when it cannot be run."""
+    try:
+        async with open_target(spec, startup_timeout=startup_timeout, protocol_version=protocol_version or reproduction.protocol_version,
                                max_message_bytes=max_message_bytes) as target:
-            return await replay_on(target, reproduction, timeout=timeout)
+            return await replay_on(target, reproduction, timeout=timeout, fresh=True)
     except BaseExceptionGroup as group:
         leaf = first_leaf(group)
         if isinstance(leaf, HarnessError):
-            return _error(reproduction, str(leaf), path)
+            return _error(reproduction, str(leaf))
         raise
     except HarnessError as error:
-        return _error(reproduction, str(error), path)
+        return _error(reproduction, str(error))

@@ -3,12 +3,16 @@
 A reproduction carries everything needed to send the failing request again and judge the answer
 the same way: the target (secrets redacted), the negotiated protocol version, the tool's listed
 definition, the exact messages sent (handshake included), the answer seen, the stderr written
-meanwhile, the rule and profile, the seed, and a one-line command that replays it.
+meanwhile, the rule and profile, the seed, and a one-line command that replays it. A sequence's
+reproduction (case kind `sequence`) also holds the requests sent before the violating one, each
+with its answer and the earlier answers its reused values came from (`steps`, `uses`), and the kind
+of case the violating request was judged as (`judgedAs`): `fuzz.corpus.replay` sends them again.
 
 Files are written atomically (a temporary file renamed into place), so a run killed at any
 moment leaves whole files or none. A file's name is derived from its content (rule, tool, case
-kind, revision and the request without its id), so the same finding found twice is one file; an
-existing file is kept as it is. Each target's files go to a subdirectory of the corpus named by
+kind, revision and the request without its id; a sequence's steps too, each reused value left out:
+they are new at every run), so the same finding found twice is one file; an existing file is kept
+as it is. Each target's files go to a subdirectory of the corpus named by
 its key (`fuzz.corpus.targets`): a directory shared by several targets keeps them apart.
 """
 
@@ -26,11 +30,14 @@ from typing import Any
 from fuzz.corpus.targets import TargetIdentity
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
+from fuzz.judging.findings import SequenceStep, Use
 from strategies import CaseKind
 from strategies.meta import HeaderOverrides
 
 FORMAT = "mcp-toolfuzz/reproduction"
 VERSION = 1
+REUSED = "<reused>"
+"""What stands for a reused value in the request a file's name is derived from."""
 
 
 class CorruptReproduction(HarnessError):
@@ -61,13 +68,30 @@ class Reproduction:
     target_identity: TargetIdentity | None = None
     """The target it belongs to across nights; None in a file written before targets were
     recorded (it belongs to the target whose command it records)."""
+    steps: tuple[SequenceStep, ...] = ()
+    """A sequence's requests before `request`, in order, each with its answer and its `uses`."""
+    uses: tuple[Use, ...] = ()
+    """Where the values `request` reused came from (a sequence's)."""
+    judged_as: CaseKind | None = None
+    """The kind of case a sequence's `request` was judged as; None: as `case`."""
     source: Path | None = field(default=None, compare=False)
     """The file it was read from, if any."""
 
     @property
+    def is_sequence(self) -> bool:
+        return self.case is CaseKind.SEQUENCE
+
+    @property
+    def judged_kind(self) -> CaseKind:
+        """The kind of case its request is judged as."""
+        return self.judged_as or self.case
+
+    @property
     def file_name(self) -> str:
         """`RULE--TOOL--HASH.json`, the hash over rule, tool, case kind, revision, request
-        (without its id) and header overrides."""
+        (without its id) and header overrides; for a sequence, also its steps' requests and the
+        kind its request was judged as, each reused value replaced by `REUSED` (the values a
+        server gives are new at every run: the same sequence found twice is one file)."""
         return self._named([self.protocol_version])
 
     @property
@@ -77,8 +101,9 @@ class Reproduction:
         return self._named([])
 
     def _named(self, extra: list[str]) -> str:
-        request = {key: value for key, value in self.request.items() if key != "id"}
-        identity = json.dumps([self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *extra],
+        request = _hashed(self.request, self.uses)
+        sequence = [[_hashed(step.request, step.uses) for step in self.steps], self.judged_kind.value] if self.is_sequence else []
+        identity = json.dumps([self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *sequence, *extra],
                               sort_keys=True, ensure_ascii=False)
         digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
         tool = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.tool)[:40] or "envelope"
@@ -112,6 +137,8 @@ class Reproduction:
             "response": self.response,
             "stderr": list(self.stderr),
             **({"headers": [list(pair) for pair in self.headers]} if self.headers else {}),
+            **({"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses],
+                "judgedAs": self.judged_kind.value} if self.is_sequence else {}),
             "seed": self.seed,
             "timeout": self.timeout,
             "reproduce": f"mcp-toolfuzz replay {shlex.quote(self.file_name)}",
@@ -125,12 +152,14 @@ class Reproduction:
         if data.get("version") != VERSION:
             raise CorruptReproduction(f"{where} has version {data.get('version')!r}; this mcp-toolfuzz reads version {VERSION}")
         try:
+            case = CaseKind(data.get("case"))
+            steps, uses, judged_as = _sequence(data) if case is CaseKind.SEQUENCE else ((), (), None)
             return cls(
                 rule=_typed(data, "rule", str),
                 level=_typed(data, "level", str),
                 profile=_typed(data, "profile", str),
                 tool=data.get("tool") or "",
-                case=CaseKind(data.get("case")),
+                case=case,
                 label=_typed(data, "label", str),
                 target=_typed(data, "target", dict),
                 protocol_version=_typed(data, "protocolVersion", str),
@@ -144,10 +173,61 @@ class Reproduction:
                 stderr=tuple(data.get("stderr") or ()),
                 headers=_headers(data.get("headers")),
                 target_identity=_identity(data.get("targetIdentity")),
+                steps=steps,
+                uses=uses,
+                judged_as=judged_as,
                 source=source,
             )
         except (ValueError, TypeError) as error:
             raise CorruptReproduction(f"{where} is damaged: {error}") from None
+
+
+def _hashed(request: dict[str, Any], uses: tuple[Use, ...]) -> dict[str, Any]:
+    """`request` without its id, each argument it reused (`uses`) given `REUSED` for its value."""
+    hashed = {key: value for key, value in request.items() if key != "id"}
+    params = hashed.get("params")
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    if uses and isinstance(params, dict) and isinstance(arguments, dict):
+        hashed["params"] = {**params, "arguments": {**arguments, **{use.argument: REUSED for use in uses if use.argument in arguments}}}
+    return hashed
+
+
+_STEP = '{"request": {...}, "response": {...} or null, "uses": [...]}'
+_USE = '{"argument": NAME, "step": EARLIER STEP (from 0), "path": [KEY OR INDEX, ...]}'
+_JUDGED = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL)
+
+
+def _sequence(data: dict[str, Any]) -> tuple[tuple[SequenceStep, ...], tuple[Use, ...], CaseKind]:
+    """A sequence's `steps`, `uses` and `judgedAs`. Raises TypeError, saying which is wrong."""
+    steps = data.get("steps")
+    if not isinstance(steps, list):
+        raise TypeError(f"'steps' is {steps!r:.60}; a sequence's reproduction lists the requests before the one judged: [{_STEP}, ...]")
+    parsed: list[SequenceStep] = []
+    for index, step in enumerate(steps):
+        if not isinstance(step, dict) or not isinstance(step.get("request"), dict) or not isinstance(step.get("response"), (dict, type(None))):
+            raise TypeError(f"'steps'[{index}] is {step!r:.60}, expected {_STEP}")
+        parsed.append(SequenceStep(step["request"], step["response"], _uses(step.get("uses", []), index, f"'steps'[{index}]['uses']")))
+    judged = data.get("judgedAs")
+    if judged not in [kind.value for kind in _JUDGED]:
+        raise TypeError(f"'judgedAs' is {judged!r:.40}, expected one of {', '.join(kind.value for kind in _JUDGED)}")
+    return tuple(parsed), _uses(data.get("uses", []), len(parsed), "'uses'"), CaseKind(judged)
+
+
+def _uses(value: Any, before: int, where: str) -> tuple[Use, ...]:
+    """Uses of the answers of steps 0 to `before` - 1."""
+    if not isinstance(value, list):
+        raise TypeError(f"{where} is {value!r:.60}, expected [{_USE}, ...]")
+    uses: list[Use] = []
+    for use in value:
+        step, path = use.get("step") if isinstance(use, dict) else None, use.get("path") if isinstance(use, dict) else None
+        if (
+            not isinstance(use, dict) or not isinstance(use.get("argument"), str)
+            or not isinstance(step, int) or isinstance(step, bool) or not 0 <= step < before
+            or not isinstance(path, list) or not all(isinstance(part, (str, int)) and not isinstance(part, bool) for part in path)
+        ):
+            raise TypeError(f"{where} holds {use!r:.80}, expected {_USE}, its step one of the {before} before it")
+        uses.append(Use(use["argument"], step, tuple(path)))
+    return tuple(uses)
 
 
 def _headers(value: Any) -> HeaderOverrides:

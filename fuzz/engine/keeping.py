@@ -8,7 +8,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fuzz.corpus.ownership import already_kept, belongs_to, candidate_files
-from fuzz.corpus.replay import ReplayStatus, replay_on
+from fuzz.corpus.replay import ReplayStatus, replay_alone, replay_on
 from fuzz.corpus.reproductions import CorruptReproduction, Reproduction
 from fuzz.corpus.reproductions import load as load_reproduction
 from fuzz.corpus.reproductions import write as write_reproduction
@@ -47,7 +47,8 @@ def identity(options: RunOptions, target: Target) -> TargetIdentity:
 async def replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: RunProgress) -> None:
     """Replay this target's reproductions (under the revision spoken) before anything new is
     generated. A file that cannot be read is reported by name and skipped; other targets' files
-    are left alone (`fuzz.corpus.ownership`)."""
+    are left alone (`fuzz.corpus.ownership`). A sequence's reproduction is replayed on a target of
+    its own, opened for it: its steps neither meet nor leave state on the run's target."""
     assert options.corpus is not None
     own, recorded = identity(options, target), options.target.as_json()
     for path in candidate_files(options.corpus, own):
@@ -58,7 +59,11 @@ async def replay_corpus(options: RunOptions, target: Target, listener: Listener,
         else:
             if not belongs_to(reproduction, own, recorded) or reproduction.protocol_version != target.description.protocol_version:
                 continue
-            outcome = await replay_on(target, reproduction)
+            if reproduction.is_sequence:
+                outcome = await replay_alone(options.target, reproduction, startup_timeout=options.startup_timeout,
+                                             max_message_bytes=options.max_answer_size, protocol_version=target.description.protocol_version)
+            else:
+                outcome = await replay_on(target, reproduction)
             rule = resolve(options.profile, target.description.protocol_version).rules.get(reproduction.rule)
             replayed = Replayed(
                 str(path),
@@ -74,9 +79,12 @@ async def replay_corpus(options: RunOptions, target: Target, listener: Listener,
 def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | None) -> Finding:
     """Write the finding's reproduction into this target's part of the corpus (atomically, now:
     a run killed later keeps it) and note its file on the finding; a finding this target's
-    reproductions already hold is not written again, and is marked so."""
+    reproductions already hold is not written again, and is marked so. A sequence's finding keeps
+    its steps, and the listed definition of the tool its last request called."""
     if options.corpus is None:
         return finding
+    if tool is None and finding.case is CaseKind.SEQUENCE:
+        tool = next((listed for listed in target.tools if listed.name == finding.tool), None)
     reproduction = Reproduction(
         rule=finding.rule.id,
         level=finding.rule.level.label,
@@ -96,6 +104,9 @@ def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | Non
         timeout=options.timeout,
         stderr=finding.stderr,
         headers=finding.headers,
+        steps=finding.steps,
+        uses=finding.uses,
+        judged_as=finding.judged_as,
     )
     kept = already_kept(reproduction, options.corpus)
     if kept is not None:

@@ -31,7 +31,7 @@ from fuzz.engine.events import (
 )
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import BoundaryValues, Canonical, canonical_for, send_canonical
+from fuzz.engine.phases.canonical import BoundaryValues, Canonical, batch_size, canonical_for, send_canonical
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.phases.sequences import SequenceExploration, explore_sequences
 from fuzz.engine.phases.trials import ACCEPTED_KEPT
@@ -202,7 +202,8 @@ class Runner:
                         cases, boundary, left_out = await self._deterministic_cases(job)
                         sent: list[Sent] = []
                         with trio.move_on_at(on_trio_clock(self.deadline)):
-                            await send_canonical(self.dispatcher, cases, sent, timeout=self.options.timeout)
+                            await send_canonical(self.dispatcher, cases, sent, timeout=self.options.timeout,
+                                                 batch=batch_size(self.options.max_examples_for(job.tool.name if job.tool else None)))
                         job.canonical = (cases[: len(sent)], sent)
                         sent_before, left_before = self.boundary_counts.get(job.index, (0, 0))
                         boundary_sent = max(0, len(sent) - (len(cases) - boundary))

@@ -28,10 +28,19 @@ Canonical = tuple[list[Case], list[Sent]]
 """An exploration's deterministic cases and what came of them (those sent, when --max-time cut
 the phase short)."""
 
-CANONICAL_BATCH = 8
-"""Deterministic cases in flight at once for one exploration: a tool's boundary values may be a
-few hundred, and a server that answers them one at a time must not see them all wait its
---timeout at once."""
+CASES_PER_EXAMPLE = 8
+"""Cases in one Hypothesis example of the random search; an eighth of --max-examples when that
+is fewer, so that a short run still has several examples (Hypothesis's first is always each
+case's simplest form)."""
+
+
+def batch_size(max_examples: int) -> int:
+    """Deterministic cases in flight at once for one exploration: as many as the random search's
+    batches hold (`CASES_PER_EXAMPLE`, fewer for a short run, one for a run of under
+    16 examples). A tool's boundary values may be a few hundred, and a server that answers one at
+    a time must not see them all wait its --timeout at once; and one that dies among several in
+    flight cannot say which killed it."""
+    return max(1, min(CASES_PER_EXAMPLE, max_examples // 8))
 
 
 def canonical_for(tool: Tool | None, kind: CaseKind, listed: tuple[str, ...], stateless: Stateless | None = None) -> list[Case]:
@@ -66,12 +75,12 @@ class BoundaryValues:
         return boundary_values(tool.input_check, prefix="arguments", known=self._known.get(tool.name))
 
 
-async def send_canonical(dispatcher: Dispatcher, cases: Sequence[Case], sent: list[Sent], *, timeout: float) -> None:
-    """Send an exploration's deterministic cases, `CANONICAL_BATCH` at a time, in trio, before
+async def send_canonical(dispatcher: Dispatcher, cases: Sequence[Case], sent: list[Sent], *, timeout: float, batch: int) -> None:
+    """Send an exploration's deterministic cases, `batch` at a time (`batch_size`), in trio, before
     the exploration takes a worker: a shape the server drops costs its timeout in the background,
     while the workers search. What came of each is appended to `sent` as it comes (so that what
     was sent before --max-time cut the phase short is judged)."""
-    for start in range(0, len(cases), CANONICAL_BATCH):
-        sent.extend(await dispatcher.send(cases[start:start + CANONICAL_BATCH], timeout=timeout, watched=False))
+    for start in range(0, len(cases), batch):
+        sent.extend(await dispatcher.send(cases[start:start + batch], timeout=timeout, watched=False))
 
 

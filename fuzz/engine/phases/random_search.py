@@ -29,7 +29,7 @@ from fuzz.corpus.database import example_database
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.hypothesis_threads import BUILDING
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import Canonical
+from fuzz.engine.phases.canonical import Canonical, batch_size
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.schema_reach import SchemaReach
@@ -40,10 +40,6 @@ from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import ENVELOPE, coercion_cases, envelope_cases
 from strategies.meta import Stateless
 from strategies.values import Known
-
-CASES_PER_EXAMPLE = 8
-"""Cases in one Hypothesis example; an eighth of --max-examples when that is fewer, so that a
-short run still has several examples (Hypothesis's first is always each case's simplest form)."""
 
 EXAMPLES_PER_RUN = 100
 """Batches in one Hypothesis run at most; a longer exploration is several runs, each with a seed
@@ -233,7 +229,7 @@ class Exploration(BatchTrials):
 
     @property
     def batch_size(self) -> int:
-        return max(1, min(CASES_PER_EXAMPLE, self.max_examples // 8))
+        return batch_size(self.max_examples)
 
     @property
     def max_examples(self) -> int:

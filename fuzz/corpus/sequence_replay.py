@@ -1,0 +1,105 @@
+"""Sending a sequence's steps again: each step's request in order, with fresh ids, each value it
+reused taken from the answers of *this* replay's earlier steps (a server gives new ids at every
+run), then the request that was judged, its reused values resolved the same way.
+
+A value is looked for where the sequence found it (`Use.path`, from the result's root, a text
+block read as JSON: `strategies.learning.found_at`). When an answer no longer holds one there
+(an earlier step now fails, or answers another shape), the value the file recorded is sent and the
+replay says so: the outcome is then judged all the same, and FIXED only if the answer complies.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from fuzz.corpus.reproductions import Reproduction
+from fuzz.errors import HarnessError
+from fuzz.judging.findings import Use
+from fuzz.wire.lifecycle import list_tools
+from fuzz.wire.replies import Answered
+from fuzz.wire.target import Target
+from strategies import Tool
+from strategies.learning import found_at
+
+
+@dataclass(frozen=True, slots=True)
+class Played:
+    """What sending a sequence's steps gave: the request to judge, its reused values resolved."""
+
+    request: dict[str, Any]
+    notes: tuple[str, ...] = ()
+    """What did not go as recorded: a value not found again, a step left unanswered."""
+    lost: str | None = None
+    """Why the sequence could not go on (the target exited at a step); None when it went through."""
+    tools: tuple[Tool, ...] | None = None
+    """The tools listed again when the target said its tools changed during the steps; None when
+    it did not."""
+
+
+def steps_in(reproduction: Reproduction) -> int:
+    """How many requests the sequence sends, the one judged included."""
+    return len(reproduction.steps) + 1
+
+
+async def play_steps(target: Target, reproduction: Reproduction, timeout: float) -> Played:
+    """Send the reproduction's steps to `target`, in order, each reused value resolved from the
+    answers they get; the request to judge is returned, not sent."""
+    answers: list[dict[str, Any] | None] = []
+    notes: list[str] = []
+    changes = target.session.tools_changed
+    for index, step in enumerate(reproduction.steps):
+        request = resolved(step.request, step.uses, answers, notes, f"step {index + 1}")
+        exchange = await target.session.send_request(with_id(request), timeout=timeout)
+        reply = exchange.reply
+        if target.session.closed:
+            return Played(reproduction.request, tuple(notes), f"the target exited at step {index + 1} of {steps_in(reproduction)}")
+        answers.append(reply.message if isinstance(reply, Answered) else None)
+        if not isinstance(reply, Answered):
+            notes.append(f"step {index + 1} was not answered")
+    request = resolved(reproduction.request, reproduction.uses, answers, notes, f"step {steps_in(reproduction)}")
+    tools: tuple[Tool, ...] | None = None
+    if target.session.tools_changed != changes:
+        try:
+            tools = tuple(await list_tools(target.session, timeout=timeout, meta=target.request_meta))
+        except HarnessError:
+            notes.append("the tools could not be listed again after the target said they changed")
+    return Played(request, tuple(notes), None, tools)
+
+
+def with_id(request: dict[str, Any]) -> Callable[[int], dict[str, Any]]:
+    """How a session sends `request`: with a fresh id of its own."""
+
+    def build(request_id: int) -> dict[str, Any]:
+        return {**copy.deepcopy(request), "id": request_id}
+
+    return build
+
+
+def resolved(request: dict[str, Any], uses: Sequence[Use], answers: Sequence[dict[str, Any] | None], notes: list[str],
+             where: str) -> dict[str, Any]:
+    """`request` with each argument of `uses` given the value found at its path in the answer of
+    its step (of `answers`); the recorded value, with a note, when that answer holds none there."""
+    request = copy.deepcopy(request)
+    params = request.get("params")
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    for use in uses:
+        answer = answers[use.step] if 0 <= use.step < len(answers) else None
+        result = answer.get("result") if isinstance(answer, dict) else None
+        value = found_at(result, use.path)
+        if isinstance(arguments, dict) and isinstance(value, (str, int)) and not isinstance(value, bool):
+            arguments[use.argument] = value
+        else:
+            notes.append(f"{where}'s {use.argument}: the answer to step {use.step + 1} holds no value at {shown(use.path)}; "
+                         "sent the recorded value")
+    return request
+
+
+def shown(path: Sequence[str | int]) -> str:
+    """A path as one reads it: `structuredContent.id`, `content[0].text.id`."""
+    text = ""
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else f"{'.' if text else ''}{part}"
+    return text or "the result's root"
