@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -20,6 +21,8 @@ EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pytest"
 SEED = "5"
 BUDGET = 48
 ENVELOPE = "(envelope)"
+SEQUENCES = "(sequences)"
+"""The sequence phase's tests: a sequence finding fails `(sequences)::RULE`, whatever tool its request named."""
 
 
 def _pytest(project: Path, *arguments: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
@@ -57,7 +60,8 @@ def _cli_pairs(tmp_path: Path, command: list[str], *options: str) -> set[tuple[s
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
     assert run.returncode in (0, 1), run.stdout[-2000:] + run.stderr
-    return {(finding["tool"] or ENVELOPE, finding["rule"]) for finding in json.loads(report.read_text())["findings"]}
+    return {(SEQUENCES if finding["case"] == "sequence" else finding["tool"] or ENVELOPE, finding["rule"])
+            for finding in json.loads(report.read_text())["findings"]}
 
 
 SDK_SERVERS = {
@@ -181,11 +185,13 @@ def test_the_example_project_runs_as_its_readme_says(tmp_path: Path) -> None:
     shutil.copytree(EXAMPLE, project, ignore=shutil.ignore_patterns(".pytest_cache", "__pycache__"))
     run = _pytest(project, "-rs")
     assert run.returncode == 0, run.stdout[-3000:]
-    assert "35 passed, 1 skipped" in run.stdout
+    # 38 tests of the tools and the envelope, 10 of the sequences: 4 of those pass, the others skip (no error came; the
+    # kinds of calls unknown-tool, tool-list-leak, invalid-arguments and arguments-not-validated judge are not counted)
+    assert "42 passed, 7 skipped" in run.stdout, run.stdout[-3000:]
     assert "(envelope): no tool execution error came" in run.stdout
     two = _pytest(project, "-n", "2", "--junitxml", "report.xml")
-    assert two.returncode == 0 and "35 passed, 1 skipped" in two.stdout, two.stdout[-2000:]
-    assert len(_outcomes(project / "report.xml")) == 36
+    assert two.returncode == 0 and "42 passed, 7 skipped" in two.stdout, two.stdout[-2000:]
+    assert len(_outcomes(project / "report.xml")) == 49
 
 
 def test_an_exported_regression_file_runs_under_the_plugin_and_standalone(tmp_path: Path) -> None:
@@ -322,7 +328,30 @@ def test_k_on_a_rule_sends_only_the_case_kinds_that_rule_judges(tmp_path: Path) 
     whole = _pytest(project, "--junitxml", "whole.xml")
     narrow = _pytest(project, "-k", "unknown-tool", "--junitxml", "narrow.xml")
     assert whole.returncode == 1 and narrow.returncode == 1, whole.stdout[-2000:] + narrow.stdout[-2000:]
-    assert _outcomes(project / "narrow.xml") == {("book", "unknown-tool"): "failed"}
+    assert _outcomes(project / "narrow.xml") == {("book", "unknown-tool"): "failed", (SEQUENCES, "unknown-tool"): "skipped"}
     assert _outcomes(project / "whole.xml")[("book", "unknown-tool")] == "failed"
     sent = {name: int(_properties(project / f"{name}.xml", "book", "unknown-tool")["casesSent"][0]) for name in ("whole", "narrow")}
     assert sent["narrow"] < sent["whole"] / 2, sent
+
+
+def test_a_sequence_finding_fails_the_sequences_rule_and_shows_its_steps(tmp_path: Path) -> None:
+    """The notes server's bugs need a sequence: a note created, deleted, then asked for again."""
+    notes = [sys.executable, str(SERVERS / "notes_server.py")]
+    project = _project(tmp_path, f"test_notes = invariants(*{notes!r}, allow_destructive=True, phases='sequence', max_examples=5)\n")
+    collected = _pytest(project, "--collect-only", "-q", "-k", "sequences")
+    rules = {line.rsplit("::", 1)[1] for line in collected.stdout.splitlines() if f"::{SEQUENCES}::" in line}
+    assert {"tool-failure", "unknown-tool", "internal-details-leak", "response-well-formed"} <= rules, collected.stdout
+    assert not rules & {"request-answered", "target-alive", "tool-name", "malformed-request"}, "rules no sequence judges"
+    run = _pytest(project, "-k", "sequences and (tool-failure or response-well-formed)", "--hypothesis-seed", "2", "--junitxml", "report.xml",
+                  timeout=180)
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr
+    assert _outcomes(project / "report.xml") == {(SEQUENCES, "tool-failure"): "failed", (SEQUENCES, "response-well-formed"): "passed"}
+    failure = run.stdout.split(f"{SEQUENCES}::tool-failure", 1)[1]
+    first = failure.split("\n\n", 1)[0].splitlines()
+    labels = [line.split(":", 1)[0] for line in first if line.startswith(("step ", "answer", "reused", "request"))]
+    steps = labels.index("request")
+    numbered = [label for label in labels[:steps] if label != "reused"]
+    assert len(numbered) >= 4 and numbered == [label for n in range(1, len(numbered) // 2 + 1) for label in (f"step {n}", f"answer {n}")], first
+    assert "reused" in labels[:steps], "a step reused the id an earlier answer gave"
+    assert labels[steps:] == ["request", "reused", "answer"], first
+    assert re.search(r"\nreused:  \w+ from step \d+'s answer \(structuredContent\.id\)\n", failure) and "Traceback" not in run.stdout

@@ -74,7 +74,7 @@ def test_junit_is_valid_against_the_jenkins_schema_and_reads_in_junitparser(
     document = json.loads((out / "r.json").read_text())
     xml = junitparser.JUnitXml.fromfile(str(out / "r.xml"))
     suites = {suite.name: suite for suite in xml}
-    assert set(suites) == {"mcp-toolfuzz.(envelope)", *(f"mcp-toolfuzz.{tool}" for tool in DEMO_TOOLS)}
+    assert set(suites) == {"mcp-toolfuzz.(envelope)", *(f"mcp-toolfuzz.{tool}" for tool in DEMO_TOOLS), "mcp-toolfuzz.(sequences)"}
     failed: set[tuple[str, str]] = set()
     skipped: dict[tuple[str, str], str] = {}
     for name, suite in suites.items():
@@ -86,7 +86,7 @@ def test_junit_is_valid_against_the_jenkins_schema_and_reads_in_junitparser(
                     assert outcome.type == case.name and outcome.message.startswith(case.name)
                 elif isinstance(outcome, junitparser.Skipped):
                     skipped[(name.removeprefix("mcp-toolfuzz."), case.name)] = outcome.message
-    assert failed == {(finding["tool"], finding["rule"]) for finding in document["findings"]}
+    assert failed == {("(sequences)" if finding["case"] == "sequence" else finding["tool"], finding["rule"]) for finding in document["findings"]}
     assert skipped[("reset", "valid-arguments cases")].startswith("the tool may be destructive")
     assert suites["mcp-toolfuzz.add"].failures == 2 and suites["mcp-toolfuzz.add"].tests >= 10
 

@@ -17,13 +17,14 @@ from fuzz.engine.run import run_on
 from fuzz.errors import ConfigurationError, HarnessError
 from fuzz.faces.hosted import HostedTarget
 from fuzz.faces.pytest_invariants import Invariants
-from fuzz.judging.coverage import kinds_judging, rules_judged, tool_exercise
+from fuzz.judging.coverage import EXITED, NO_ANSWER, kinds_judging, rules_judged, tool_exercise
 from fuzz.judging.findings import RunResult, ToolSummary
 from fuzz.reports.problems import findings_text, shown
 from fuzz.text import printable
 from fuzz.wire.lifecycle import ALL_VERSIONS
 from fuzz.wire.target import HttpTarget, StdioTarget, TargetSpec
-from strategies.cases import ENVELOPE
+from strategies import CaseKind
+from strategies.cases import ENVELOPE, SEQUENCES
 
 if TYPE_CHECKING:
     from _pytest._code.code import TerminalRepr
@@ -83,12 +84,28 @@ _RANDOM_SEED = pytest.StashKey[int]()
 _HOSTS = pytest.StashKey["_Hosts"]()
 
 
-def _applicable(tool_plan: ToolPlan, rules: Sequence[str]) -> list[str]:
-    """The rules that apply to a planned tool, before it is fuzzed (as the reports decide it)."""
+def _applicable(tool_plan: ToolPlan, rules: Sequence[str], plans: Sequence[ToolPlan]) -> list[str]:
+    """The rules that apply to a planned tool, before it is fuzzed (as the reports decide it);
+    to the sequences, those their calls are judged by (`_SEQUENCE_KINDS`), of the tools that take
+    part (those of `plans` that get valid arguments), but the one-call rules (`_NOT_IN_SEQUENCES`)."""
+    if tool_plan.name == SEQUENCES:
+        taking_part = [plan.tool for plan in plans if plan.tool is not None and CaseKind.VALID_ARGUMENTS in plan.kinds]
+        planned = ToolSummary(SEQUENCES, dict.fromkeys(_SEQUENCE_KINDS, 0), (), tool_plan.skips)
+        has_output = any(tool.output_schema is not None for tool in taking_part)
+        return [rule for rule in tool_exercise(planned, rules, has_output_schema=has_output) if rule not in _NOT_IN_SEQUENCES]
     planned = ToolSummary(tool_plan.name, {kind: 0 for kind in tool_plan.kinds}, (),
                           tool_plan.skips)
     has_output = tool_plan.tool is not None and tool_plan.tool.output_schema is not None
     return list(tool_exercise(planned, rules, has_output_schema=has_output))
+
+
+_SEQUENCE_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL)
+"""The kinds a sequence's calls are judged as (`Finding.judged_as`): a call with the arguments drawn
+(valid, or not after a reused value), and a call of a tool that left the list."""
+_ENDING = frozenset({"request-answered", "target-alive"})
+_NOT_IN_SEQUENCES = _ENDING | {"tool-name"}
+"""Rules no sequence finding is of: a call left unanswered or a target that died ends a sequence
+(the single cases report them), and tool names are judged on the listing."""
 
 
 def _judged_rules(options: RunOptions, host: HostedTarget) -> list[str]:
@@ -122,6 +139,8 @@ def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
     findings = [finding for finding in summary.findings if finding.rule.id == rule]
     if findings:
         return Verdict("failed", findings_text(findings) + f"\n\nrepeat: {repeat}")
+    if tool == SEQUENCES:
+        return _sequence_verdict(summary, rule)
     exercise = tool_exercise(summary, [rule], has_output_schema=summary.has_output_schema).get(rule)
     judging = kinds_judging([rule]) or frozenset()
     skipped = [skip for skip in summary.skips if skip.case in judging and exercise is not None and not exercise.exercised]
@@ -132,6 +151,26 @@ def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
         if result.stopped_early:
             reason += f" (the run stopped early: {result.stopped_early})"
         return Verdict("skipped", f"{rule} not exercised on {shown(tool)}: {printable(reason)}")
+    return Verdict("passed")
+
+
+def _sequence_verdict(summary: ToolSummary, rule: str) -> Verdict:
+    """`rule` on the sequences, which found nothing of it: passed when the rule was judged on
+    their calls as on valid-arguments cases (most of them are: the run counts them together),
+    skipped when they were skipped, none was answered, or the rule judges only another kind."""
+    if summary.skips:
+        return Verdict("skipped", f"{SEQUENCES}: {printable(summary.skips[0].reason)}")
+    answers = summary.answers.get(CaseKind.SEQUENCE, {})
+    if not any(count for name, count in answers.items() if name not in (NO_ANSWER, EXITED)):
+        return Verdict("skipped", f"{rule} not exercised in the {SEQUENCES}: none of their {sum(answers.values())} calls was answered")
+    sent = {CaseKind.VALID_ARGUMENTS: summary.cases_sent.get(CaseKind.SEQUENCE, 0)}
+    as_valid = replace(summary, cases_sent=sent, answers={CaseKind.VALID_ARGUMENTS: answers})
+    exercise = tool_exercise(as_valid, [rule], has_output_schema=False).get(rule)
+    if exercise is None:
+        return Verdict("skipped", f"{rule}: no sequence violated it, but the run does not count the sequences' calls judged as the "
+                                  "cases it judges (of a tool that left the list, with invalid arguments, with an output schema)")
+    if not exercise.exercised:
+        return Verdict("skipped", f"{rule} not exercised in the {SEQUENCES}: {printable(exercise.reason)}")
     return Verdict("passed")
 
 
@@ -180,7 +219,7 @@ class InvariantsCollector(pytest.Collector):
         rules = _judged_rules(self.options, self.host())
         for tool_plan in plans:
             name = tool_plan.name
-            yield ToolCollector.from_parent(self, name=shown(name), tool=name, rules=_applicable(tool_plan, rules))
+            yield ToolCollector.from_parent(self, name=shown(name), tool=name, rules=_applicable(tool_plan, rules, plans))
 
     @property
     def module_key(self) -> str:
@@ -194,8 +233,11 @@ class InvariantsCollector(pytest.Collector):
         """The run of `tool` (made on first use, by the rules of its selected tests)."""
         if tool.tool not in self.results:
             rules = tool.selected_rules()
+            kinds = kinds_judging(rules)
+            if tool.tool == SEQUENCES:  # judged as several kinds; a call unanswered still ends its sequence
+                kinds, rules = frozenset({CaseKind.SEQUENCE}), [*rules, *(set(_judged_rules(self.options, self.host())) & _ENDING)]
             options = replace(self.options, only=frozenset({tool.tool}), envelope=tool.tool == ENVELOPE,
-                              rules=frozenset(rules), kinds=kinds_judging(rules))
+                              rules=frozenset(rules), kinds=kinds)
             self.results[tool.tool] = self.host().run(run_on, options)
         return self.results[tool.tool]
 
@@ -277,8 +319,8 @@ def fixture_test(fixture: str, arguments: tuple[str, ...], seed: int | None, max
             pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
         try:
             result = host.run(run_on, options)
-            pairs = [(tool_plan.name, rule)
-                     for tool_plan in _tool_plans(options, host) for rule in _applicable(tool_plan, _judged_rules(options, host))]
+            plans = _tool_plans(options, host)
+            pairs = [(tool_plan.name, rule) for tool_plan in plans for rule in _applicable(tool_plan, _judged_rules(options, host), plans)]
         finally:
             host.close()
         repeat = f"pytest {request.node.nodeid!r} --hypothesis-seed {options.seed}"

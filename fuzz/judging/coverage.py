@@ -203,10 +203,10 @@ def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_s
 
 
 def _listed(summary: ToolSummary) -> bool:
-    """Whether `summary` is a listed tool's: not the envelope's, nor that of an --unavailable
+    """Whether `summary` is a listed tool's: not the envelope's or the sequences', nor that of an --unavailable
     tool the server does not list (planned the unavailable kind alone)."""
     planned = set(summary.cases_sent) | {skip.case for skip in summary.skips}
-    return summary.tool != ENVELOPE and planned != {CaseKind.UNAVAILABLE_TOOL}
+    return summary.tool not in (ENVELOPE, SEQUENCES) and planned != {CaseKind.UNAVAILABLE_TOOL}
 
 
 def run_exercise(per_tool: Mapping[str, Mapping[str, Exercise]], rule_ids: Sequence[str]) -> dict[str, Exercise]:

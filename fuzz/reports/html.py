@@ -3,7 +3,8 @@ that opens offline (inline CSS, no script, no font, no external URL).
 
 It holds the verdict (what the exit code means, the problems and findings per level); the tools ×
 rules matrix; each problem with its rule, level and spec sentence, the minimal request and the
-exact answer as JSON, the server's stderr, its findings and their replay commands; the schema
+exact answer as JSON (a sequence's steps before them, each request and answer, and where each
+reused value came from), the server's stderr, its findings and their replay commands; the schema
 coverage per tool; and how each tool's cases of each kind were answered.
 
 Every string of the server's in it (its name, tool names, messages, JSON, paths, property names)
@@ -19,11 +20,12 @@ from pathlib import Path
 from fuzz import __version__
 from fuzz.files import write_text_atomically
 from fuzz.judging.coverage import BUCKETS, RuleState, exercise_by_tool, exercise_of_run, judged_rules, rule_state
-from fuzz.judging.findings import Finding, RunResult, ToolSummary
+from fuzz.judging.findings import Finding, RunResult, ToolSummary, Use
 from fuzz.judging.rules import Level
 from fuzz.reports import keywords
 from fuzz.reports.html_tree import Child, Element, add, cell, json_block, lines_block, page, table, tag
-from fuzz.reports.problems import Problem, display, group, headline, hints, unexercised
+from fuzz.reports.problems import Problem, display, group, headline, hints, others, unexercised
+from fuzz.reports.steps import called, path_text
 
 _MARKS = {RuleState.VIOLATED: ("✗", "violated"), RuleState.CLEAN: ("✓", "clean"), RuleState.NOT_EXERCISED: ("–", "not-exercised")}
 
@@ -125,7 +127,7 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     story = tag("dl", cls="story")
     lines = [("sent", finding.label), ("problem", finding.why), ("expected", finding.expected)]
     if len(problem.findings) > 1:
-        lines.append(("shown", f"the request to {display(finding.tool)}; the others got {problem.answer} for the same kind of case"))
+        lines.append(("shown", others(problem, display, str)))
     for name, value in lines:
         add(story, tag("dt", name), tag("dd", value))
     section = tag(
@@ -137,9 +139,14 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
         story,
         cls=f"problem {rule.level.value}",
     )
+    if finding.steps:
+        add(section, *_sequence_steps(finding))
     answer = tag("pre", json_block(finding.response)) if finding.response is not None else tag("p", "(none: no answer came)")
-    add(section, tag("div", tag("div", tag("h5", "Request"), tag("pre", json_block(finding.request))),
+    request = f"Request (step {len(finding.steps) + 1})" if finding.steps else "Request"
+    add(section, tag("div", tag("div", tag("h5", request), tag("pre", json_block(finding.request))),
                      tag("div", tag("h5", "Answer"), answer), cls="exchange"))
+    if finding.uses:
+        add(section, tag("p", "Reused: ", *_reused(finding.uses), cls="reused"))
     if finding.headers:
         add(section, tag("h5", "HTTP headers sent instead"), tag("pre", json_block(dict(finding.headers))))
     if finding.stderr:
@@ -154,6 +161,33 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     ]
     add(section, tag("h5", f"Findings ({len(problem.findings)})"), table(["tool", "sent", "answer", "reproduction", "seen"], rows, cls="findings"))
     return section
+
+
+def _sequence_steps(finding: Finding) -> list[Element]:
+    """A sequence finding's steps, in order: each request and its answer side by side, and where
+    each value the request reused came from."""
+    count = len(finding.steps)
+    items = []
+    for number, step in enumerate(finding.steps, 1):
+        name = called(step)
+        heading = tag("h5", f"Step {number}: request")
+        if name is not None:
+            add(heading, " to ", tag("code", name))
+        answer = tag("pre", json_block(step.response)) if step.response is not None else tag("p", "(none: no answer came)")
+        exchange = tag("div", tag("div", heading, tag("pre", json_block(step.request))),
+                       tag("div", tag("h5", f"Step {number}: answer"), answer), cls="exchange")
+        items.append(tag("li", exchange, tag("p", "Reused: ", *_reused(step.uses), cls="reused") if step.uses else None))
+    calls = "call" if count == 1 else f"{count} calls"
+    return [tag("h5", f"Steps: the {calls} the sequence made before the request, in order"), tag("ol", *items, cls="steps")]
+
+
+def _reused(uses: tuple[Use, ...]) -> list[Child]:
+    """`note_id from step 1's answer (structuredContent.id)` for each use, the names in code."""
+    parts: list[Child] = []
+    for use in uses:
+        parts += ["; "] if parts else []
+        parts += [tag("code", use.argument), f" from step {use.step + 1}'s answer (", tag("code", path_text(use.path)), ")"]
+    return parts
 
 
 def _known(finding: Finding, result: RunResult) -> str:

@@ -145,6 +145,8 @@ nav a { margin-right: 1rem; } a { color: var(--advisory); }
 .problem { border: 1px solid var(--line); border-left: 6px solid var(--advisory); border-radius: 6px; padding: .2rem 1rem 1rem; margin: 1rem 0; }
 .problem.must { border-left-color: var(--must); } .problem.should { border-left-color: var(--should); }
 .problem h3, .problem h4 { margin-top: .6rem; } h5 { font-size: .85rem; margin: .8rem 0 .3rem; color: var(--muted); }
+ol.steps { padding-left: 1.4rem; margin: .3rem 0 .8rem; } ol.steps li { margin: .2rem 0 .6rem; }
+p.reused { margin: .3rem 0; color: var(--muted); }
 .exchange { display: grid; grid-template-columns: repeat(auto-fit, minmax(22rem, 1fr)); gap: 0 1rem; }
 blockquote.spec { margin: .4rem 0; padding: .2rem .8rem; border-left: 3px solid var(--line); color: var(--muted); }
 .story { display: grid; grid-template-columns: max-content 1fr; gap: .1rem 1rem; margin: .5rem 0; } .story dt { color: var(--muted); } .story dd { margin: 0; }

@@ -2,7 +2,9 @@
 
 A `testsuite` per tool (the envelope included), a `testcase` per rule that applies to the tool:
 it passes when the rule was exercised and found nothing, fails with the rule, its level, the
-minimal request, the answer and the replay command when it found something, and is skipped,
+minimal request, the answer and the replay command when it found something (a sequence finding,
+in the `(sequences)` suite, with each step before its request: request, answer, and where each
+reused value came from, `fuzz.reports.problems.findings_text`), and is skipped,
 with the reason, when it was not exercised (the case kind was skipped, or what the rule judges
 never happened). The case kinds a tool did not get are skipped test cases of their own. Written
 to the Apache Ant JUnit schema (windyroad/JUnit-Schema's `JUnit.xsd`, what Jenkins, GitLab and

@@ -1,7 +1,8 @@
 """A Markdown summary (`--report markdown:PATH`), fit for `$GITHUB_STEP_SUMMARY` or a pull
 request comment: the verdict, the tools by violated rule, then each problem with its minimal
-request and answer in fenced blocks and the command that replays it, then the schema coverage: per
-tool, a table of the keywords of its schemas and the cases that reached each side.
+request and answer in fenced blocks (a sequence's steps before it, each request and answer in full)
+and the command that replays it, then the schema coverage: per tool, a table of the keywords of its
+schemas and the cases that reached each side.
 
 What the server sent renders as text, never as markup: tool and server names in code spans,
 requests, answers and stderr in fences longer than any backtick run inside them, and the prose
@@ -24,7 +25,7 @@ from fuzz.judging.coverage import (
     exercise_of_run,
     rule_state,
 )
-from fuzz.judging.findings import RunResult
+from fuzz.judging.findings import Finding, RunResult
 from fuzz.judging.schema_coverage import SideReach
 from fuzz.reports import keywords
 from fuzz.reports.problems import (
@@ -34,8 +35,10 @@ from fuzz.reports.problems import (
     group,
     headline,
     hints,
+    others,
     unexercised,
 )
+from fuzz.reports.steps import called, uses_text
 from fuzz.text import LISTED, json_text, printable, safe_line
 from strategies.cases import ENVELOPE
 
@@ -141,8 +144,13 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
         f"{prose(rule.title)}. Sent: {prose(finding.label)}. Problem: {prose(finding.why)}; expected {prose(finding.expected)}.",
     ]
     if len(problem.findings) > 1:
-        lines += ["", f"Shown: the request to {tool(finding.tool)}; the others got {prose(problem.answer)} for the same kind of case."]
-    lines += ["", "Request:", "", _fenced(finding.request), "", "Answer:", "",
+        lines += ["", f"Shown: {others(problem, tool, prose)}."]
+    lines += _steps(finding)
+    request = "Request:"
+    if finding.steps:
+        reused = f", reusing {uses_text(finding.uses, code)}" if finding.uses else ""
+        request = f"Request (step {len(finding.steps) + 1}){reused}:"
+    lines += ["", request, "", _fenced(finding.request), "", "Answer:", "",
               _fenced(finding.response) if finding.response is not None else "(none)"]
     if finding.stderr:
         lines += ["", "Server stderr:", "", _fenced("\n".join(map(printable, finding.stderr[-8:])), "text")]
@@ -152,6 +160,21 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     if replays:
         lines += ["", "Replay:", "", _fenced("\n".join(replays), "sh")]
     lines += ["", f"<sub>{prose(rule.source)}</sub>"]
+    return lines
+
+
+def _steps(finding: Finding) -> list[str]:
+    """A sequence finding's steps, in order, each request and answer in full; none for another."""
+    if not finding.steps:
+        return []
+    count = len(finding.steps)
+    lines = ["", f"Steps: the {'call' if count == 1 else f'{count} calls'} the sequence made before the request, in order."]
+    for number, step in enumerate(finding.steps, 1):
+        name = called(step)
+        to = f" to {code(name)}" if name is not None else ""
+        reused = f", reusing {uses_text(step.uses, code)}" if step.uses else ""
+        lines += ["", f"Step {number}, request{to}{reused}:", "", _fenced(step.request), "", f"Step {number}, answer:", "",
+                  _fenced(step.response) if step.response is not None else "(none)"]
     return lines
 
 

@@ -3,8 +3,10 @@
 A server-wide behaviour (the empty tool name answered -32602, `arguments: null` answered with a
 result) shows up as one finding per tool. Findings that share a rule, a case kind and the same
 kind of answer (the same JSON-RPC error code, or the same class of result) are one *problem*,
-seen on several tools, shown with one representative minimal request. Findings stay the unit of
-the JSON report, the exit code and the reproduction files; problems are how reports read.
+seen on several tools, shown with one representative minimal request. A sequence finding
+(`CaseKind.SEQUENCE`) is a problem with other sequence findings only, never with the single cases
+of its rule: its answer came after steps of its own, and it is shown with them. Findings stay the
+unit of the JSON report, the exit code and the reproduction files; problems are how reports read.
 
 The same goes for what the reports say around them: a list of tools is cut to a few names and a
 count (`fuzz.text.listing`), and a hint or a reason shared by many tools is one line.
@@ -19,6 +21,7 @@ from dataclasses import dataclass, replace
 from fuzz.judging.coverage import exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.judging.findings import Finding, RunResult, ToolSummary
 from fuzz.judging.rules import RULES, Level, Rule
+from fuzz.reports.steps import aligned, labelled_lines, uses_text
 from fuzz.text import json_text, listing, printable
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
@@ -102,15 +105,30 @@ def _plural(count: int, noun: str) -> str:
     return f"{count} {noun}{'' if count == 1 else 's'}"
 
 
+def others(problem: Problem, name: Callable[[str], str] = shown, text: Callable[[str], str] = printable) -> str:
+    """What a problem seen on several tools says of the finding it shows and of the others, the
+    tools' names rendered with `name` and the kind of answer with `text`: `the request to add;
+    the others got JSON-RPC error -32602 for the same kind of case`. A sequence problem's findings
+    each have steps of their own: the one shown is a whole sequence."""
+    tool, answer = name(problem.representative.tool), text(problem.answer)
+    if problem.case is CaseKind.SEQUENCE:
+        return (f"the sequence that ended in the request to {tool}; the others' sequences ended in {answer} too "
+                "(the JSON report has each one's steps)")
+    return f"the request to {tool}; the others got {answer} for the same kind of case"
+
+
 def findings_text(findings: Sequence[Finding]) -> str:
-    """Each finding as the lines a failed test shows: rule, problem, request, answer, stderr,
-    replay command, the rule's sentence; what the server sent escaped (`fuzz.text`)."""
+    """Each finding as the lines a failed test shows: rule, problem, a sequence's steps (each
+    request and answer, and where each reused value came from), request, answer, stderr, replay
+    command, the rule's sentence; what the server sent escaped (`fuzz.text`)."""
     parts = []
     for finding in findings:
         parts.append("\n".join(filter(None, (
             f"{finding.rule.id} [{finding.rule.level.label}] · {finding.case.value} case · {printable(finding.label)}",
             f"problem: {printable(finding.why)}; expected {printable(finding.expected)}",
+            *(aligned(label, line, 9) for label, line in labelled_lines(finding, json_text)),
             f"request: {json_text(finding.request)}",
+            f"reused:  {uses_text(finding.uses)}" if finding.uses else "",
             "answer:  " + (json_text(finding.response) if finding.response is not None else "(none)"),
             *(f"stderr:  {printable(line)}" for line in finding.stderr[-8:]),
             f"replay:  mcp-toolfuzz replay {printable(finding.reproduction)}" if finding.reproduction else "",

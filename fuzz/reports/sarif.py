@@ -7,7 +7,9 @@ tools, so that a dashboard tracks it from night to night whatever the request id
 shrunk values were. Each result has a logical location per tool (`tool` kind) and, where the run
 knows one, a physical location: the server's entry point (the first file of a stdio command that
 exists, relative to the working directory). The minimal request and the answer of the
-representative finding are in the message and in `properties`.
+representative finding are in the message and in `properties`; a sequence problem's, after the
+steps before it (each request and answer, and where each reused value came from), in the message
+too and in `properties.steps`, `uses` and `judgedAs` as the JSON report has them.
 
 Text a person reads (the message, the tools' names in locations) is escaped as the terminal
 escapes it (`fuzz.text`); `properties` keep the exact values, as the JSON report does.
@@ -21,11 +23,13 @@ from typing import Any
 
 from fuzz import __version__
 from fuzz.files import write_json_atomically
-from fuzz.judging.findings import RunResult
+from fuzz.judging.findings import Finding, RunResult
 from fuzz.judging.profiles import resolve
 from fuzz.judging.rules import Level, Rule
 from fuzz.reports.problems import Problem, group, shown
+from fuzz.reports.steps import uses_text
 from fuzz.text import json_text, printable
+from strategies import CaseKind
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT = "mcpToolfuzzProblem/v1"
@@ -67,8 +71,10 @@ def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, A
     finding = problem.representative
     text = (
         f"{problem.rule.id} ({problem.rule.level.label}) on {problem.describe_tools()}, {problem.case.value} case: "
-        f"{printable(finding.why)}; expected {printable(finding.expected)}. Minimal request: {json_text(finding.request)}"
+        f"{printable(finding.why)}; expected {printable(finding.expected)}.{_steps_text(finding)} Minimal request: {json_text(finding.request)}"
     )
+    if finding.uses:
+        text += f" (reused: {uses_text(finding.uses)})"
     location: dict[str, Any] = {
         "logicalLocations": [{"name": shown(tool), "fullyQualifiedName": f"tools/{shown(tool)}", "kind": "tool"}
                              for tool in problem.tools],
@@ -90,8 +96,22 @@ def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, A
             "request": finding.request,
             "response": finding.response,
             "reproductions": [member.reproduction for member in problem.findings if member.reproduction],
+            **({"steps": [step.as_json() for step in finding.steps], "uses": [use.as_json() for use in finding.uses],
+                "judgedAs": finding.judged_as.value if finding.judged_as else None} if problem.case is CaseKind.SEQUENCE else {}),
         },
     }
+
+
+def _steps_text(finding: Finding) -> str:
+    """` Steps before it: step 1: {...}, answered {...}; step 2: ... .` for a sequence finding."""
+    if not finding.steps:
+        return ""
+    steps = []
+    for number, step in enumerate(finding.steps, 1):
+        reused = f" (reused: {uses_text(step.uses)})" if step.uses else ""
+        answer = json_text(step.response) if step.response is not None else "no answer"
+        steps.append(f"step {number}: {json_text(step.request)}{reused}, answered {answer}")
+    return f" Steps before the request: {'; '.join(steps)}."
 
 
 def as_sarif(result: RunResult, cwd: Path | None = None) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """The terminal report: a line per tool as it finishes, then every problem with its minimal
-request and answer, then a table of tools by violated rule. Under a tool's line, how many keywords
+request and answer (a sequence's: after its steps, a line for each request and one for each
+answer, clipped), then a table of tools by violated rule. Under a tool's line, how many keywords
 of its schemas the run reached on every side, and a few of those it did not (`keywords`).
 
 Everything the server sent is printed through `fuzz.text` (`printable`, `show`): a terminal or
@@ -39,12 +40,14 @@ from fuzz.reports.problems import (
     group,
     headline,
     hints,
+    others,
     shown,
     unexercised,
 )
+from fuzz.reports.steps import aligned, labelled_lines, uses_text
 from fuzz.text import LISTED, clip, listing, printable, safe_line, show
 from strategies import CaseKind
-from strategies.cases import ENVELOPE
+from strategies.cases import ENVELOPE, SEQUENCES
 
 _WIDTH = 100
 _CLEAR_LINE = "\r\x1b[K"
@@ -52,6 +55,10 @@ _MARKS = {RuleState.VIOLATED: "x", RuleState.CLEAN: ".", RuleState.NOT_EXERCISED
 
 ANSWERS_PER_TOOL_UP_TO = 20
 """Tools past which the Answers section counts per case kind over all tools, not per tool."""
+
+STEP_LIMIT = 400
+"""Characters of a sequence step's request or answer shown on its line (the request that violated a
+rule gets 2000, as any finding's; the Markdown, HTML and JSON reports have every step in full)."""
 
 PLAIN_PROGRESS_EVERY = 30.0
 """Seconds between two progress lines when the output is not a terminal (a CI log)."""
@@ -117,6 +124,8 @@ class TerminalReporter:
         self._print(f"profile {event.profile}")
         for note in self.notes:
             self._print(note)
+        for warning in event.warnings:
+            self._print(f"warning {printable(warning)}")
         self._print("")
 
     def _finished(self, result: RunResult) -> None:
@@ -138,18 +147,21 @@ class TerminalReporter:
         if not answered:
             return
         if len(answered) > ANSWERS_PER_TOOL_UP_TO:
-            self._print(f"\nAnswers (cases judged, shrinking included, over {len(answered)} tools; each tool's in --report json)")
+            tools = sum(1 for summary in answered if summary.tool != SEQUENCES)  # the sequences' are the `sequence` line
+            self._print(f"\nAnswers (cases judged, shrinking included, over {tools} tools; each tool's in --report json)")
             totals: dict[CaseKind, Counter[str]] = {}
             for summary in answered:
                 for kind, counts in summary.answers.items():
                     totals.setdefault(kind, Counter()).update(counts)
             for kind, counts in totals.items():
-                self._print(f"  {kind.value:<{self._name_width}} {_told(counts)}")
+                if counts:
+                    self._print(f"  {kind.value:<{self._name_width}} {_told(counts)}")
             return
         self._print("\nAnswers (cases judged, shrinking included)")
         for summary in answered:
-            parts = [f"{kind.value} {_told(counts)}" for kind, counts in summary.answers.items()]
-            self._print(f"  {shown(summary.tool):<{self._name_width}} " + " · ".join(parts))
+            parts = [f"{kind.value} {_told(counts)}" for kind, counts in summary.answers.items() if counts]
+            if parts:  # a kind no case of was judged (another phase's, under --phases) is left out
+                self._print(f"  {shown(summary.tool):<{self._name_width}} " + " · ".join(parts))
 
     def _skipped(self, result: RunResult) -> None:
         skips = [skip for summary in result.tools for skip in summary.skips]
@@ -176,10 +188,14 @@ class TerminalReporter:
         note = f"  ({'; '.join(known)})" if known else ""
         self._print(f"\n{number}. {rule.id} [{rule.level.label}] · {problem.describe_tools()} · {finding.case.value} case{note}")
         if len(problem.findings) > 1:
-            self._print(f"   shown:    the request to {shown(finding.tool)}; the others got {printable(problem.answer)} for the same kind of case")
+            self._print(f"   shown:    {others(problem)}")
         self._print(f"   sent:     {printable(finding.label)}")
         self._print(f"   problem:  {printable(finding.why)}; expected {printable(finding.expected)}")
+        for label, line in labelled_lines(finding, lambda value: show(value, STEP_LIMIT)):
+            self._print("   " + aligned(label, line, 10))
         self._print(f"   request:  {show(finding.request, 2000)}")
+        if finding.uses:
+            self._print(f"   reused:   {uses_text(finding.uses)}")
         self._print(f"   answer:   {show(finding.response, 2000) if finding.response is not None else '(none)'}")
         for line in finding.stderr[-self.show_stderr_lines :]:
             self._print(f"   stderr:   {clip(printable(line), _WIDTH)}")
@@ -233,7 +249,7 @@ class TerminalReporter:
                         f"{printable(stale.case)}")
         self._print(
             f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
-            f"{_plural(sum(1 for t in result.tools if t.tool != ENVELOPE), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
+            f"{_plural(sum(1 for t in result.tools if t.tool not in (ENVELOPE, SEQUENCES)), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
             f"seed {result.seed} · exit {result.exit_code}"
         )
 

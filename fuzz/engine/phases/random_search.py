@@ -223,7 +223,7 @@ class Exploration(BatchTrials):
             if violations:
                 self.findings = [violation.finding for violation in violations]
             elif self.lost is None and not self.out_of_time and not share_spent:
-                self.skip = f"could not generate {self.kind.value} cases: {_where_raised(error)}"
+                self.skip = f"could not generate {self.kind.value} cases: {where_raised(error)}"
         if not self.findings and self._latest:
             self.findings = list(self._latest.values())
 
@@ -297,7 +297,7 @@ def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0, part:
     return int.from_bytes(digest[:8], "big")
 
 
-def _where_raised(error: BaseException) -> str:
+def where_raised(error: BaseException) -> str:
     """The error with the place it was raised (its innermost frame): a generation error is a
     harness bug, and its report should say where to look."""
     import traceback

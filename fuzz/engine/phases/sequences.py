@@ -40,7 +40,7 @@ from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_s
 from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.fresh_targets import FreshTargets
-from fuzz.engine.phases.random_search import derived_seed
+from fuzz.engine.phases.random_search import derived_seed, where_raised
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.plan import may_take_part
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
@@ -136,6 +136,8 @@ class SequenceExploration:
         self._intrinsic_bugs: set[tuple[str, str]] = set()
         """(rule, tool) violations a single request makes on a fresh target (`_intrinsic`)."""
         self._tried: set[str] = set()
+        self._latest: dict[str, Finding] = {}
+        """By rule and tool: the violation with the fewest steps so far (kept if the phase stops mid-shrink)."""
         self._silent: set[str] = set()
         """Tools a call left unanswered (or the target dead): no longer called. The single cases
         confirm and report a hang; a sequence would wait it out again at every try."""
@@ -173,12 +175,18 @@ class SequenceExploration:
         except BaseException as error:
             if leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
                 raise
-            self.out_of_time = leaves_of_type(error, (OutOfTime,))
-            self.share_spent = leaves_of_type(error, (ShareSpent,))
+            self.out_of_time = self.out_of_time or leaves_of_type(error, (OutOfTime,))
+            self.share_spent = self.share_spent or leaves_of_type(error, (ShareSpent,))
+            stopped = self.out_of_time or self.share_spent or self.lost is not None or leaves_of_type(error, (TargetLost,))
             violations = violations_in(error)
-            if not violations and not self.out_of_time and not self.share_spent and self.lost is None and not leaves_of_type(error, (TargetLost,)):
-                raise
-            self.findings = [violation.finding for violation in violations if self._needs_its_steps(violation.finding)]
+            if not violations and not stopped:
+                # Hypothesis gave up on the sequences (a server whose answers vary so that a replayed
+                # sequence ends otherwise: a flaky test to it). What was found is kept, and said.
+                self.skip = f"the sequence phase stopped: {where_raised(error)}"
+            # Stopped mid-shrink (--max-time, a lost target: Hypothesis may then report the run as
+            # flaky rather than the violations): the shortest sequence each violation had so far.
+            found = [violation.finding for violation in violations] or list(self._latest.values())
+            self.findings = [finding for finding in found if self._needs_its_steps(finding)]
 
     def _intrinsic(self, case: Case, tool: Tool, rule_id: str) -> bool:
         """Whether a violation of `rule_id` by `tool`, on a request that reuses nothing, is the
@@ -249,8 +257,10 @@ class SequenceExploration:
         if self.lost is not None:
             raise TargetLost(self.lost)
         if time.monotonic() >= self.deadline:
+            self.out_of_time = True
             raise OutOfTime()
         if time.monotonic() >= self.share_deadline:
+            self.share_spent = True
             raise ShareSpent()
         if kind is None:
             kind = CaseKind.VALID_ARGUMENTS if tool.input_check.accepts(arguments) else CaseKind.INVALID_ARGUMENTS
@@ -278,7 +288,10 @@ class SequenceExploration:
                 response=response, message=describe_violation(violation, case, exchange), why=violation.why,
                 expected=violation.expected, stderr=exchange.stderr, steps=tuple(sequence.steps), uses=uses, judged_as=kind,
             )
-            raise violation_type(f"{violation.rule.id} {tool.name}")(finding)
+            key = f"{violation.rule.id} {tool.name}"
+            if key not in self._latest or len(finding.steps) < len(self._latest[key].steps):
+                self._latest[key] = finding
+            raise violation_type(key)(finding)
         sequence.steps.append(SequenceStep(exchange.request, response, uses))
         sequence.changed_state = sequence.changed_state or not _read_only(tool)
         sequence.last_arguments[tool.name] = arguments
@@ -317,7 +330,9 @@ class SequenceExploration:
         with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
             return await function(*arguments)
         assert scope.cancelled_caught
-        raise OutOfTime() if time.monotonic() >= self.deadline else ShareSpent()
+        self.out_of_time = time.monotonic() >= self.deadline
+        self.share_spent = not self.out_of_time
+        raise OutOfTime() if self.out_of_time else ShareSpent()
 
     def reuse(self, tool: Tool, arguments: dict[str, Any], fresh: bool, pick: int) -> tuple[dict[str, Any], tuple[Use, ...]]:
         """`arguments` with each argument of the id or name family given a value an earlier
