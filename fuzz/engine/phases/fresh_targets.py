@@ -4,16 +4,28 @@ Each sequence starts from a target no other sequence touched; Hypothesis runs hu
 (its shrinking most), and a restart of a Python server over stdio costs about 40 ms: most of
 the phase's time. So a spare is started beside the target in use, while the sequence runs, and
 swapped in when the next one begins; the old one is closed in the background. A target given by
-URL is never restarted (there is one server): `fresh` gives the same one.
+URL is never restarted (there is one server), nor one slow to start (`CHEAP_START`): `fresh`
+gives the same one.
 """
 
 from __future__ import annotations
 
+import time
+
 import trio
 
+from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.errors import HarnessError, TargetStartError
 from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from fuzz.wire.target import RESTART_GRACE, HttpTarget, Target, TargetSpec
+from strategies import Case
+
+CHEAP_START = 0.3
+"""Seconds: a target that starts (spawned, handshake, tools listed) within this is restarted
+for each sequence that follows one that may have changed its state. One that takes longer (an
+`mcp` SDK server takes 0.5 to 1 s) is not: a restart per sequence would cost more than all the
+other phases together, so its sequences share it, as they share a target given by URL, and touch
+only what they created (their reused values come from their own answers)."""
 
 
 class FreshTargets:
@@ -32,16 +44,25 @@ class FreshTargets:
         self._closing = False
         self._open: set[Target] = set()
         self.current: Target
+        self.start_seconds = 0.0
+        self.restartable = False
+        """Whether sequences get a fresh target each: a stdio target that starts in `CHEAP_START`."""
 
     async def start(self) -> Target:
-        """The first target (raises TargetStartError when it does not start), and its spare."""
+        """The first target (raises TargetStartError when it does not start), and its spare
+        when a start is cheap (`CHEAP_START`)."""
+        began = time.monotonic()
         self.current = await self._started()
-        self._prepare_spare()
+        self.start_seconds = time.monotonic() - began
+        self.restartable = not isinstance(self._spec, HttpTarget) and self.start_seconds <= CHEAP_START
+        if self.restartable:
+            self._prepare_spare()
         return self.current
 
     async def fresh(self) -> Target:
-        """A target no sequence has touched: the spare, once it has started."""
-        if isinstance(self._spec, HttpTarget):
+        """A target no sequence has touched: the spare, once it has started (the same target
+        when it is not `restartable`)."""
+        if not self.restartable:
             return self.current
         await self._spare_ready.wait()
         if self._spare_failed is not None or self._spare is None:
@@ -51,13 +72,23 @@ class FreshTargets:
         self._prepare_spare()
         return self.current
 
+    async def sent_alone(self, case: Case, timeout: float) -> Sent:
+        """`case` sent to a target started for it alone, then closed (one try on a fresh target
+        when the phase's own is not restarted)."""
+        target = await self._started()
+        try:
+            return await Dispatcher(target, ping_timeout=timeout).alone(case, timeout=timeout)
+        finally:
+            with trio.CancelScope(shield=True):
+                await self._close(target)
+
     async def aclose(self) -> None:
         self._closing = True
         for target in list(self._open):
             await self._close(target)
 
     def _prepare_spare(self) -> None:
-        if isinstance(self._spec, HttpTarget) or self._closing:
+        if not self.restartable or self._closing:
             return
         self._spare, self._spare_ready, self._spare_failed = None, trio.Event(), None
         self._nursery.start_soon(self._start_spare, self._spare_ready)

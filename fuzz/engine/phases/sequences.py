@@ -34,13 +34,13 @@ from typing import Any
 
 import trio
 from hypothesis import HealthCheck, Phase, Verbosity, reject, settings
-from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, precondition, rule, run_state_machine_as_test
+from hypothesis.stateful import run_state_machine_as_test
 
 from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.fresh_targets import FreshTargets
 from fuzz.engine.phases.random_search import derived_seed, where_raised
+from fuzz.engine.phases.sequence_machine import machine_class
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.plan import may_take_part
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
@@ -61,8 +61,6 @@ SEQUENCE_STEPS = 10
 
 _SINGLE_CASE_RULES = frozenset({"request-answered", "target-alive"})
 """Calls in one sequence at most (Hypothesis's `stateful_step_count`)."""
-
-_PICKS = st.integers(0, 255)
 
 
 @dataclass
@@ -157,7 +155,7 @@ class SequenceExploration:
         if not self.tools:
             self.skip = "no tool may take part: every listed tool may be destructive (see --allow-destructive)"
             return
-        machine = _machine_class(self)
+        machine = machine_class(self)
         machine._hypothesis_internal_use_seed = derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE)
         config = settings(
             max_examples=self.options.max_examples_for(SEQUENCES),
@@ -192,22 +190,16 @@ class SequenceExploration:
         """Whether a violation of `rule_id` by `tool`, on a request that reuses nothing, is the
         tool's own (the same request to a fresh target makes it too): then the sequence ends
         there (the single cases report it), and every later one of the kind is taken as the
-        same without a try. Asked once per request; the try takes a fresh target, so the
-        sequence cannot go on after it either way."""
+        same without a try. Tried once per request."""
         if (rule_id, tool.name) in self._intrinsic_bugs:
             return True
         key = f"{rule_id} {json.dumps(case.params, sort_keys=True, default=str)}"
-        if key not in self._tried or isinstance(self.target.spec, HttpTarget):
-            self._tried.add(key)
-            if isinstance(self.target.spec, HttpTarget):
-                return False
-            self._call(self._restart)
-            self._dirty = True
-            sent: Sent = self._call(self._send, case)
-            _, again = assess(case, sent.exchange, tool, self.criteria, answers_ping=sent.answers_ping)
-            if again is not None and again.rule.id == rule_id:
-                self._intrinsic_bugs.add((rule_id, tool.name))
-                return True
+        if key in self._tried:
+            return False
+        self._tried.add(key)
+        if self._violated_on_a_fresh_target(case, tool, rule_id):
+            self._intrinsic_bugs.add((rule_id, tool.name))
+            return True
         return False
 
     def _needs_its_steps(self, finding: Finding) -> bool:
@@ -219,21 +211,33 @@ class SequenceExploration:
         if finding.uses or self.lost is not None or self.out_of_time or self.share_spent:
             return True
         tool = next((tool for tool in self.tools if tool.name == finding.tool), None)
-        if tool is None or isinstance(self.target.spec, HttpTarget):
+        if tool is None:
             return True
+        case = Case(finding.judged_as or CaseKind.VALID_ARGUMENTS, tool.name, finding.request.get("params"), finding.label)
         try:
-            self._call(self._restart)
-            case = Case(finding.judged_as or CaseKind.VALID_ARGUMENTS, tool.name, finding.request.get("params"), finding.label)
-            sent: Sent = self._call(self._send, case)
+            return not self._violated_on_a_fresh_target(case, tool, finding.rule.id)
         except (OutOfTime, ShareSpent):
             return True
-        self._dirty = True
-        _, violation = assess(case, sent.exchange, tool, self.criteria, answers_ping=sent.answers_ping)
-        return violation is None or violation.rule.id != finding.rule.id
+
+    def _violated_on_a_fresh_target(self, case: Case, tool: Tool, rule_id: str) -> bool:
+        """Whether `case`, alone on a target no call has touched, violates `rule_id`: on the next
+        fresh target (the sequence in progress ends), or a target started for the one try when
+        the phase's target is not restarted for each sequence (`FreshTargets.restartable`); never
+        for a target given by URL (no fresh one can be had)."""
+        if isinstance(self.target.spec, HttpTarget):
+            return False
+        if self.targets.restartable:
+            self._call(self._restart)
+            self._dirty = True
+            sent: Sent = self._call(self._send, case)
+        else:
+            sent = self._call(self.targets.sent_alone, case, self.options.timeout)
+        _, again = assess(case, sent.exchange, tool, self.criteria, answers_ping=sent.answers_ping)
+        return again is not None and again.rule.id == rule_id
 
     def begin(self) -> _Sequence:
         """A new sequence, on a fresh target when the one before may have changed its state."""
-        if self._dirty and not isinstance(self.target.spec, HttpTarget):
+        if self._dirty and self.targets.restartable:
             self._call(self._restart)
             self.restarts += 1
         self._dirty = False
@@ -353,45 +357,3 @@ class SequenceExploration:
 
 def _read_only(tool: Tool) -> bool:
     return tool.annotations.get("readOnlyHint") is True
-
-
-def _machine_class(exploration: SequenceExploration) -> type[RuleBasedStateMachine]:
-    """A state machine class for this run's tools: built once per phase, its strategies once per tool."""
-
-    def __init__(self: Any) -> None:
-        RuleBasedStateMachine.__init__(self)
-        self.sequence = exploration.begin()
-
-    namespace: dict[str, Any] = {"__init__": __init__}
-    for index, tool in enumerate(exploration.tools):
-        namespace[f"call_{index}_{_identifier(tool.name)}"] = rule(
-            arguments=exploration._strategies[tool.name], fresh=st.booleans(), pick=_PICKS,
-        )(_caller(exploration, tool))
-
-    def has_appeared(self: Any) -> bool:
-        return bool(self.sequence.appeared)
-
-    def call_appeared(self: Any, pick: int, data: st.DataObject) -> None:
-        name = self.sequence.appeared[pick % len(self.sequence.appeared)]
-        tool = self.sequence.listed[name]
-        labelled = data.draw(exploration._strategies[name])
-        arguments, uses = exploration.reuse(tool, labelled.value, False, pick)
-        exploration.call(tool, arguments, uses)
-
-    namespace["call_a_tool_that_appeared"] = precondition(has_appeared)(rule(pick=_PICKS, data=st.data())(call_appeared))
-    return type("ToolSequences", (RuleBasedStateMachine,), namespace)
-
-
-def _caller(exploration: SequenceExploration, tool: Tool) -> Callable[..., None]:
-    def call(self: Any, arguments: Any, fresh: bool, pick: int) -> None:
-        if tool.name not in self.sequence.listed:
-            return  # gone from the list: it was called once more when it went
-        reused, uses = exploration.reuse(tool, arguments.value, fresh, pick)
-        exploration.call(tool, reused, uses)
-
-    return call
-
-
-def _identifier(name: str) -> str:
-    return "".join(character if character.isalnum() else "_" for character in name)[:40]
-

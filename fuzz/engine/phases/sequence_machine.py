@@ -1,0 +1,59 @@
+"""The state machine of the sequence phase: one rule per tool that takes part, one for the tools
+that appear during a sequence (`fuzz.engine.phases.sequences`)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
+
+from strategies import Tool
+
+if TYPE_CHECKING:
+    from fuzz.engine.phases.sequences import SequenceExploration
+
+_PICKS = st.integers(0, 255)
+
+
+def machine_class(exploration: SequenceExploration) -> type[RuleBasedStateMachine]:
+    """A state machine class for this run's tools: built once per phase, its strategies once per tool."""
+
+    def __init__(self: Any) -> None:
+        RuleBasedStateMachine.__init__(self)
+        self.sequence = exploration.begin()
+
+    namespace: dict[str, Any] = {"__init__": __init__}
+    for index, tool in enumerate(exploration.tools):
+        namespace[f"call_{index}_{_identifier(tool.name)}"] = rule(
+            arguments=exploration._strategies[tool.name], fresh=st.booleans(), pick=_PICKS,
+        )(_caller(exploration, tool))
+
+    def has_appeared(self: Any) -> bool:
+        return bool(self.sequence.appeared)
+
+    def call_appeared(self: Any, pick: int, data: st.DataObject) -> None:
+        name = self.sequence.appeared[pick % len(self.sequence.appeared)]
+        tool = self.sequence.listed[name]
+        labelled = data.draw(exploration._strategies[name])
+        arguments, uses = exploration.reuse(tool, labelled.value, False, pick)
+        exploration.call(tool, arguments, uses)
+
+    namespace["call_a_tool_that_appeared"] = precondition(has_appeared)(rule(pick=_PICKS, data=st.data())(call_appeared))
+    return type("ToolSequences", (RuleBasedStateMachine,), namespace)
+
+
+def _caller(exploration: SequenceExploration, tool: Tool) -> Callable[..., None]:
+    def call(self: Any, arguments: Any, fresh: bool, pick: int) -> None:
+        if tool.name not in self.sequence.listed:
+            return  # gone from the list: it was called once more when it went
+        reused, uses = exploration.reuse(tool, arguments.value, fresh, pick)
+        exploration.call(tool, reused, uses)
+
+    return call
+
+
+def _identifier(name: str) -> str:
+    return "".join(character if character.isalnum() else "_" for character in name)[:40]
+
