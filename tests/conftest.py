@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.engine.options import RunOptions
+from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.engine.run import run
 from fuzz.judging.findings import RunResult
@@ -42,7 +42,11 @@ def fuzz(
     selection: Selection = ALL_TOOLS,
     **options: object,
 ) -> RunResult:
-    """One in-process run of the harness, as `mcp-toolfuzz run` does it."""
+    """One in-process run of the harness, as `mcp-toolfuzz run` does it, but for the sequence
+    phase unless `phases` names it: the tests that use this judge single cases, and sequences
+    (a fresh target each) would double their time; tests/test_sequences.py and the CLI's tests
+    run all three phases."""
+    options.setdefault("phases", frozenset({RunPhase.BOUNDARY, RunPhase.RANDOM}))
     return run(
         RunOptions(target=target, seed=seed, max_examples=max_examples, timeout=timeout, selection=selection, **options)  # type: ignore[arg-type]
     )

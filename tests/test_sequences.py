@@ -100,3 +100,18 @@ def test_a_failure_dressed_as_a_success_is_an_advisory_finding_and_no_success(tm
 ])
 def test_what_counts_as_a_failure_dressed_as_a_success(result: dict[str, Any], arguments: dict[str, Any], dressed: bool) -> None:
     assert (dressed_error(result, arguments) is not None) == dressed
+
+
+SERVERS = Path(__file__).parent / "servers"
+
+
+@pytest.mark.parametrize("server", [
+    [sys.executable, str(SERVERS / "reference_server.py")],
+    [sys.executable, str(SERVERS / "python_sdk_highlevel.py")],
+    ["node", str(SERVERS / "typescript" / "server.mjs")],
+], ids=["reference", "python-sdk", "typescript-sdk"])
+def test_sequences_find_nothing_on_compliant_servers(server: list[str], tmp_path: Path) -> None:
+    document = _run(tmp_path, "--phases", "sequence", "--allow-destructive", "--max-examples", "20", "--seed", "3", server=server)
+    assert document["findings"] == []
+    summary = next(tool for tool in document["tools"] if tool["name"] == "(sequences)")
+    assert summary["casesSent"]["sequence"] >= 20

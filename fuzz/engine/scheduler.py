@@ -331,8 +331,9 @@ class Runner:
         if job.tool is None or not any(kind in SCHEMA_KINDS for kind in kinds):
             return None
         if job.index not in self.reach:
+            with_input = any(kind in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS) for kind in kinds)
             with_output = any(kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) for kind in kinds)
-            self.reach[job.index] = SchemaReach(job.tool, with_output=with_output)
+            self.reach[job.index] = SchemaReach(job.tool, with_input=with_input, with_output=with_output)
         return self.reach[job.index]
 
     def judge_names(self, listing: list[Tool]) -> None:

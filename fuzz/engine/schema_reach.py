@@ -31,8 +31,8 @@ _PREFIX = {SchemaRole.INPUT: "arguments", SchemaRole.OUTPUT: "structuredContent"
 class SchemaReach:
     """The keyword sites of a tool's schemas and the cases that reached each side."""
 
-    def __init__(self, tool: Tool, *, with_output: bool) -> None:
-        self._checks: dict[SchemaRole, SchemaCheck] = {SchemaRole.INPUT: tool.input_check}
+    def __init__(self, tool: Tool, *, with_input: bool = True, with_output: bool = False) -> None:
+        self._checks: dict[SchemaRole, SchemaCheck] = {SchemaRole.INPUT: tool.input_check} if with_input else {}
         if with_output and tool.output_check is not None:
             self._checks[SchemaRole.OUTPUT] = tool.output_check
         self._sites: dict[SchemaRole, tuple[KeywordSite, ...]] = {

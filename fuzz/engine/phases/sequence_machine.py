@@ -3,16 +3,30 @@ that appear during a sequence (`fuzz.engine.phases.sequences`)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, precondition, rule
 
+from fuzz.judging.findings import Use
 from strategies import Tool
 
-if TYPE_CHECKING:
-    from fuzz.engine.phases.sequences import SequenceExploration
+
+class SequenceExploration(Protocol):
+    """What the machine needs of `fuzz.engine.phases.sequences.SequenceExploration`."""
+
+    @property
+    def tools(self) -> Sequence[Tool]: ...
+
+    @property
+    def _strategies(self) -> Mapping[str, st.SearchStrategy[Any]]: ...
+
+    def begin(self) -> Any: ...
+
+    def call(self, tool: Tool, arguments: dict[str, Any], uses: tuple[Use, ...] = ()) -> None: ...
+
+    def reuse(self, tool: Tool, arguments: dict[str, Any], fresh: bool, pick: int) -> tuple[dict[str, Any], tuple[Use, ...]]: ...
 
 _PICKS = st.integers(0, 255)
 

@@ -60,6 +60,11 @@ from strategies.learning import Learned, fits, fitting_fields, learned_from
 SEQUENCE_STEPS = 10
 
 _SINGLE_CASE_RULES = frozenset({"request-answered", "target-alive"})
+
+SLOW_CALL = 1.0
+"""Seconds: a tool whose call took longer is not called again in sequences. Their calls go one at
+a time, so a tool that takes 2 s a call would make the phase take minutes; the single cases, sent
+in batches, still test it."""
 """Calls in one sequence at most (Hypothesis's `stateful_step_count`)."""
 
 
@@ -137,8 +142,9 @@ class SequenceExploration:
         self._latest: dict[str, Finding] = {}
         """By rule and tool: the violation with the fewest steps so far (kept if the phase stops mid-shrink)."""
         self._silent: set[str] = set()
-        """Tools a call left unanswered (or the target dead): no longer called. The single cases
-        confirm and report a hang; a sequence would wait it out again at every try."""
+        """Tools a call left unanswered (or the target dead), or answered slowly (`SLOW_CALL`): no
+        longer called. The single cases confirm and report a hang; a sequence would wait it out
+        again at every try."""
 
     @property
     def lost(self) -> str | None:
@@ -296,6 +302,8 @@ class SequenceExploration:
             if key not in self._latest or len(finding.steps) < len(self._latest[key].steps):
                 self._latest[key] = finding
             raise violation_type(key)(finding)
+        if isinstance(exchange.reply, Answered) and exchange.reply.seconds > SLOW_CALL:
+            self._silent.add(tool.name)
         sequence.steps.append(SequenceStep(exchange.request, response, uses))
         sequence.changed_state = sequence.changed_state or not _read_only(tool)
         sequence.last_arguments[tool.name] = arguments
