@@ -77,7 +77,8 @@ def test_with_the_known_value_the_lax_tool_is_reached_and_caught() -> None:
     caught = [f for f in document["findings"] if f["tool"] == "read_lines"]
     assert [f["rule"] for f in caught] == ["arguments-not-validated"], caught
     arguments = caught[0]["request"]["params"]["arguments"]
-    assert arguments["root"] == "/srv/data" and arguments["first"] == "0", arguments
+    # The boundary phase's wrong type (false) or the coercion probe's "0": either way not an integer, and accepted.
+    assert arguments["root"] == "/srv/data" and arguments["first"] in (False, "0"), arguments
     read_lines = next(tool for tool in document["tools"] if tool["name"] == "read_lines")
     assert read_lines["answers"]["valid-arguments"].get("success", 0) > 0
     assert read_lines["rules"]["output-schema"]["exercised"] is True and read_lines["hint"] is None

@@ -14,6 +14,7 @@ from contextlib import contextmanager
 
 import pytest
 
+from fuzz.engine.options import RunPhase
 from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.judging.findings import RunResult
 from fuzz.judging.rules import RULES, Level
@@ -123,7 +124,22 @@ def test_arguments_not_validated_bug_is_caught_with_the_bound_plus_one() -> None
     (finding,) = result.findings
     assert finding.tool == "book"
     assert _arguments(finding) == {**SIMPLEST_BOOKING, "nights": 31}
+    assert finding.label == "boundary: arguments.nights: maximum 30: 31, one past it (invalid)"
+
+
+def test_arguments_not_validated_bug_is_caught_by_the_random_search_alone_too() -> None:
+    result = _only_finding("arguments-not-validated", phases=frozenset({RunPhase.RANDOM}))
+    (finding,) = result.findings
+    assert _arguments(finding) == {**SIMPLEST_BOOKING, "nights": 31}
     assert finding.label == "arguments.nights: above maximum 30, in arguments the server accepted"
+
+
+def test_error_as_success_bug_is_caught_on_the_city_whose_failure_is_dressed() -> None:
+    result = _reference("error-as-success")
+    assert {finding.rule.id for finding in result.findings} == {"error-as-success"}
+    (finding,) = result.findings
+    assert (finding.tool, _arguments(finding)) == ("weather", {"city": "Oslo"})
+    assert result.exit_code == 0, "an advisory rule fails no run"
 
 
 def test_tool_failure_bug_is_caught_with_zero_over_zero() -> None:
@@ -153,7 +169,9 @@ def test_malformed_request_code_bug_is_caught_with_no_params() -> None:
 
 
 def test_request_answered_bug_is_caught_with_the_smallest_hanging_value() -> None:
-    result = _only_finding("request-answered", timeout=0.3)
+    """The random search shrinks a hang to the smallest hanging value (the boundary phase would
+    report the first edge it hung on, `maximum` 30)."""
+    result = _only_finding("request-answered", timeout=0.3, phases=frozenset({RunPhase.RANDOM}))
     (finding,) = result.findings
     assert _arguments(finding) == {**SIMPLEST_BOOKING, "nights": 21}
     assert finding.response is None

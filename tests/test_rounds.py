@@ -37,7 +37,7 @@ class ScriptedRunner(Runner):
         self.scripts = scripts
         self.events: list[tuple[str, int, int, float]] = []
         self.waiting_since: dict[int, float] = {}
-        self.options = SimpleNamespace(workers=workers, timeout=5.0)
+        self.options = SimpleNamespace(workers=workers, timeout=5.0, phases=frozenset())  # no boundary phase: no canonical cases
         self.dispatcher = SimpleNamespace(waiting_long=self.waiting_long, waiting_load=lambda: load)
         self.deadline = time.monotonic() + 600
         self.listed = ()

@@ -24,6 +24,7 @@ argument where the rule concerns arguments, so that tests can check the shrunk r
 - tool-list-leak: the error for an unknown tool lists every tool.
 - internal-details-leak: `divide` with b == 0 answers a tool execution error with a traceback.
 - stdout-not-protocol: `echo` prints a debug line on stdout (not JSON-RPC) before answering.
+- error-as-success: `weather` for Oslo answers its failure as a success whose text is `Error: ...`.
 - tool-name: `weather` is listed twice (on the second page too).
 - malformed-meta, unsupported-version, header-mismatch: rules of 2026-07-28, see
   `reference_stateless.py`.
@@ -282,6 +283,8 @@ class Server:
             mirrored["result"]["structuredContent"] = output
             return mirrored
         if arguments["city"] == "Oslo":
+            if bug == "error-as-success":
+                return success("Error: weather service unavailable for Oslo")
             return tool_error("weather service unavailable for Oslo")
         return success("sunny")
 
