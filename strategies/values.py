@@ -19,7 +19,7 @@ from strategies.schemas import SchemaCheck, every_object
 def valid_values(check: SchemaCheck) -> st.SearchStrategy[Any]:
     """Values the schema accepts (formats asserted too), encodable as JSON: the generator aims,
     the dialect's validator decides. Shrinks towards the required properties at their simplest."""
-    return from_schema(check.schema, check.subschema_accepts).filter(check.accepts_strictly).filter(_encodes_as_json)
+    return from_schema(check.schema, check.subschema_accepts).filter(check.accepts_strictly).filter(encodes_as_json)
 
 
 Known = Mapping[str, Sequence[Any]]
@@ -34,7 +34,7 @@ def valid_objects(check: SchemaCheck, *, known: Known | None = None) -> st.Searc
     if known:
         chosen = st.fixed_dictionaries({name: st.sampled_from(list(choices)) for name, choices in known.items()})
         values = st.tuples(values, chosen).map(_with_known)
-    return values.filter(_is_object).filter(check.accepts_strictly).filter(_encodes_as_json)
+    return values.filter(_is_object).filter(check.accepts_strictly).filter(encodes_as_json)
 
 
 def _with_known(generated_and_known: tuple[Any, dict[str, Any]]) -> Any:
@@ -206,7 +206,8 @@ def _replace(value: Any, path: tuple[str | int, ...], replacement: Any) -> Any:
     return copy
 
 
-def _encodes_as_json(value: Any) -> bool:
+def encodes_as_json(value: Any) -> bool:
+    """Whether `value` is JSON (no NaN or infinity, no object JSON cannot hold)."""
     try:
         json.dumps(value, allow_nan=False)
     except (ValueError, TypeError):

@@ -17,6 +17,7 @@ from hypothesis.errors import HypothesisException
 
 from strategies.generation import from_subschema
 from strategies.schemas import SchemaCheck
+from strategies.values import encodes_as_json
 
 NOTHING: Any = object()
 """No value: the part accepts none the generator can find."""
@@ -57,15 +58,8 @@ class Simplest:
         strategy = from_subschema(check.schema, subschema, check.subschema_accepts)
         for tried in (_FIRST_SETTINGS, _FIND_SETTINGS):
             try:
-                return find(strategy, lambda value: accepted.is_valid(value) and _encodes(value), settings=tried)
+                return find(strategy, lambda value: accepted.is_valid(value) and encodes_as_json(value), settings=tried)
             except (HypothesisException, RecursionError, ValueError, TypeError):
                 continue
         return NOTHING
 
-
-def _encodes(value: Any) -> bool:
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        return False
-    return True

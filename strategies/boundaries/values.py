@@ -38,6 +38,7 @@ from strategies.boundaries.sites import (
 )
 from strategies.labelled import Labelled
 from strategies.schemas import SchemaCheck, resolve_local_ref
+from strategies.values import encodes_as_json
 
 BOUNDARY_LIMIT = 200
 """Boundary values of each side per schema, at most (an enum of 155 values fits)."""
@@ -196,9 +197,7 @@ def _set(container: Any, step: str | int, value: Any) -> None:
 def _holds(check: SchemaCheck, site: KeywordSite, place: tuple[str | int, ...], candidate: Candidate, value: Any) -> bool:
     """Whether `value` is what the candidate claims: accepted (formats asserted), or rejected
     for the site's keyword at its place and for nothing else."""
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
+    if not encodes_as_json(value):
         return False
     if candidate.side is Side.VALID:
         return check.accepts_strictly(value)
