@@ -11,10 +11,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import trio
 
+from fuzz.engine.fresh_probe import NOT_ON_A_FRESH_TARGET, checked_on_a_fresh_target
+from fuzz.engine.options import RunOptions
 from fuzz.engine.plan import DestructiveMode, Selection, may_take_part
 from fuzz.judging.dressed_errors import dressed_error
-from strategies import Tool
+from fuzz.judging.findings import Finding
+from fuzz.judging.oracle import Criteria
+from fuzz.judging.rules import RULES_BY_ID
+from fuzz.wire.target import StdioTarget, open_target
+from strategies import CaseKind, Tool
 from strategies.learning import family, found_at, learned_from
 
 NOTES = [sys.executable, str(Path(__file__).parent / "servers" / "notes_server.py")]
@@ -115,3 +122,26 @@ def test_sequences_find_nothing_on_compliant_servers(server: list[str], tmp_path
     assert document["findings"] == []
     summary = next(tool for tool in document["tools"] if tool["name"] == "(sequences)")
     assert summary["casesSent"]["sequence"] >= 20
+
+
+def _finding_for(rule_id: str, tool: str, arguments: dict[str, Any]) -> Finding:
+    request = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
+    return Finding(rule=RULES_BY_ID[rule_id], tool=tool, case=CaseKind.VALID_ARGUMENTS, label="valid arguments",
+                   request=request, response=None, message="tool-failure (MUST): ...")
+
+
+@pytest.mark.parametrize(("server", "finding", "depended"), [
+    ([*NOTES, "--sheets"], _finding_for("tool-failure", "read_sheet", {"name": ""}), True),
+    ([sys.executable, "-m", "fuzz.demo_server"], _finding_for("tool-failure", "divide", {"a": 0, "b": 0}), False),
+], ids=["state-left-by-earlier-cases", "the-tool-s-own-bug"])
+def test_a_single_case_finding_that_needs_earlier_calls_says_so(server: list[str], finding: Finding, depended: bool) -> None:
+    options = RunOptions(target=StdioTarget(tuple(server)), seed=1)
+
+    async def check() -> Finding:
+        async with open_target(options.target, startup_timeout=20) as target:
+            tool = next(tool for tool in target.tools if tool.name == finding.tool)
+            return await checked_on_a_fresh_target(finding, tool, options, Criteria(), target.protocol_version)
+
+    checked = trio.run(check)
+    assert (NOT_ON_A_FRESH_TARGET in checked.message) is depended
+    assert checked.request == finding.request

@@ -29,6 +29,7 @@ from fuzz.engine.events import (
     ToolFinished,
     ToolStarted,
 )
+from fuzz.engine.fresh_probe import checked_on_a_fresh_target
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import BoundaryValues, Canonical, batch_size, canonical_for, send_canonical
@@ -304,7 +305,8 @@ class Runner:
         summary = self.progress.summaries[job.index]
         known_rules = {(finding.case, finding.rule.id) for finding in summary.findings}
         exploration.findings = [
-            keep(finding, self.options, self.target, exploration.tool)
+            keep(await checked_on_a_fresh_target(finding, exploration.tool, self.options, self.criteria, self.target.protocol_version),
+                 self.options, self.target, exploration.tool)
             for finding in exploration.findings
             if (finding.case, finding.rule.id) not in known_rules
         ]

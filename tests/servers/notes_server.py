@@ -12,7 +12,9 @@ Ids are random (`secrets.token_hex`): a sequence that reuses one must have learn
 answer, and a replay must learn it again.
 
 `--fixed`: no bug. `--dressed`: also fixed, but a lookup of a missing note answers a *success*
-whose text is `Error: ...` (a failure dressed as a success).
+whose text is `Error: ...` (a failure dressed as a success). `--sheets` adds `add_sheet` and
+`read_sheet`: reading a sheet that exists and is empty crashes (a bug single cases stumble on
+only because an earlier case created the sheet; a sheet never added is a tool execution error).
 """
 
 from __future__ import annotations
@@ -49,6 +51,14 @@ TOOLS: dict[str, dict[str, Any]] = {
     "archive_note": {"inputSchema": {"type": "object", "properties": {"note_id": ID}, "required": ["note_id"], "additionalProperties": False},
                      "annotations": {"destructiveHint": True}},
 }
+
+
+SHEETS: dict[str, list[str]] = {}
+if "--sheets" in sys.argv:
+    TOOLS["add_sheet"] = {"inputSchema": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}, "required": ["name"],
+                                          "additionalProperties": False}, "annotations": {"destructiveHint": False}}
+    TOOLS["read_sheet"] = {"inputSchema": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}, "required": ["name"],
+                                           "additionalProperties": False}, "annotations": {"readOnlyHint": True}}
 
 
 class Crash(Exception):
@@ -106,6 +116,15 @@ def call(name: str, arguments: dict[str, Any], send: Any) -> dict[str, Any]:
             STATE["archive"] = arguments["enabled"]
             send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         return text(f"archive {'on' if arguments['enabled'] else 'off'}")
+    if name == "add_sheet":
+        SHEETS.setdefault(arguments["name"], [])
+        return text(f"sheet {arguments['name']!r} added", structured={"name": arguments["name"], "rows": 0})
+    if name == "read_sheet":
+        if arguments["name"] not in SHEETS:
+            return text(f"No sheet {arguments['name']!r}. Call add_sheet first.", error=True)
+        if not SHEETS[arguments["name"]]:
+            raise Crash("list index out of range (empty sheet)")
+        return text(SHEETS[arguments["name"]])
     note_id = arguments.get("note_id") or arguments.get("noteId") or arguments.get("id")
     if note_id not in NOTES:
         return missing(note_id)

@@ -1,0 +1,52 @@
+"""State behind single cases: whether a finding's request makes its violation on a fresh target.
+
+A single case is sent to a target that every earlier case has changed: a `read_sheet("")` that
+crashes only because an earlier case created an empty sheet named "" is a real bug, but its
+"minimal request" alone, sent to a fresh target, is refused, and a reproduction that says FIXED
+on the next night would mislead. So, when the sequence phase runs (the user asked for state to be
+looked at) and the target is a stdio one (a fresh copy can be had), each new finding of the rules
+a tool's state can decide is sent once more, alone, to a copy started for it; when that copy does
+not make the violation, the finding says so.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from fuzz.engine.dispatch import Dispatcher
+from fuzz.engine.options import RunOptions, RunPhase
+from fuzz.errors import HarnessError
+from fuzz.judging.findings import Finding
+from fuzz.judging.oracle import Criteria, assess
+from fuzz.wire.target import StdioTarget, open_target
+from strategies import Case, CaseKind, Tool
+
+STATEFUL_RULES = frozenset({"tool-failure", "invalid-arguments", "arguments-not-validated", "error-as-success"})
+"""The rules whose verdict a tool's state can decide (not hangs, deaths or malformed answers,
+which the harness confirms otherwise)."""
+
+NOT_ON_A_FRESH_TARGET = (
+    " Sent alone to a fresh copy of the target, this request does not make the violation: it depended on"
+    " calls made before it (state the earlier cases left), so its reproduction may replay FIXED; the sequence"
+    " phase's findings show such dependencies step by step."
+)
+
+
+async def checked_on_a_fresh_target(finding: Finding, tool: Tool | None, options: RunOptions, criteria: Criteria,
+                                    protocol_version: str | None) -> Finding:
+    """`finding`, with `NOT_ON_A_FRESH_TARGET` added to its message when its request alone, on a
+    fresh copy of the target, does not violate its rule (see the module docstring)."""
+    if (RunPhase.SEQUENCE not in options.phases or not isinstance(options.target, StdioTarget) or tool is None
+            or finding.rule.id not in STATEFUL_RULES or finding.case not in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)):
+        return finding
+    case = Case(finding.case, finding.tool, finding.request.get("params"), finding.label)
+    try:
+        async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version,
+                               max_message_bytes=options.max_answer_size) as target:
+            sent = await Dispatcher(target, ping_timeout=options.timeout).alone(case, timeout=options.timeout)
+    except HarnessError:
+        return finding
+    _, violation = assess(case, sent.exchange, tool, criteria, answers_ping=sent.answers_ping)
+    if violation is not None and violation.rule.id == finding.rule.id:
+        return finding
+    return replace(finding, message=finding.message + NOT_ON_A_FRESH_TARGET)
