@@ -113,7 +113,8 @@ class FreshTargets:
         try:
             await target.start()
         except BaseException:
-            self._open.discard(target)
+            with trio.CancelScope(shield=True):  # a start cut short (Ctrl-C, the run's end) leaves no process behind
+                await self._close(target)
             raise
         return target
 
