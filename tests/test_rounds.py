@@ -5,6 +5,7 @@ each runs, whether its share cuts it short), so what is asserted is the order of
 from __future__ import annotations
 
 import math
+import sys
 import time
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -16,7 +17,10 @@ import trio.testing
 from fuzz.engine import scheduler
 from fuzz.engine.dispatch import WAITING_WINDOW, Dispatcher
 from fuzz.engine.scheduler import WAITING_LONG, WAITING_SHARE, Job, Runner
+from fuzz.judging.findings import Finding
+from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
+from tests.conftest import fuzz
 
 
 @dataclass(frozen=True)
@@ -124,3 +128,22 @@ def test_waiting_load_averages_the_explorations_waiting_over_the_last_second() -
         time.sleep(0.3)
         after = dispatcher.waiting_load()
     assert after < during * math.exp(-0.25 / WAITING_WINDOW)
+
+
+def test_what_other_explorations_of_a_tool_sent_survives_a_slow_check_of_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A finding is checked on a fresh copy of the target (`fuzz.engine.fresh_probe`) between its
+    exploration's end and its merge into the tool's summary; the tool's other explorations,
+    which end meanwhile, must not be overwritten by that merge."""
+    checked = scheduler.checked_on_a_fresh_target
+
+    async def slow_check(finding: Finding, *arguments: object) -> Finding:
+        await trio.sleep(1.0)
+        return await checked(finding, *arguments)  # type: ignore[arg-type]
+
+    demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
+    kinds = {summary.tool: set(summary.cases_sent) for summary in fuzz(demo, workers=2, max_examples=10).tools}
+    monkeypatch.setattr(scheduler, "checked_on_a_fresh_target", slow_check)
+    result = fuzz(demo, workers=2, max_examples=10)
+    assert any(finding.rule.id == "tool-failure" for finding in result.findings)
+    assert {summary.tool: set(summary.cases_sent) for summary in result.tools} == kinds
+    assert any(len(sent) > 2 for sent in kinds.values())

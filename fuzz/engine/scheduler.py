@@ -302,15 +302,15 @@ class Runner:
         kept = self.accepted.setdefault(job.index, [])
         kept.extend(exploration.accepted[: ACCEPTED_KEPT - len(kept)])
         self.progress.restarts = self.target.restarts
-        summary = self.progress.summaries[job.index]
-        known_rules = {(finding.case, finding.rule.id) for finding in summary.findings}
+        known_rules = {(finding.case, finding.rule.id) for finding in self.progress.summaries[job.index].findings}
         exploration.findings = [
             keep(await checked_on_a_fresh_target(finding, exploration.tool, self.options, self.criteria, self.target.protocol_version),
                  self.options, self.target, exploration.tool)
             for finding in exploration.findings
             if (finding.case, finding.rule.id) not in known_rules
         ]
-        merged = merge(summary, exploration, self.tool_plans[job.index].kinds)
+        # read again after the awaits: the tool's other explorations may have merged theirs meanwhile
+        merged = merge(self.progress.summaries[job.index], exploration, self.tool_plans[job.index].kinds)
         boundary_sent, boundary_left_out = self.boundary_counts.get(job.index, (0, 0))
         self.progress.summaries[job.index] = replace(
             merged, schema_coverage=self.reach[job.index].entries() if job.index in self.reach else (),
