@@ -18,6 +18,10 @@ class RunStarted:
     profile: str
     warnings: tuple[str, ...] = ()
     """What the run cannot do as asked, said once (a schema pattern the harness cannot use)."""
+    units: tuple[str, ...] = ()
+    """The plan's units this run fuzzes (`ToolPlan.name`), in plan order: its shard's with `--shard`."""
+    shard: str | None = None
+    """With `--shard`: which part of the run this is, in words."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ each exploration's counts merged into its tool's summary."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -20,8 +21,9 @@ from fuzz.engine.events import (
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.phases.sequences import SequenceExploration
+from fuzz.engine.sharding import unit_of
 from fuzz.errors import ConfigurationError
-from fuzz.judging.findings import Finding, FindingKey, Replayed, Skip, ToolSummary
+from fuzz.judging.findings import Finding, FindingKey, Replayed, ShardOfRun, Skip, ToolSummary
 from fuzz.judging.profiles import resolve
 from fuzz.wire.target import Target
 from strategies import CaseKind, Tool
@@ -37,6 +39,7 @@ class RunProgress:
     restarts: int = 0
     excluded: tuple[str, ...] = ()
     replayed: list[Replayed] = field(default_factory=list)
+    shard: ShardOfRun | None = None
 
 
 def identity(options: RunOptions, target: Target) -> TargetIdentity:
@@ -44,7 +47,8 @@ def identity(options: RunOptions, target: Target) -> TargetIdentity:
     return identity_of(options.target.as_json(), target.description.server_info)
 
 
-async def replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: RunProgress) -> None:
+async def replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: RunProgress,
+                        replays: Callable[[str], bool] = lambda unit: True) -> None:
     """Replay this target's reproductions (under the revision spoken) before anything new is
     generated. A file that cannot be read is reported by name and skipped; other targets' files
     are left alone (`fuzz.corpus.ownership`). A sequence's reproduction is replayed on a target of
@@ -59,6 +63,8 @@ async def replay_corpus(options: RunOptions, target: Target, listener: Listener,
         else:
             if not belongs_to(reproduction, own, recorded) or reproduction.protocol_version != target.description.protocol_version:
                 continue
+            if not replays(unit_of(reproduction.tool, sequence=reproduction.is_sequence)):
+                continue  # another shard's
             if reproduction.is_sequence:
                 outcome = await replay_alone(options.target, reproduction, startup_timeout=options.startup_timeout,
                                              max_message_bytes=options.max_answer_size, protocol_version=target.description.protocol_version)

@@ -54,6 +54,18 @@ ALL_PHASES = frozenset(RunPhase)
 
 @dataclass(frozen=True, slots=True)
 class Shard:
+    """`--shard NUMBER/COUNT`: this runner makes part NUMBER (1-based) of a run split over COUNT
+    runners, a CI matrix's jobs (`fuzz.engine.sharding`)."""
+
+    number: int
+    count: int
+
+    def __str__(self) -> str:
+        return f"{self.number}/{self.count}"
+
+
+@dataclass(frozen=True, slots=True)
+class ProcessPart:
     """The part of a run one worker process makes: worker `index` of `count` (`fuzz.engine.shards`)."""
 
     index: int
@@ -97,7 +109,9 @@ class RunOptions:
     (`fuzz.engine.shards`); what is found does not depend on it. The CLI's default is
     `default_processes()`."""
     shard: Shard | None = None
-    """Set in a worker process: the tools it fuzzes."""
+    """`--shard`: the part of the run this runner makes (None: all of it)."""
+    process_part: ProcessPart | None = None
+    """Set in a worker process: the tools it fuzzes (of its shard's, with `shard`)."""
     only: frozenset[str] | None = None
     """Fuzz only these of the planned tools (by name; `strategies.cases.ENVELOPE` for the
     malformed envelopes): the pytest plugin fuzzes one tool per call, on one target, with the
@@ -141,4 +155,5 @@ class RunOptions:
             "toolMaxExamples": dict(self.tool_max_examples),
             "destructiveAllowed": sorted(selection.destructive_allowed),
             "phases": [phase.value for phase in RunPhase if phase in self.phases],
+            "shard": str(self.shard) if self.shard is not None else None,
         }

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import signal
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import trio
 
@@ -28,10 +28,11 @@ from fuzz.engine.known_arguments import resolve_known_arguments
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.plan import ToolPlan, excluded, plan, revision_kinds_for, with_envelope
 from fuzz.engine.scheduler import Job, Runner
+from fuzz.engine.sharding import plan_fingerprint, shard_places
 from fuzz.engine.shards import assign, run_in_processes
 from fuzz.engine.stops import OutOfTime, TargetLost, on_trio_clock
 from fuzz.errors import HarnessError, first_leaf
-from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult
+from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult, ShardOfRun
 from fuzz.judging.oracle import Criteria
 from fuzz.judging.profiles import resolve
 from fuzz.wire.target import Target, open_target
@@ -44,10 +45,10 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     """Fuzz the target and return the result. Raises HarnessError when the run could not be
     made. On Ctrl-C, returns what was found so far with `stopped_early` set. With
     `options.processes` above one, the tools are split between worker processes
-    (`fuzz.engine.shards`), each of which runs this with its `Shard`."""
+    (`fuzz.engine.shards`), each of which runs this with its `ProcessPart`."""
     use_user_cache()
     guard_hypothesis()  # here too, before the worker processes are forked: they inherit what it collects
-    if options.processes > 1 and options.shard is None:
+    if options.processes > 1 and options.process_part is None:
         return run_in_processes(options, listener, run)
     progress, started, deadline = RunProgress(), time.monotonic(), _deadline(options)
     stopped_early: str | None = None
@@ -116,6 +117,7 @@ def _finished(options: RunOptions, listener: Listener, progress: RunProgress, st
         excluded_tools=progress.excluded,
         replayed=tuple(progress.replayed),
         baseline=options.baseline,
+        shard=progress.shard,
     )
     listener(RunFinished(result))
     return result
@@ -153,27 +155,35 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     plans = plan(target.tools, options.selection, revision_kinds_for(stateless))
     progress.excluded = excluded(target.tools, options.selection)
     known = resolve_known_arguments(options.known_arguments, target.tools)
+    tool_plans = with_envelope(plans, options.envelope, sequences=RunPhase.SEQUENCE in options.phases)
+    shard_owned = shard_places(tool_plans, options)
+    units = tuple(tool_plan.name for tool_plan in tool_plans)
+    if options.shard is not None:
+        progress.shard = ShardOfRun(options.shard.number, options.shard.count, plan_fingerprint(tool_plans, options),
+                                    units=units, owned=tuple(units[place] for place in sorted(shard_owned)))
+    fuzzed = [tool_plans[place] for place in sorted(shard_owned)]
     listener(
         RunStarted(
             seed=options.seed,
             target=options.target.describe(),
             protocol_version=target.description.protocol_version,
             server_name=str(target.description.server_info.get("name", "?")),
-            tool_names=tuple(p.tool.name for p in plans if p.tool is not None),
+            tool_names=tuple(p.tool.name for p in fuzzed if p.tool is not None),
             profile=options.profile,
-            warnings=pattern_warnings(plans),
+            warnings=pattern_warnings(fuzzed),
+            units=tuple(p.name for p in fuzzed),
+            shard=f"{options.shard}: {len(fuzzed)} of the plan's {len(tool_plans)} units" if options.shard is not None else None,
         )
     )
-    if options.corpus is not None and options.replay_corpus and (options.shard is None or options.shard.index == 0):
-        await replay_corpus(options, target, listener, progress)
+    if options.corpus is not None and options.replay_corpus and (options.process_part is None or options.process_part.index == 0):
+        await replay_corpus(options, target, listener, progress, replays=_replayed_here(tool_plans, shard_owned, options))
     criteria = Criteria(
         profile=resolve(options.profile, target.description.protocol_version),
         enabled=options.rules,
         protocol_version=target.description.protocol_version,
         listed_names=tuple(tool.name for tool in target.tools),
     )
-    tool_plans = with_envelope(plans, options.envelope, sequences=RunPhase.SEQUENCE in options.phases)
-    owned = _owned(tool_plans, options)
+    owned = _owned(tool_plans, shard_owned, options)
     guard_hypothesis()
     runner = Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
     runner.judge_names(target.tools)
@@ -197,16 +207,27 @@ def pattern_warnings(plans: Sequence[ToolPlan]) -> tuple[str, ...]:
     return tuple(lines)
 
 
-def _owned(tool_plans: tuple[ToolPlan, ...], options: RunOptions) -> frozenset[int]:
-    """The places in the plan of the tools this process fuzzes: all, or its shard's; of those
-    named by `options.only`, when it is set."""
-    places: Sequence[int] = range(len(tool_plans))
+def _owned(tool_plans: tuple[ToolPlan, ...], shard_owned: frozenset[int], options: RunOptions) -> frozenset[int]:
+    """The places in the plan of the units this process fuzzes: its shard's (`--shard`), all of
+    them or its worker process's part of them (`--processes`); of those named by `options.only`,
+    when it is set."""
+    places: Sequence[int] = sorted(shard_owned)
     if options.only is not None:
         names = [tool_plan.name for tool_plan in tool_plans]
         places = [index for index in places if names[index] in options.only]
-    if options.shard is None:
+    part = options.process_part
+    if part is None:
         return frozenset(places)
-    owners = assign([len(tool_plan.kinds) for tool_plan in tool_plans], options.shard.count)
-    return frozenset(index for index in places if owners[index] == options.shard.index)
+    shard_units = sorted(shard_owned)
+    owners = dict(zip(shard_units, assign([len(tool_plans[place].kinds) for place in shard_units], part.count), strict=True))
+    return frozenset(index for index in places if owners[index] == part.index)
 
 
+def _replayed_here(tool_plans: tuple[ToolPlan, ...], shard_owned: frozenset[int], options: RunOptions) -> Callable[[str], bool]:
+    """Whether this runner replays the reproductions of a unit (`sharding.unit_of`): its shard's
+    own; those of a unit the plan no longer has (a tool the server stopped listing), the first
+    shard's."""
+    names = [tool_plan.name for tool_plan in tool_plans]
+    owned = {names[place] for place in shard_owned}
+    first = options.shard is None or options.shard.number == 1
+    return lambda unit: unit in owned or (first and unit not in names)

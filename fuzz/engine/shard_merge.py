@@ -16,10 +16,9 @@ from fuzz.engine.events import (
     RunStarted,
     ToolFinished,
 )
-from fuzz.engine.options import RunOptions, RunPhase
+from fuzz.engine.options import RunOptions
 from fuzz.errors import HarnessError, TargetStartError
 from fuzz.judging.findings import RunResult, ToolSummary
-from strategies.cases import ENVELOPE, SEQUENCES
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,8 +113,7 @@ class ShardMerger:
         if not self._all_started or not self._run_started or self._order:
             return
         first = self._run_started[min(self._run_started)]
-        self._order = ([ENVELOPE] if self.options.envelope else []) + list(first.tool_names) + (
-            [SEQUENCES] if RunPhase.SEQUENCE in self.options.phases else [])  # last in the plan, when any tool takes part
+        self._order = list(first.units)
         if self.failure is None:
             self.listener(first)
         held, self._held = self._held, []

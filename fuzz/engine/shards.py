@@ -45,7 +45,7 @@ from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
 from fuzz.engine.events import Event, Listener, RunFinished
-from fuzz.engine.options import RunOptions, Shard
+from fuzz.engine.options import ProcessPart, RunOptions
 from fuzz.engine.shard_merge import Crashed, Done, Failed, ShardMerger
 from fuzz.errors import (
     ConfigurationError,
@@ -79,7 +79,7 @@ class _Stop(Exception):
 
 
 def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShard) -> RunResult:
-    """Run `options` in `options.processes` processes, each `run_shard` with its `Shard`: the
+    """Run `options` in `options.processes` processes, each `run_shard` with its `ProcessPart`: the
     first in this process (on this thread), the others forked; merge what they all send into
     one stream of events for `listener` and one result."""
     count = options.processes
@@ -92,7 +92,7 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
     for number in range(1, count):
         receiving, sending = context.Pipe(duplex=False)
         process = context.Process(
-            target=_child, args=(run_shard, replace(options, shard=Shard(number, count)), sending), daemon=True
+            target=_child, args=(run_shard, replace(options, process_part=ProcessPart(number, count)), sending), daemon=True
         )
         process.start()
         sending.close()
@@ -150,7 +150,7 @@ def _run_here(options: RunOptions, run_shard: RunShard, merger: ShardMerger) -> 
 
     try:
         listener = _but_the_end(lambda event: merger.take_safely(0, event))
-        result = run_shard(replace(options, shard=Shard(0, options.processes)), listener)
+        result = run_shard(replace(options, process_part=ProcessPart(0, options.processes)), listener)
     except HarnessError as error:
         merger.take_safely(0, Failed(error))
         return None

@@ -13,7 +13,9 @@ from pathlib import Path
 
 from fuzz import __version__
 from fuzz.engine.known_arguments import KnownArgument, parse_known_argument
-from fuzz.engine.options import ALL_PHASES, DEFAULT_WORKERS, RunPhase, default_processes
+from fuzz.engine.options import ALL_PHASES, DEFAULT_WORKERS, RunPhase, Shard, default_processes
+from fuzz.engine.sharding import parse_shard
+from fuzz.errors import ConfigurationError
 from fuzz.judging.profiles import PROFILES, SEP_2145
 from fuzz.judging.rules import Level
 from fuzz.reports import WRITERS
@@ -143,6 +145,9 @@ def build_parser() -> argparse.ArgumentParser:
                      help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
                           f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
                           "two where two cores are free, else one)")
+    run.add_argument("--shard", type=_shard, default=None, metavar="NUMBER/COUNT",
+                     help="make part NUMBER (1-based) of the run split over COUNT runners, a CI matrix's jobs; "
+                          "`mcp-toolfuzz merge` joins their JSON reports into one run (default: the whole run)")
     run.add_argument("--phases", type=_phases, default=ALL_PHASES, metavar="PHASE,...",
                      help="the phases to run: boundary (each tool, deterministic: every shape's simplest case and each schema "
                           "keyword's boundary values), random (each tool: Hypothesis's search, seeded) and sequence (sequences "
@@ -205,6 +210,20 @@ def build_parser() -> argparse.ArgumentParser:
                         help="the longest answer read whole, as for run (default 16MiB)")
     _add_target_options(replay)
 
+    merge = commands.add_parser(
+        "merge",
+        help="join the JSON reports of a run's shards (--shard) into one run",
+        description="Join the JSON reports of the shards of one run (`run --shard NUMBER/COUNT --report json:PATH`) into "
+        "one run: shown, written in every format, and judged as the unsharded run would have been. Exit 0, 1 or 2 as "
+        "`run` does; 2 also when the reports are not the shards of one run.",
+        usage="mcp-toolfuzz merge REPORT.json [REPORT.json ...] [--report FORMAT:PATH ...] [--baseline FILE]",
+    )
+    merge.add_argument("paths", nargs="+", type=Path, metavar="REPORT.json", help="the shards' JSON reports")
+    merge.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
+                       help=f"write the merged run to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)")
+    merge.add_argument("--baseline", type=Path, default=None, metavar="FILE",
+                       help="findings listed in FILE are known: reported, but they fail no run (default: the shards' own)")
+
     export = commands.add_parser(
         "export",
         help="turn reproductions into a standalone pytest file",
@@ -228,6 +247,13 @@ def _known_argument(text: str) -> KnownArgument:
         return parse_known_argument(text)
     except ValueError as error:
         raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _shard(text: str) -> Shard:
+    try:
+        return parse_shard(text)
+    except ConfigurationError as error:
+        raise argparse.ArgumentTypeError(str(error).removeprefix(f"--shard {text!r}: ")) from None
 
 
 def _phases(text: str) -> frozenset[RunPhase]:

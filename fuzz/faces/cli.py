@@ -170,6 +170,7 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[R
         known_arguments=tuple(options.argument),
         tool_max_examples=tuple(options.tool_max_examples),
         phases=options.phases,
+        shard=options.shard,
     )
     return run_options, notes
 

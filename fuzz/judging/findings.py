@@ -122,6 +122,7 @@ class Finding:
             "request": self.request,
             "response": self.response,
             "message": self.message,
+            "why": self.why,
             "expected": self.expected,
             "stderr": list(self.stderr),
             **({"headers": dict(self.headers)} if self.headers else {}),
@@ -170,6 +171,25 @@ class ToolSummary:
         return sum(self.cases_sent.values())
 
 
+@dataclass(frozen=True, slots=True)
+class ShardOfRun:
+    """The part of a run one runner made (`--shard`, `fuzz.engine.sharding`)."""
+
+    number: int
+    """1-based."""
+    count: int
+    plan: str
+    """The fingerprint of the plan the run was split from: the same in every shard of one run."""
+    units: tuple[str, ...]
+    """Every unit of the plan (a tool's name, `ENVELOPE`, `SEQUENCES`), in plan order."""
+    owned: tuple[str, ...]
+    """This shard's units, in plan order."""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"number": self.number, "count": self.count, "plan": self.plan, "units": [unit or None for unit in self.units],
+                "owned": [unit or None for unit in self.owned]}
+
+
 INTERRUPTED = "interrupted (Ctrl-C)"
 TERMINATED = "terminated (SIGTERM)"
 """The `stopped_early` of a run the user stopped."""
@@ -196,6 +216,8 @@ class RunResult:
     replayed: tuple[Replayed, ...] = ()
     baseline: frozenset[FindingKey] = frozenset()
     """Known findings (--baseline): reported, but they fail no run."""
+    shard: ShardOfRun | None = None
+    """The part of the run this is (`--shard`); None for a whole run (a merged one too)."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:

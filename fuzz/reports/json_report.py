@@ -22,22 +22,25 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "tool": {"name": "mcp-toolfuzz", "version": __version__},
         "seed": result.seed,
         "target": result.target,
+        "targetDescription": result.target_description,
         "protocolVersion": result.protocol_version,
         "profile": result.profile,
         "failOn": result.fail_on.value,
         "excludedTools": list(result.excluded_tools),
         "serverInfo": result.server_info,
         "options": result.options,
+        "shard": result.shard.as_json() if result.shard is not None else None,
         "stoppedEarly": result.stopped_early,
+        "outOfTime": result.out_of_time,
         "targetRestarts": result.target_restarts,
-        "seconds": round(result.seconds, 3),
+        "seconds": result.seconds,
         "exitCode": result.exit_code,
         "rules": [rule.as_json() for rule in resolve(result.profile, result.protocol_version).rules.values()],
         "tools": [
             {
                 "name": summary.tool or None,
                 "casesSent": {kind.value: count for kind, count in summary.cases_sent.items()},
-                "secondsSpent": {kind.value: round(seconds, 3) for kind, seconds in summary.seconds.items()},
+                "secondsSpent": {kind.value: seconds for kind, seconds in summary.seconds.items()},
                 "skipped": [{"case": skip.case.value, "reason": skip.reason} for skip in summary.skips],
                 "answers": {kind.value: dict(sorted(counts.items())) for kind, counts in summary.answers.items()},
                 "rules": {rule: exercise.as_json() for rule, exercise in by_tool[summary.tool].items()},
@@ -45,8 +48,12 @@ def as_json(result: RunResult) -> dict[str, Any]:
                 "schemaCoverage": [entry.as_json() for entry in summary.schema_coverage],
                 "boundaryCases": summary.boundary_cases,
                 "boundaryLeftOut": summary.boundary_left_out,
+                "findings": list(places),
+                "refusedFields": dict(summary.refused_fields),
+                "hasOutputSchema": summary.has_output_schema,
+                "takesArguments": summary.takes_arguments,
             }
-            for summary in result.tools
+            for summary, places in zip(result.tools, _finding_places(result), strict=True)
         ],
         "coverage": {rule: exercise.as_json() for rule, exercise in exercise_of_run(result).items()},
         "findings": [finding.as_json() for finding in result.findings],
@@ -63,7 +70,8 @@ def as_json(result: RunResult) -> dict[str, Any]:
             for problem in group(result.findings)
         ],
         "replayed": [
-            {"path": r.path, "status": r.status, "detail": r.detail, **(r.key.as_json() if r.key else {})}
+            {"path": r.path, "status": r.status, "detail": r.detail, **(r.key.as_json() if r.key else {}),
+             "level": r.level.label if r.level is not None else None}
             for r in result.replayed
         ],
         "baseline": {
@@ -71,6 +79,16 @@ def as_json(result: RunResult) -> dict[str, Any]:
             "stale": [key.as_json() for key in result.stale_baseline],
         },
     }
+
+
+def _finding_places(result: RunResult) -> list[range]:
+    """Each tool's findings as places in the report's `findings` (a sequence finding is the
+    sequences' summary's, whatever tool its request named)."""
+    places, start = [], 0
+    for summary in result.tools:
+        places.append(range(start, start + len(summary.findings)))
+        start += len(summary.findings)
+    return places
 
 
 def write(result: RunResult, path: Path) -> None:

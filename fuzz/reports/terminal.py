@@ -122,6 +122,8 @@ class TerminalReporter:
             f"{_plural(len(event.tool_names), 'tool')} to fuzz"
         )
         self._print(f"profile {event.profile}")
+        if event.shard is not None:
+            self._print(f"shard   {event.shard}")
         for note in self.notes:
             self._print(note)
         for warning in event.warnings:
