@@ -60,7 +60,10 @@ def redact_url(url: str) -> str:
         [(name, REDACTED if _SECRET_NAME.search(name) else value) for name, value in parse_qsl(parts.query, keep_blank_values=True)],
         safe="*",
     )
-    return urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    redacted = urlunsplit((parts.scheme, netloc, parts.path, query, ""))
+    if not netloc and url.startswith(f"{parts.scheme}://") and not redacted.startswith(f"{parts.scheme}://"):
+        redacted = f"{parts.scheme}://{redacted[len(parts.scheme) + 1 :]}"  # unix:///path/to/redis.sock keeps its slashes
+    return redacted
 
 
 def redact_names(names: Iterable[str]) -> str:

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 
 from fuzz.corpus import reproductions as corpus
-from fuzz.corpus.database import example_database
+from fuzz.corpus.database import DIRECTORY, directory_database
 from fuzz.engine.plan import DestructiveMode, Selection
 from tests.conftest import SERVERS, fuzz, python_server, without_jsonrpc_ids
 
@@ -258,16 +258,20 @@ def test_an_interrupted_run_leaves_every_finding_on_disk_complete(tmp_path: Path
 
 
 def test_the_example_database_survives_missing_read_only_and_corrupt_states(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    assert type(example_database(tmp_path / "fresh")).__name__ == "DirectoryBasedExampleDatabase"
+    assert type(directory_database(tmp_path / "fresh" / DIRECTORY, read_only=False)).__name__ == "DirectoryBasedExampleDatabase"
     assert (tmp_path / "fresh" / ".hypothesis").is_dir()
     blocked = tmp_path / "file"
     blocked.write_text("not a directory")
-    assert example_database(blocked) is None
+    nothing = directory_database(blocked / DIRECTORY, read_only=False)
+    nothing.save(b"key", b"value")
+    assert type(nothing).__name__ == "ReadOnlyDatabase" and list(nothing.fetch(b"key")) == []
     readonly = tmp_path / "readonly"
     (readonly / ".hypothesis").mkdir(parents=True)
     monkeypatch.setattr("fuzz.corpus.database.os.access", lambda path, mode: False)
-    assert type(example_database(readonly)).__name__ == "ReadOnlyDatabase"
+    assert type(directory_database(readonly / DIRECTORY, read_only=False)).__name__ == "ReadOnlyDatabase"
     monkeypatch.undo()
+    assert type(directory_database(tmp_path / "asked" / DIRECTORY, read_only=True)).__name__ == "ReadOnlyDatabase"
+    assert not (tmp_path / "asked").exists(), "read-only (--database-read-only), nothing is made"
     directory = tmp_path / "corrupt"
     for junk in ("aa", "bb/cc"):
         (directory / ".hypothesis" / junk).mkdir(parents=True)

@@ -10,8 +10,9 @@
   answers;
 - `export`: a reproduction as a standalone pytest file;
 - `baseline`: the findings a project has accepted, so that only new ones fail a run;
-- `database`: where Hypothesis keeps its examples (beside the corpus), wrapped so that a
-  missing, read-only or corrupt directory never stops a run.
+- `database`: where Hypothesis keeps its examples (beside the corpus, another directory, a Redis
+  server shared between machines, or none), each part guarded so that a missing, read-only or
+  corrupt directory, or a Redis server that goes away, never stops a run once it has begun.
 
 The corpus reads the wire (to replay) and judging (to judge a replay again); the engine writes
 into it as findings are made.

@@ -25,6 +25,14 @@ class RunStarted:
 
 
 @dataclass(frozen=True, slots=True)
+class Warned:
+    """Something the run can no longer do as asked, said once, when it happens (the example
+    database failed and was left out); the run goes on, and its result keeps the warning."""
+
+    warning: str
+
+
+@dataclass(frozen=True, slots=True)
 class CorpusReplayed:
     replayed: Replayed
 
@@ -65,5 +73,5 @@ class RunFinished:
     result: RunResult
 
 
-Event = RunStarted | CorpusReplayed | ToolStarted | FindingMade | ToolFinished | Progress | RunFinished
+Event = RunStarted | Warned | CorpusReplayed | ToolStarted | FindingMade | ToolFinished | Progress | RunFinished
 Listener = Callable[[Event], None]

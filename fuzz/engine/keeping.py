@@ -40,6 +40,8 @@ class RunProgress:
     excluded: tuple[str, ...] = ()
     replayed: list[Replayed] = field(default_factory=list)
     shard: ShardOfRun | None = None
+    warnings: list[str] = field(default_factory=list)
+    """The example database's warnings, as announced (`fuzz.engine.examples`)."""
 
 
 def identity(options: RunOptions, target: Target) -> TargetIdentity:

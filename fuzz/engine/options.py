@@ -8,6 +8,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from fuzz.corpus.database import DatabaseChoice
 from fuzz.engine.known_arguments import KnownArgument
 from fuzz.engine.plan import Selection
 from fuzz.judging.findings import FindingKey
@@ -95,8 +96,10 @@ class RunOptions:
     envelope: bool = True
     """Send the malformed requests that name no tool (once per run)."""
     corpus: Path | None = None
-    """Where reproductions are replayed from and written to, and Hypothesis's database kept;
-    None for neither."""
+    """Where reproductions are replayed from and written to, and Hypothesis's database kept by
+    default (`database`); None for neither."""
+    database: DatabaseChoice = DatabaseChoice()  # noqa: RUF009 - frozen: one shared default is safe
+    """Where Hypothesis keeps its examples (`--database`): by default beside the corpus."""
     baseline: frozenset[FindingKey] = frozenset()
     max_time: float | None = None
     """Seconds the whole run may take; the run stops within a few seconds of it, keeping what
@@ -147,6 +150,7 @@ class RunOptions:
             "mirrorTool": selection.mirror_tool,
             "destructive": selection.destructive.value,
             "corpus": str(self.corpus) if self.corpus is not None else None,
+            "database": self.database.as_json(self.corpus),
             "maxTime": self.max_time,
             "workers": self.workers,
             "processes": self.processes,

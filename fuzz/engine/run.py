@@ -22,6 +22,7 @@ from fuzz.engine.events import (
     RunFinished,
     RunStarted,
 )
+from fuzz.engine.examples import announce_warnings, prepare_database
 from fuzz.engine.hypothesis_threads import guard as guard_hypothesis
 from fuzz.engine.keeping import RunProgress, replay_corpus
 from fuzz.engine.known_arguments import resolve_known_arguments
@@ -48,6 +49,8 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     (`fuzz.engine.shards`), each of which runs this with its `ProcessPart`."""
     use_user_cache()
     guard_hypothesis()  # here too, before the worker processes are forked: they inherit what it collects
+    if options.process_part is None:
+        prepare_database(options)  # before the worker processes are forked and any target is started
     if options.processes > 1 and options.process_part is None:
         return run_in_processes(options, listener, run)
     progress, started, deadline = RunProgress(), time.monotonic(), _deadline(options)
@@ -64,6 +67,7 @@ async def run_on(target: Target, options: RunOptions, listener: Listener = lambd
     plugin fuzzes one tool per call on the target it started once). No signal handling: that
     is the caller's."""
     use_user_cache()
+    prepare_database(options)
     progress, started, deadline = RunProgress(), time.monotonic(), _deadline(options)
     stopped_early: str | None = None
     try:
@@ -100,6 +104,7 @@ def _stopped_by(error: BaseException, options: RunOptions) -> str:
 
 def _finished(options: RunOptions, listener: Listener, progress: RunProgress, started: float, stopped_early: str | None) -> RunResult:
     description = progress.description
+    announce_warnings(options, progress.warnings, listener)
     result = RunResult(
         seed=options.seed,
         target=options.target.as_json(),
@@ -118,6 +123,7 @@ def _finished(options: RunOptions, listener: Listener, progress: RunProgress, st
         replayed=tuple(progress.replayed),
         baseline=options.baseline,
         shard=progress.shard,
+        warnings=tuple(progress.warnings),
     )
     listener(RunFinished(result))
     return result

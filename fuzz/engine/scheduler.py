@@ -29,6 +29,7 @@ from fuzz.engine.events import (
     ToolFinished,
     ToolStarted,
 )
+from fuzz.engine.examples import announce_warnings
 from fuzz.engine.fresh_probe import checked_on_a_fresh_target
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
@@ -256,9 +257,10 @@ class Runner:
 
     async def _report_progress(self, jobs: list[Job]) -> None:
         """A `Progress` event every PROGRESS_EVERY seconds: what runs (of `jobs`, the running
-        ones, updated as they change), cases sent, findings."""
+        ones, updated as they change), cases sent, findings; and the example database's warnings."""
         while True:
             await trio.sleep(PROGRESS_EVERY)
+            announce_warnings(self.options, self.progress.warnings, self.listener)
             running = [job for job in jobs if job.exploration is not None and not job.done.is_set()]
             summaries = self.progress.summaries.values()
             now = time.monotonic()

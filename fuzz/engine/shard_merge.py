@@ -15,6 +15,7 @@ from fuzz.engine.events import (
     Progress,
     RunStarted,
     ToolFinished,
+    Warned,
 )
 from fuzz.engine.options import RunOptions
 from fuzz.errors import HarnessError, TargetStartError
@@ -58,6 +59,8 @@ class ShardMerger:
         self._announced = 0
         self._progress: dict[int, Progress] = {}
         self._progress_sent = 0.0
+        self._warned: list[str] = []
+        """The warnings told so far, each once whichever processes sent it."""
         self.lock = threading.Lock()
         """Held while a message is taken: this process's shard sends from its threads, the
         collector from its own."""
@@ -132,6 +135,10 @@ class ShardMerger:
             if now - self._progress_sent >= PROGRESS_EVERY:
                 self._progress_sent = now
                 self.listener(self._summed_progress(now))
+        elif isinstance(event, Warned):
+            if event.warning not in self._warned:
+                self._warned.append(event.warning)
+                self.listener(event)
         else:
             self.listener(event)
 
@@ -199,4 +206,5 @@ class ShardMerger:
             stopped_early=stopped_early,
             out_of_time=out_of_time and stopped is None and not reasons,
             replayed=self._results[0].replayed if 0 in self._results else (),
+            warnings=tuple(dict.fromkeys([*self._warned, *(warning for result in results for warning in result.warnings)])),
         )

@@ -218,6 +218,9 @@ class RunResult:
     """Known findings (--baseline): reported, but they fail no run."""
     shard: ShardOfRun | None = None
     """The part of the run this is (`--shard`); None for a whole run (a merged one too)."""
+    warnings: tuple[str, ...] = ()
+    """What went wrong while the run ran without stopping it (the example database left out),
+    each said once."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:

@@ -31,6 +31,7 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "options": result.options,
         "shard": result.shard.as_json() if result.shard is not None else None,
         "stoppedEarly": result.stopped_early,
+        "warnings": list(result.warnings),
         "outOfTime": result.out_of_time,
         "targetRestarts": result.target_restarts,
         "seconds": result.seconds,

@@ -102,6 +102,7 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
     lines.append(f"Target: {code(result.target_description)}{server}")
     if result.stopped_early:
         lines += ["", f"> The run stopped early: {prose(result.stopped_early)}. What was found until then follows."]
+    lines += [line for warning in result.warnings for line in ("", f"> Warning: {prose(warning)}")]
     lines += ["", *_table(result)]
     problems = group(result.findings)
     for number, problem in enumerate(problems, 1):

@@ -25,8 +25,8 @@ from hypothesis import HealthCheck, Phase, Verbosity, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 
-from fuzz.corpus.database import example_database
 from fuzz.engine.dispatch import Dispatcher
+from fuzz.engine.examples import example_database
 from fuzz.engine.hypothesis_threads import BUILDING
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import Canonical, batch_size
@@ -244,7 +244,7 @@ class Exploration(BatchTrials):
             parent=settings.get_profile("default"),
             max_examples=examples,
             deadline=None,
-            database=example_database(self.options.corpus),
+            database=example_database(self.options),
             derandomize=False,
             suppress_health_check=list(HealthCheck),
             verbosity=Verbosity.quiet,
@@ -257,7 +257,9 @@ class Exploration(BatchTrials):
             self._check(batch)
 
         # Hypothesis keys its database by the test's source, the same for every exploration:
-        # the target, tool, case kind and batch size tell them apart.
+        # the target, tool, case kind and batch size tell them apart. Never the seed, the round,
+        # the part, --processes, --shard or the corpus directory: a failure one run shrank is what a
+        # later run (another seed, another layout, a shared Redis) tries first (tests/test_database.py).
         test._hypothesis_internal_add_digest = "\0".join(  # type: ignore[attr-defined]
             (self.options.target.describe(), self.name, self.kind.value, f"batch of {size}")
         ).encode()
