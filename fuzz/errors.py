@@ -28,6 +28,11 @@ class ConfigurationError(HarnessError):
     """The command line or a configuration file asks for something that cannot be done."""
 
 
+class ReportError(HarnessError):
+    """A file given as a run's JSON report (`mcp-toolfuzz merge`) is not one this mcp-toolfuzz can
+    read back: the message names the file, what in it is wrong, and what was expected."""
+
+
 def first_leaf(error: BaseException) -> BaseException:
     """The first non-group exception: trio's nurseries wrap what they raise in groups."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:

@@ -34,11 +34,12 @@ README = ROOT / "README.md"
 OPTIONS_PAGE = DOCS / "usage.md"
 README_MAX_LINES = 220
 
-NO_VALUE = frozenset({"none", "all", "random", "detected", "searched", "recorded"})
+NO_VALUE = frozenset({"none", "all", "random", "detected", "searched", "recorded", "DIR/.hypothesis"})
 """How a table says an option has no default value (the parser's None, or an empty list):
 `none` (nothing is added), `all` (no selection: every rule or tool), `random` (`--seed`),
 `detected` (`--protocol-version`), `searched` (`--config-file`: the settings file is looked
-for), `recorded` (`replay --timeout`: the file's own)."""
+for), `recorded` (`replay --timeout`: the file's own), `DIR/.hypothesis` (`--database`: beside
+the corpus)."""
 
 COMMAND_AFTER_SEPARATOR = "-- COMMAND ..."
 """The stdio target's command, after `--`: the CLI splits it off before the parser runs, so the
@@ -175,7 +176,7 @@ def spelling_disagreements(name: str, argument: str, action: argparse.Action, ro
     return [] if argument == expected else [f"{name}: the table spells its value {argument!r}, the parser {expected!r}"]
 
 
-DOCUMENTED_COMMANDS = ("run", "replay", "export")
+DOCUMENTED_COMMANDS = ("run", "replay", "merge", "export")
 
 
 def test_every_command_has_an_option_table():

@@ -189,8 +189,15 @@ def build_parser() -> argparse.ArgumentParser:
     keeping = run.add_argument_group("corpus and baselines")
     keeping.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
                          help="replay this target's reproductions from DIR first, write new ones there, keep "
-                         "Hypothesis's database in DIR/.hypothesis (default: corpus)")
+                         "Hypothesis's database in DIR/.hypothesis unless --database says otherwise (default: corpus)")
     keeping.add_argument("--no-corpus", action="store_true", help="neither replay nor write reproductions")
+    keeping.add_argument("--database", default=None, metavar="LOCATION",
+                         help="where Hypothesis keeps the examples that failed, tried first by later runs: a directory, a Redis "
+                              "server (redis://, rediss://, unix://; written together with DIR/.hypothesis; needs "
+                              "mcp-toolfuzz[redis]) or none (default: DIR/.hypothesis of --corpus; none with --no-corpus)")
+    keeping.add_argument("--database-read-only", action="store_true",
+                         help="read the example database, never change it: Hypothesis deletes examples that no longer fail, "
+                              "and a pull request's build must not erase what the nightly run found")
     keeping.add_argument("--baseline", type=Path, default=None, metavar="FILE",
                          help="findings listed in FILE are known: reported, but they fail no run")
     keeping.add_argument("--baseline-update", action="store_true", help="write this run's findings to the --baseline FILE")

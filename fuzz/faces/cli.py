@@ -17,11 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from fuzz.corpus import baseline
+from fuzz.corpus.database import DatabaseChoice
 from fuzz.corpus.export import export_pytest
 from fuzz.corpus.ownership import legacy_files
 from fuzz.corpus.replay import ReplayOutcome, ReplayStatus, replay_files
 from fuzz.corpus.reproductions import CorruptReproduction, discover
 from fuzz.corpus.reproductions import load as load_reproduction
+from fuzz.engine.events import RunFinished, RunStarted
 from fuzz.engine.options import RunOptions
 from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.engine.run import run as run_engine
@@ -31,10 +33,13 @@ from fuzz.faces.arguments import ReportRequest, build_parser
 from fuzz.faces.client_config import target_from_config
 from fuzz.judging.rules import RULES, Level
 from fuzz.reports import WRITERS
+from fuzz.reports.shard_reports import load_shard_reports
+from fuzz.reports.shard_reports import merge as merge_shards
 from fuzz.reports.terminal import TerminalReporter
 from fuzz.text import printable
 from fuzz.wire.lifecycle import ALL_VERSIONS
 from fuzz.wire.target import HttpTarget, StdioTarget, TargetSpec, demo_target
+from strategies.cases import ENVELOPE, SEQUENCES
 
 DEMO_MIRROR = "mirror"
 DEMO_UNAVAILABLE = frozenset({"maintenance"})
@@ -66,6 +71,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return _replay(options, command)
         if options.command == "export":
             return _export(options)
+        if options.command == "merge":
+            return _merge(options)
         return _run(options, command)
     except HarnessError as error:
         print(f"mcp-toolfuzz: {printable(str(error))}", file=sys.stderr)  # it may quote the server
@@ -91,7 +98,8 @@ def _with_settings(
 
 def _check_settings(parser: argparse.ArgumentParser, settings: settings_file.Settings) -> None:
     """A value an option refuses, named with the settings file it came from."""
-    parsed_run([part for group in settings.arguments for part in group], where=settings.where, parser=parser)
+    parsed = parsed_run([part for group in settings.arguments for part in group], where=settings.where, parser=parser)
+    database_choice(parsed, where=f"{settings.where}: database")
 
 
 def parsed_run(arguments: Sequence[str], *, where: str, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
@@ -162,6 +170,7 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[R
         rules=_chosen_rules(options.rules, options.exclude_rules),
         fail_on=Level(options.fail_on),
         corpus=None if options.no_corpus else options.corpus,
+        database=database_choice(options),
         baseline=baseline.load(options.baseline) if options.baseline and not options.baseline_update else frozenset(),
         max_time=options.max_time,
         workers=options.workers,
@@ -172,7 +181,19 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[R
         phases=options.phases,
         shard=options.shard,
     )
+    if options.database is not None or options.database_read_only:
+        notes.append(f"database {printable(run_options.database.describe(run_options.corpus))}")
     return run_options, notes
+
+
+def database_choice(options: argparse.Namespace, *, where: str = "--database") -> DatabaseChoice:
+    """Where `--database` and `--database-read-only` (or their settings) keep Hypothesis's examples."""
+    if options.database is None:
+        return DatabaseChoice(read_only=options.database_read_only)
+    try:
+        return DatabaseChoice.parse(options.database, read_only=options.database_read_only)
+    except ValueError as error:
+        raise ConfigurationError(f"{where} {error}") from None
 
 
 def _run(options: argparse.Namespace, command: list[str]) -> int:
@@ -242,6 +263,22 @@ def _run_each_revision(options: argparse.Namespace, run_options: RunOptions, not
     by_revision.print_comparison(runs, sys.stdout)
     _write_reports(options.report, by_revision.WRITERS, runs)
     return runs.exit_code
+
+
+def _merge(options: argparse.Namespace) -> int:
+    """`merge`: the shards' reports as one run, shown as `run` shows its end, and written."""
+    reports = load_shard_reports(options.paths)
+    result = merge_shards(reports, baseline.load(options.baseline) if options.baseline else None)
+    reporter = TerminalReporter(notes=[f"merged  {len(reports)} shard reports of {printable(str(options.paths[0].parent))}"],
+                                progress=False)
+    reporter(RunStarted(
+        seed=result.seed, target=result.target_description, protocol_version=result.protocol_version or "?",
+        server_name=str(result.server_info.get("name", "?")), profile=result.profile,
+        tool_names=tuple(summary.tool for summary in result.tools if summary.tool not in (ENVELOPE, SEQUENCES)),
+    ))
+    reporter(RunFinished(result))
+    _write_reports(options.report, WRITERS, result)
+    return result.exit_code
 
 
 def _replay(options: argparse.Namespace, command: list[str]) -> int:

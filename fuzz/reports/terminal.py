@@ -23,6 +23,7 @@ from fuzz.engine.events import (
     RunFinished,
     RunStarted,
     ToolFinished,
+    Warned,
 )
 from fuzz.judging.coverage import (
     SUCCESS,
@@ -107,6 +108,8 @@ class TerminalReporter:
                 self._print(f"    {keywords.line(summary.schema_coverage)}")
             if summary.boundary_left_out:
                 self._print(f"    boundary phase: {summary.boundary_cases} cases; {summary.boundary_left_out} more values left out by its bound per schema")
+        elif isinstance(event, Warned):
+            self._print(f"warning {printable(event.warning)}")
         elif isinstance(event, CorpusReplayed):
             replayed = event.replayed
             self._print(f"  corpus  {replayed.status:<13} {printable(replayed.path)}: {printable(replayed.detail)}")
@@ -232,6 +235,8 @@ class TerminalReporter:
                 self._print(f"  not exercised: {rule_id}, because {reason}")
         for hint in hints(result):
             self._print(f"  hint: {hint}")
+        for warning in result.warnings:
+            self._print(f"  warning: {printable(warning)}")
         counts = {level: sum(1 for f in result.findings if f.rule.level is level) for level in Level}
         cases = sum(summary.total_sent for summary in result.tools)
         verdict = headline(result.findings)
@@ -279,8 +284,9 @@ class TerminalReporter:
 
 
 def _told(counts: Mapping[str, int]) -> str:
-    """`25: 20 success, 5 tool-error`: the cases judged, then each kind of answer, most first."""
-    told = ", ".join(f"{count} {name}" for name, count in sorted(counts.items(), key=lambda item: -item[1]))
+    """`25: 20 success, 5 tool-error`: the cases judged, then each kind of answer, most first (by
+    name among equals: not by which came first, which the JSON report does not keep)."""
+    told = ", ".join(f"{count} {name}" for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
     return f"{sum(counts.values())}: {told}"
 
 

@@ -1,0 +1,122 @@
+"""`mcp-toolfuzz merge`: the JSON reports of one run's shards (`--shard`) joined into that run.
+
+What the shards of one run share, and the merge checks (anything else is one clear line and exit
+2): the shard count, the fingerprint of the plan they split (`fuzz.engine.sharding`), the target,
+the seed, the revision spoken, the profile and every option that changes what a run does. What
+may differ: the options that change only how fast (`--processes`, `--workers`), where things are
+kept (`--corpus`, `--database`), and the shard itself.
+
+The merged run is the unsharded run's: each unit's summary in plan order, its findings, its exit
+code (with the shards' baseline, or the one `merge --baseline` gives), each shard's warnings once. Its time is the longest
+shard's (the shards run side by side), its restarts the sum. A shard whose report is missing is
+named, with the units it would have fuzzed, as the reason the run stopped early: a merged run
+that misses a shard proves no more than an interrupted one (exit 2 unless a finding fails it).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from fuzz.errors import ConfigurationError
+from fuzz.judging.findings import FindingKey, RunResult, ShardOfRun
+from fuzz.reports.json_read import load
+from fuzz.reports.problems import ENVELOPE_DISPLAY
+
+FREE_OPTIONS = frozenset({"shard", "processes", "workers", "corpus", "database", "databaseReadOnly"})
+"""Options the shards of one run may differ in (see the module docstring)."""
+
+
+def load_shard_reports(paths: Sequence[Path]) -> list[tuple[str, RunResult]]:
+    """Each file's run, read back (`fuzz.reports.json_read.load`: a file that is no mcp-toolfuzz
+    JSON report is a ReportError naming it)."""
+    return [(str(path), load(path)) for path in paths]
+
+
+def merge(reports: Sequence[tuple[str, RunResult]], baseline: frozenset[FindingKey] | None = None) -> RunResult:
+    """One run from its shards' (see the module docstring); raises ConfigurationError when they
+    are not the shards of one run."""
+    shards = _checked(reports)
+    first_source, first = reports[0]
+    first_shard = shards[first_source]
+    by_number = {shards[source].number: result for source, result in reports}
+    results = [by_number[number] for number in sorted(by_number)]
+    missing = [number for number in range(1, first_shard.count + 1) if number not in by_number]
+    place = {unit: position for position, unit in enumerate(first_shard.units)}
+    tools = sorted((summary for result in results for summary in result.tools), key=lambda summary: place.get(summary.tool, len(place)))
+    reasons = [_missing(missing, reports, shards, first_shard)] if missing else []
+    reasons += [result.stopped_early for result in results if result.stopped_early and not result.out_of_time]
+    out_of_time = not reasons and any(result.out_of_time for result in results)
+    timed_out = next((result.stopped_early for result in results if result.out_of_time), None)
+    return replace(
+        first,
+        options={**first.options, "shard": None},
+        tools=tuple(tools),
+        seconds=max(result.seconds for result in results),
+        target_restarts=sum(result.target_restarts for result in results),
+        stopped_early="; ".join(reason for reason in reasons if reason) or (timed_out if out_of_time else None),
+        out_of_time=out_of_time,
+        replayed=tuple(replayed for result in results for replayed in result.replayed),
+        warnings=tuple(dict.fromkeys(warning for result in results for warning in result.warnings)),
+        baseline=baseline if baseline is not None else first.baseline,
+        shard=None,
+    )
+
+
+def _checked(reports: Sequence[tuple[str, RunResult]]) -> dict[str, ShardOfRun]:
+    """Each report's shard, once checked that the reports are distinct shards of one run."""
+    if not reports:
+        raise ConfigurationError("merge: no report given; give the JSON reports of a run's shards")
+    shards: dict[str, ShardOfRun] = {}
+    for source, result in reports:
+        if result.shard is None:
+            raise ConfigurationError(
+                f"{source} is the report of a whole run, not of a shard: merge joins the reports of `run --shard NUMBER/COUNT`")
+        shards[source] = result.shard
+    first_source, first = reports[0]
+    seen: dict[int, str] = {}
+    for source, result in reports:
+        shard = shards[source]
+        if shard.number in seen:
+            raise ConfigurationError(f"{seen[shard.number]} and {source} are both shard {shard.number} of {shard.count}: give each shard once")
+        seen[shard.number] = source
+        difference = _difference(first, shards[first_source], result, shard)
+        if difference:
+            raise ConfigurationError(
+                f"{first_source} and {source} are not shards of one run: {difference}; merge the shards of one run at a time")
+    return shards
+
+
+def _difference(first: RunResult, first_shard: ShardOfRun, other: RunResult, shard: ShardOfRun) -> str | None:
+    """What tells two shards' runs apart, in words; None when they are shards of one run."""
+    if shard.count != first_shard.count:
+        return f"split in {first_shard.count} and in {shard.count}"
+    for what, mine, theirs in (
+        ("target", first.target, other.target),
+        ("seed", first.seed, other.seed),
+        ("protocol revision", first.protocol_version, other.protocol_version),
+        ("profile", first.profile, other.profile),
+    ):
+        if mine != theirs:
+            return f"{what} {_short(mine)} and {_short(theirs)}"
+    for key in sorted(first.options.keys() | other.options.keys()):
+        if key not in FREE_OPTIONS and first.options.get(key) != other.options.get(key):
+            return f"option {key} {_short(first.options.get(key))} and {_short(other.options.get(key))}"
+    if shard.plan != first_shard.plan:
+        return (f"their plans differ (fingerprints {first_shard.plan} and {shard.plan}): the server listed other tools or "
+                "other definitions to one of them")
+    return None
+
+
+def _missing(numbers: list[int], reports: Sequence[tuple[str, RunResult]], shards: dict[str, ShardOfRun], first: ShardOfRun) -> str:
+    owned = {unit for source, _ in reports for unit in shards[source].owned}
+    units = [unit or ENVELOPE_DISPLAY for unit in first.units if unit not in owned]  # escaped where shown
+    which = f"shard {numbers[0]}" if len(numbers) == 1 else f"shards {', '.join(map(str, numbers))}"
+    return f"{which} of {first.count} not merged: these tools were not fuzzed: {', '.join(units) or 'none'}"
+
+
+def _short(value: object) -> str:
+    text = json.dumps(value, sort_keys=True, default=str)
+    return text if len(text) <= 80 else text[:77] + "..."
