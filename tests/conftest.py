@@ -61,6 +61,16 @@ def without_jsonrpc_ids(document: object) -> str:
     return _JSONRPC_ID.sub(r"\1N", json.dumps(document, sort_keys=True))
 
 
+def one_line_exit_2(run: subprocess.CompletedProcess[str]) -> str:
+    """The one line a harness error prints (exit 2, no traceback), for the tests of bad input."""
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert "Traceback" not in run.stdout + run.stderr
+    lines = run.stderr.strip().splitlines()
+    assert len(lines) == 1, run.stderr
+    assert lines[0].startswith("mcp-toolfuzz: ")
+    return lines[0]
+
+
 def rule_tool_pairs(result: RunResult) -> set[tuple[str, str]]:
     return {(finding.rule.id, finding.tool) for finding in result.findings}
 

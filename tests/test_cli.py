@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, one_line_exit_2
 
 
 def mcp_toolfuzz(*arguments: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
@@ -77,15 +77,6 @@ def test_compliant_server_exits_zero(tmp_path: Path) -> None:
     assert "no findings" in run.stdout
 
 
-def _one_line_exit_2(run: subprocess.CompletedProcess[str]) -> str:
-    assert run.returncode == 2, (run.stdout, run.stderr)
-    assert "Traceback" not in run.stdout + run.stderr
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1, run.stderr
-    assert lines[0].startswith("mcp-toolfuzz: ")
-    return lines[0]
-
-
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
@@ -101,7 +92,7 @@ def test_a_target_that_cannot_be_fuzzed_is_one_line_and_exit_2(command: list[str
     # What a target printed is seen only if it came within --startup-timeout: a Python target
     # started twice (two worker processes) on a loaded machine can take longer than 1 s to print.
     startup_timeout = "5" if "stdout carried" in expected else "1"
-    line = _one_line_exit_2(mcp_toolfuzz("run", "--startup-timeout", startup_timeout, "--", *command))
+    line = one_line_exit_2(mcp_toolfuzz("run", "--startup-timeout", startup_timeout, "--", *command))
     assert expected in line
 
 
@@ -123,7 +114,7 @@ def _listing_server(path: Path, tools: list[dict[str, object]]) -> Path:
 
 def test_a_tool_schema_that_is_not_json_schema_is_one_line_and_exit_2(tmp_path: Path) -> None:
     server = _listing_server(tmp_path / "bad_schema.py", [{"name": "broken", "inputSchema": {"type": "objekt"}}])
-    line = _one_line_exit_2(mcp_toolfuzz("run", "--", sys.executable, str(server)))
+    line = one_line_exit_2(mcp_toolfuzz("run", "--", sys.executable, str(server)))
     assert "tool 'broken' inputSchema is not valid" in line
 
 
@@ -152,7 +143,7 @@ def test_bad_options_exit_2(arguments: list[str]) -> None:
 
 
 def test_nothing_after_the_separator_is_one_line_and_exit_2() -> None:
-    line = _one_line_exit_2(mcp_toolfuzz("run", "--"))
+    line = one_line_exit_2(mcp_toolfuzz("run", "--"))
     assert "nothing after `--`" in line
 
 
@@ -190,7 +181,7 @@ def test_ctrl_c_stops_at_once_keeps_findings_and_leaves_no_process(tmp_path: Pat
     ],
 )
 def test_a_selection_that_cannot_be_made_is_one_line_and_exit_2(arguments: list[str], expected: str) -> None:
-    line = _one_line_exit_2(mcp_toolfuzz("run", *arguments, "--max-examples", "1"))
+    line = one_line_exit_2(mcp_toolfuzz("run", *arguments, "--max-examples", "1"))
     assert expected in line
 
 

@@ -22,7 +22,7 @@ from fuzz.engine.options import RunOptions
 from fuzz.engine.shard_merge import Done, ShardMerger
 from fuzz.judging.findings import RunResult
 from fuzz.wire.target import demo_target
-from tests.conftest import SERVERS, without_jsonrpc_ids
+from tests.conftest import SERVERS, one_line_exit_2, without_jsonrpc_ids
 from tests.redis_server import RedisServer, free_port, redis_server
 
 
@@ -36,15 +36,6 @@ def started(output: Path, *arguments: str) -> subprocess.Popen[bytes]:
     fill while the test waits, and stall the run)."""
     with output.open("wb") as stdout, output.with_suffix(".err").open("wb") as stderr:
         return subprocess.Popen([sys.executable, "-m", "fuzz", *arguments], stdout=stdout, stderr=stderr)
-
-
-def one_line_exit_2(run: subprocess.CompletedProcess[str]) -> str:
-    assert run.returncode == 2, (run.stdout, run.stderr)
-    assert "Traceback" not in run.stdout + run.stderr
-    lines = run.stderr.strip().splitlines()
-    assert len(lines) == 1, run.stderr
-    assert lines[0].startswith("mcp-toolfuzz: ")
-    return lines[0]
 
 
 def findings_of(report: Path) -> list[str]:

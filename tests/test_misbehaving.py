@@ -32,7 +32,8 @@ def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> 
     for finding in result.findings:
         assert finding.request["params"]["arguments"] == {"n": 100}, finding.message
     crash = next(f for f in result.findings if f.tool == "crash")
-    assert "fatal: n too large" in crash.stderr and "exited (code 3)" in crash.why
+    # (quoted plainly, or after "[N other requests in flight]" when another exploration's request was out: test_stderr_provenance)
+    assert any(line.endswith("fatal: n too large") for line in crash.stderr) and "exited (code 3)" in crash.why
     assert result.target_restarts >= 1
     assert processes_running(marker) == [], "the harness left the target running"
 
@@ -91,7 +92,8 @@ def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
     deadline = time.monotonic() + 20
     while len(processes_running(marker)) < 4 and time.monotonic() < deadline:
         time.sleep(0.1)
-    assert len(processes_running(marker)) == 4, "the harness (the first worker), the second worker's process and their targets should be running"
+    # At least: a target being started (forked, not yet exec'd) shows the harness's command line for a moment.
+    assert len(processes_running(marker)) >= 4, "the harness (the first worker), the second worker's process and their targets should be running"
     time.sleep(1.0)
     process.send_signal(signal.SIGINT)
     stdout, stderr = process.communicate(timeout=30)

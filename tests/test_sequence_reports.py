@@ -124,7 +124,7 @@ def test_the_terminal_shows_a_line_per_request_and_answer_before_the_request_cli
     assert lines[3].startswith('step 1:   {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": "create_note"')
     assert "\\u001b[31mred\\n::error::boom" in lines[4], "the answer's text, escaped on its one line"
     assert lines[7].endswith("...") and len(lines[7]) == len("answer 2: ") + STEP_LIMIT, "a long answer is clipped"
-    assert "(sequences)  sequence 12: 10 success, 1 tool-error, 1 protocol-error" in output
+    assert "(sequences)  sequence 12: 10 success, 1 protocol-error, 1 tool-error" in output
     assert "\n  (sequences)        x      \n" in output, "its row of the tools × rules table"
     assert "hint:" not in output and " · 1 tool · 22 cases · " in output, "the sequences are no tool"
 
