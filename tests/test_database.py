@@ -196,11 +196,13 @@ def test_a_failure_shrunk_into_redis_is_what_a_later_run_tries_first(server: Red
     (found,) = _leaks(first)
     assert found["request"]["params"]["arguments"] == {"key": "gamma"}
     assert server.examples(), "the shrunk failure is in Redis"
-    # Another seed, two worker processes (lookup is fuzzed by the forked one, which opens its own
-    # connection), an empty corpus directory: only Redis can hold what the first run found.
-    common = ("--max-examples", "1", "--seed", "12", "--processes", "2")
+    # Another seed, another shard count (the first of two shards: lookup's, the envelopes go to the
+    # second), two worker processes, an empty corpus directory: only Redis can hold what the first
+    # run found.
+    common = ("--max-examples", "1", "--seed", "12", "--processes", "2", "--shard", "1/2")
     run = toolfuzz(*LOOKUP, *common, "--corpus", str(tmp_path / "Y"), "--database", server.url, "--report", f"json:{later}")
     assert run.returncode == 1, run.stderr
+    assert "lookup" in json.loads(later.read_text())["shard"]["owned"]
     (again,) = _leaks(later)
     assert again["request"]["params"] == found["request"]["params"]
     assert json.loads(later.read_text())["replayed"] == [], "no reproduction was replayed: Y was empty"
