@@ -228,7 +228,12 @@ def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: s
                 continue
             drawn = cases(tool, kind, ["t"], stateless=stateless)
             settings(_EXAMPLES, max_examples=3)(given(drawn)(lambda case: sendable(case)))()
-    settings(_EXAMPLES, max_examples=50)(given(envelope_cases())(lambda case: sendable(case)))()
+    # filter_too_much off for this one draw: in CI's full run (one xdist worker, after its other
+    # tests) Hypothesis has marked 50 of 52 derandomized envelope draws invalid internally (there is
+    # no filter in `malformed_envelopes`), which no run of this file or of this test alone repeats;
+    # the harness's own runs suppress every health check. What is drawn is still checked.
+    envelopes = settings(_EXAMPLES, max_examples=50, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    envelopes(given(envelope_cases())(lambda case: sendable(case)))()
 
 
 @pytest.mark.parametrize(
