@@ -217,14 +217,13 @@ def _owned(tool_plans: tuple[ToolPlan, ...], shard_owned: frozenset[int], option
     """The places in the plan of the units this process fuzzes: its shard's (`--shard`), all of
     them or its worker process's part of them (`--processes`); of those named by `options.only`,
     when it is set."""
-    places: Sequence[int] = sorted(shard_owned)
+    shard_units = sorted(shard_owned)
+    places: Sequence[int] = shard_units
     if options.only is not None:
-        names = [tool_plan.name for tool_plan in tool_plans]
-        places = [index for index in places if names[index] in options.only]
+        places = [index for index in places if tool_plans[index].name in options.only]
     part = options.process_part
     if part is None:
         return frozenset(places)
-    shard_units = sorted(shard_owned)
     owners = dict(zip(shard_units, assign([len(tool_plans[place].kinds) for place in shard_units], part.count), strict=True))
     return frozenset(index for index in places if owners[index] == part.index)
 

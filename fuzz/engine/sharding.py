@@ -31,7 +31,7 @@ from fuzz.engine.options import RunOptions, Shard
 from fuzz.engine.plan import ToolPlan
 from fuzz.errors import ConfigurationError
 from strategies import CaseKind
-from strategies.cases import ENVELOPE, SEQUENCES
+from strategies.cases import SEQUENCES
 
 SCHEMA_KIND_WEIGHT = 2
 SEQUENCE_WEIGHT = 4
@@ -103,8 +103,8 @@ def plan_fingerprint(tool_plans: Sequence[ToolPlan], options: RunOptions) -> str
 
 def unit_of(tool: str, *, sequence: bool) -> str:
     """The unit a finding or reproduction of `tool` belongs to: the sequences' for a sequence's,
-    the envelopes' for a request that names no tool (`ENVELOPE` is ""), else the tool's."""
-    return SEQUENCES if sequence else tool or ENVELOPE
+    else the tool's (`ENVELOPE`, "", for a request that names no tool)."""
+    return SEQUENCES if sequence else tool
 
 
 def _keywords(schema: Any) -> int:

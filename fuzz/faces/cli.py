@@ -33,7 +33,7 @@ from fuzz.faces.arguments import ReportRequest, build_parser
 from fuzz.faces.client_config import target_from_config
 from fuzz.judging.rules import RULES, Level
 from fuzz.reports import WRITERS
-from fuzz.reports.shard_reports import load_shard_reports
+from fuzz.reports.json_read import load as load_report
 from fuzz.reports.shard_reports import merge as merge_shards
 from fuzz.reports.terminal import TerminalReporter
 from fuzz.text import printable
@@ -267,7 +267,7 @@ def _run_each_revision(options: argparse.Namespace, run_options: RunOptions, not
 
 def _merge(options: argparse.Namespace) -> int:
     """`merge`: the shards' reports as one run, shown as `run` shows its end, and written."""
-    reports = load_shard_reports(options.paths)
+    reports = [(str(path), load_report(path)) for path in options.paths]
     result = merge_shards(reports, baseline.load(options.baseline) if options.baseline else None)
     reporter = TerminalReporter(notes=[f"merged  {len(reports)} shard reports of {printable(str(options.paths[0].parent))}"],
                                 progress=False)

@@ -18,21 +18,13 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 
 from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import FindingKey, RunResult, ShardOfRun
-from fuzz.reports.json_read import load
 from fuzz.reports.problems import ENVELOPE_DISPLAY
 
 FREE_OPTIONS = frozenset({"shard", "processes", "workers", "corpus", "database", "databaseReadOnly"})
 """Options the shards of one run may differ in (see the module docstring)."""
-
-
-def load_shard_reports(paths: Sequence[Path]) -> list[tuple[str, RunResult]]:
-    """Each file's run, read back (`fuzz.reports.json_read.load`: a file that is no mcp-toolfuzz
-    JSON report is a ReportError naming it)."""
-    return [(str(path), load(path)) for path in paths]
 
 
 def merge(reports: Sequence[tuple[str, RunResult]], baseline: frozenset[FindingKey] | None = None) -> RunResult:
