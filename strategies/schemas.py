@@ -25,6 +25,7 @@ be accepted), `errors` stops before it; so no claim rests on it either way.
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
@@ -62,9 +63,7 @@ class SchemaCheck:
             schema, default=jsonschema.Draft202012Validator
         )
         try:
-            # types-jsonschema asks for a dict; jsonschema takes any mapping (its own annotation
-            # is `Mapping | bool`), and a format checker (the protocol's stub omits it).
-            validator_class.check_schema(schema, format_checker=_metaschema_format_checker(validator_class))  # type: ignore[arg-type, call-arg]
+            _check_schema(validator_class, schema)
         except jsonschema.exceptions.SchemaError as error:
             location = "/".join(str(part) for part in error.absolute_path) or "(root)"
             raise InvalidSchema(
@@ -170,6 +169,30 @@ def _python_agrees(pattern: str, key: str) -> bool:
         return (re.search(pattern, key) is not None) is verdict(pattern, key)
     except re.error:
         return False
+
+
+def _check_schema(validator_class: type[Validator], schema: Mapping[str, Any]) -> None:
+    """Raises SchemaError when `schema` is not a schema of its dialect. A schema seen before (as
+    JSON text) is not checked again: the check against the metaschema is the costliest part of
+    making a `Tool` (about 3 ms for a small schema), and the sequence phase makes the tools again
+    from each fresh target's listing."""
+    try:
+        text = json.dumps(schema, sort_keys=True)
+    except (TypeError, ValueError):
+        _check_schema_now(validator_class, schema)
+        return
+    _check_schema_text(validator_class, text)
+
+
+@functools.lru_cache(maxsize=1024)
+def _check_schema_text(validator_class: type[Validator], text: str) -> None:
+    _check_schema_now(validator_class, json.loads(text))
+
+
+def _check_schema_now(validator_class: type[Validator], schema: Mapping[str, Any]) -> None:
+    # types-jsonschema asks for a dict; jsonschema takes any mapping (its own annotation is
+    # `Mapping | bool`), and a format checker (the protocol's stub omits it).
+    validator_class.check_schema(schema, format_checker=_metaschema_format_checker(validator_class))  # type: ignore[arg-type, call-arg]
 
 
 @functools.lru_cache(maxsize=64)

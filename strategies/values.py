@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypeGuard
 
 from hypothesis import strategies as st
 
@@ -73,7 +73,7 @@ def mutated_objects(
     wanted_kinds = st.sampled_from(kinds) if kinds else st.none()
 
     @st.composite
-    def invalid(draw: st.DrawFn) -> Labelled[dict[str, Any]]:
+    def invalid(draw: st.DrawFn) -> Labelled[dict[str, Any]] | None:
         # The kind is drawn first, from the kinds the schema's keywords make possible, then the
         # valid base, then the place: a schema with forty typed properties and one pattern still
         # gets its pattern broken often, and a base shrinks without changing the kind.
@@ -85,14 +85,14 @@ def mutated_objects(
             for offered in site.mutations(is_root=site.path == ()):
                 offers.setdefault(offered, []).append(site)
         if not offers:
-            draw(st.nothing())
+            return None
         mutation = wanted if wanted in offers else min(offers, key=lambda kind: list(Mutation).index(kind))
         site = pick(draw, offers[mutation])
         mutant = mutate(draw, mutation, site)
         value = _replace(base, site.path, mutant.value)
         via = _rejection(check, value, site.path, mutation) if isinstance(value, dict) else None
         if via is None:
-            draw(st.nothing())
+            return None
         where = f" (so no branch of {via} accepts it)" if via else ""
         if site.path and site.path[0] in known_names:
             where += " (the field of a known-good value)"
@@ -100,7 +100,15 @@ def mutated_objects(
             where += ", in arguments the server accepted"
         return Labelled(value, f"{format_path(site.path, prefix=label_prefix)}: {mutant.description}{where}")
 
-    return invalid()
+    # A base that offers no mutation (an optional property absent) or a mutant the validator
+    # still accepts is drawn again, up to Hypothesis's three tries, rather than discarding the
+    # whole example: a batch of eight cases each failing one time in three survived one time in
+    # twenty (a schema with one optional property: 6.4 ms a case, 0.6 ms with the retries).
+    return invalid().filter(_is_drawn)
+
+
+def _is_drawn(value: Labelled[dict[str, Any]] | None) -> TypeGuard[Labelled[dict[str, Any]]]:
+    return value is not None
 
 
 def coerced_variants(check: SchemaCheck, base: dict[str, Any], *, label_prefix: str) -> list[Labelled[dict[str, Any]]]:

@@ -1,0 +1,75 @@
+"""What a case costs to draw: work Hypothesis or the strategies would repeat for nothing.
+
+Each test fails on the code before issue 33's changes: a filtered strategy validated at every
+draw, a batch of invalid arguments thrown away whenever one of its eight cases drew a base with
+nothing to mutate, and a tool's schema checked against its metaschema at every listing.
+"""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+import jsonschema
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.strategies._internal.strategies import FilteredStrategy
+
+from strategies import InvalidSchema, SchemaCheck, Tool, invalid_arguments
+
+ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "integer"}}}
+
+
+def test_a_filtered_strategy_stays_validated_after_its_draws() -> None:
+    odd = st.integers(0, 100).map(int).filter(lambda k: k % 2 == 1)
+    filtered = odd.wrapped_strategy if hasattr(odd, "wrapped_strategy") else odd
+    drawn: list[int] = []
+
+    @settings(max_examples=30, database=None)
+    @given(odd)
+    def draw(value: int) -> None:
+        drawn.append(value)
+
+    draw()
+    assert drawn and all(value % 2 == 1 for value in drawn)
+    assert isinstance(filtered, FilteredStrategy)
+    assert filtered.validate_called.get(threading.get_ident()) is True, "validated again at the next draw"
+
+
+def test_eight_invalid_arguments_of_a_schema_with_one_optional_property_pass_the_health_checks() -> None:
+    """A base without the optional property offers no mutation; drawn again, not the batch
+    discarded (before, 19 batches in 20 were: Hypothesis's health check failed)."""
+    tool = Tool.from_listing({"name": "maintenance", "inputSchema": ONE_OPTIONAL_INTEGER})
+    batches: list[tuple[Any, ...]] = []
+
+    @settings(max_examples=20, database=None)
+    @given(st.tuples(*[invalid_arguments(tool)] * 8))
+    def draw(batch: tuple[Any, ...]) -> None:
+        batches.append(batch)
+
+    draw()
+    assert len(batches) >= 20
+    check = SchemaCheck.for_schema(ONE_OPTIONAL_INTEGER)
+    assert all(not check.accepts(drawn.value) for batch in batches for drawn in batch)
+
+
+def test_a_schema_is_checked_against_its_metaschema_once_however_often_a_tool_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
+    checked: list[Any] = []
+    original = jsonschema.Draft202012Validator.check_schema
+
+    def counting(schema: Any, *arguments: Any, **keywords: Any) -> None:
+        checked.append(schema)
+        original(schema, *arguments, **keywords)
+
+    monkeypatch.setattr(jsonschema.Draft202012Validator, "check_schema", counting)
+    schema = {"type": "object", "properties": {"a-never-seen-name": {"type": "integer", "minimum": 3}}}
+    for _ in range(3):
+        Tool.from_listing({"name": "add", "inputSchema": dict(schema)})
+    assert len(checked) == 1
+
+    broken = {"type": "object", "properties": {"a": {"type": "integer", "minimum": "three"}}}
+    for _ in range(2):
+        with pytest.raises(InvalidSchema, match="minimum"):
+            Tool.from_listing({"name": "broken", "inputSchema": broken})
+    assert len(checked) == 3, "a schema that failed its check is checked again, never taken for checked"
