@@ -15,7 +15,9 @@ Contenders, each on each target:
 - toolfuzz: `mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000
   --protocol-version 2025-11-25` (the raw client's and the peers' revision)
   (at its defaults, and in one process with one exploration at a time, `--processes 1 --workers 1`,
-  as far as `mcp-toolfuzz run --help` offers those options; "–" when it offers neither);
+  as far as `mcp-toolfuzz run --help` offers those options; "–" when it offers neither), and each
+  of its phases alone (`--phases boundary`, `random`, `sequence`: a second table, beside the
+  defaults' rate, where `run --help` offers `--phases`);
 - mcp-fuzzer, toolproof: they take a count budget (mcp-fuzzer has no time limit; toolproof's
   `--max-time` only stops its calls, not its Hypothesis loop), so each is first calibrated per
   target to a budget that runs about `--seconds`, untimed, and then measured with that budget.
@@ -349,6 +351,8 @@ class Context:
     scratch_root: Path
     single: tuple[str, ...]
     """The options that run the harness in one process, one exploration at a time (`single_options`)."""
+    phases: tuple[tuple[str, tuple[str, ...]], ...]
+    """Each phase alone: its column's name and its options (`phase_options`)."""
     budgets: dict[tuple[str, str], int]
 
     def scratch(self, label: str, contender: str) -> Scratch:
@@ -393,8 +397,7 @@ def measure_raw(context: Context, target: Target, round_: int, in_flight: int) -
     return Measurement(round_, target.name, name, calls, result.seconds, note=note)
 
 
-def measure_toolfuzz(context: Context, target: Target, round_: int, options: Sequence[str]) -> Measurement:
-    name = SINGLE if options else "toolfuzz"
+def measure_toolfuzz(context: Context, target: Target, round_: int, options: Sequence[str], name: str = "toolfuzz") -> Measurement:
     scratch = context.scratch(f"r{round_}-{target.name}-{name}", "toolfuzz")
     with endpoint(target, scratch.run_dir) as point:
         argv, extra = toolfuzz_command(target, point, seconds=context.seconds, run_dir=scratch.run_dir, extra=options)
@@ -575,6 +578,14 @@ def versions() -> dict[str, str]:
     return found
 
 
+def phase_options() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Each of mcp-toolfuzz's phases run alone at the defaults (`--phases PHASE`), so that each
+    phase's rate stands beside the others' and the whole run's; () when `mcp-toolfuzz run
+    --help` offers no `--phases`."""
+    helped = subprocess.run([str(TOOLFUZZ), "run", "--help"], capture_output=True, text=True).stdout
+    return tuple((f"{phase} alone", ("--phases", phase)) for phase in PHASES) if "--phases" in helped else ()
+
+
 def single_options() -> tuple[str, ...]:
     """`--processes 1 --workers 1` (one process, one exploration at a time), or those of them
     this mcp-toolfuzz has; () for none (a "–" column)."""
@@ -585,6 +596,12 @@ def single_options() -> tuple[str, ...]:
 # ---------------------------------------------------------------- report
 
 SINGLE = "toolfuzz, 1 process"
+PHASES = ("boundary", "random", "sequence")
+PHASE_COLUMNS = ("toolfuzz", *(f"{phase} alone" for phase in PHASES))
+PHASE_RATIOS = tuple((f"{phase}/raw1", f"{phase} alone", "raw 1") for phase in PHASES)
+"""The second table: the harness at its defaults (all its phases), then each phase alone. The
+boundary phase ends when its values are sent (a few seconds on the demo), whatever the budget;
+its rate counts its start-up and its report as the others' do."""
 COLUMNS = ("raw 1", "raw 4", SINGLE, "toolfuzz", "mcp-fuzzer", "toolproof")
 RATIOS = (("toolfuzz/raw1", "toolfuzz", "raw 1"), ("toolfuzz/raw4", "toolfuzz", "raw 4"),
           ("1-process/raw1", SINGLE, "raw 1"),
@@ -601,18 +618,22 @@ def _column(contender: str) -> str:
 Row = dict[str, "str | float | None"]
 
 
-def summarise(measurements: Sequence[Measurement]) -> list[Row]:
+def summarise(measurements: Sequence[Measurement], columns: Sequence[str] = COLUMNS,
+              ratios: Sequence[tuple[str, str, str]] = RATIOS) -> list[Row]:
     """Per target: the median rate of each contender, and the median of each per-round ratio."""
     rows = []
     for target in TARGETS:
-        rates: dict[str, dict[int, float]] = {column: {} for column in COLUMNS}
+        rates: dict[str, dict[int, float]] = {}
         for m in measurements:
             if m.target == target.name and m.calls > 0:
-                rates[_column(m.contender)][m.round] = m.rate
+                rates.setdefault(_column(m.contender), {})[m.round] = m.rate
         row: Row = {"target": target.name}
-        for column in COLUMNS:
-            row[column] = statistics.median(rates[column].values()) if rates[column] else None
-        for ratio, top, bottom in RATIOS:
+        for column in columns:
+            row[column] = statistics.median(rates[column].values()) if rates.get(column) else None
+        for ratio, top, bottom in ratios:
+            if top not in rates or bottom not in rates:
+                row[ratio] = None
+                continue
             both = [rates[top][r] / rates[bottom][r] for r in rates[top] if r in rates[bottom] and rates[bottom][r]]
             row[ratio] = statistics.median(both) if both else None
         rows.append(row)
@@ -631,11 +652,11 @@ def _mb(kb: int | None) -> str:
     return MISSING if kb is None else f"{kb / 1024:.0f} MB"
 
 
-def table(rows: Sequence[Row]) -> str:
-    headers = ["target", *COLUMNS, *(r for r, _, _ in RATIOS)]
+def table(rows: Sequence[Row], columns: Sequence[str] = COLUMNS, ratios: Sequence[tuple[str, str, str]] = RATIOS) -> str:
+    headers = ["target", *columns, *(r for r, _, _ in ratios)]
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
-        cells = [str(row["target"]), *(_rate(row[c]) for c in COLUMNS), *(_ratio(row[r]) for r, _, _ in RATIOS)]  # type: ignore[arg-type]
+        cells = [str(row["target"]), *(_rate(row[c]) for c in columns), *(_ratio(row[r]) for r, _, _ in ratios)]  # type: ignore[arg-type]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -666,7 +687,8 @@ def rounds(context: Context, count: int) -> list[Measurement]:
         lambda t, r: measure_raw(context, t, r, 1),
         lambda t, r: measure_raw(context, t, r, IN_FLIGHT),
         lambda t, r: measure_toolfuzz(context, t, r, ()),
-        *([lambda t, r: measure_toolfuzz(context, t, r, context.single)] if context.single else []),
+        *([lambda t, r: measure_toolfuzz(context, t, r, context.single, SINGLE)] if context.single else []),
+        *[lambda t, r, name=name, options=options: measure_toolfuzz(context, t, r, options, name) for name, options in context.phases],
         *[lambda t, r, peer=peer: measure_peer(context, peer, t, r) for peer in PEERS],
     ]
     measurements = []
@@ -698,7 +720,7 @@ def main() -> int:
     scratch_root = Path(tempfile.mkdtemp(prefix="toolfuzz-throughput-"))
     started = time.perf_counter()
     try:
-        context = Context(options.seconds, scratch_root, single_options(), {})
+        context = Context(options.seconds, scratch_root, single_options(), phase_options(), {})
         single = " ".join(context.single) or "no option for one process"
         print(f"{options.rounds} rounds of {options.seconds:g} s per measurement; {SINGLE}: {single}; scratch {scratch_root}", flush=True)
         warm_up(context)
@@ -714,8 +736,12 @@ def main() -> int:
         if not options.keep:
             shutil.rmtree(scratch_root, ignore_errors=True)
     rows = summarise(measurements)
+    phase_rows = summarise(measurements, PHASE_COLUMNS, PHASE_RATIOS) if context.phases else []
     print("\ntools/call per second received by the server (medians over rounds; ratios: medians of per-round ratios)\n")
     print(table(rows))
+    if phase_rows:
+        print("\nmcp-toolfuzz at its defaults and each of its phases alone (the same measure)\n")
+        print(table(phase_rows, PHASE_COLUMNS, PHASE_RATIOS))
     print()
     for line in memory_lines(peaks, long):
         print(line)
@@ -729,12 +755,13 @@ def main() -> int:
         "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
         "versions": versions(),
         "options": {"rounds": options.rounds, "seconds": options.seconds, "quick": options.quick,
-                    "inFlight": IN_FLIGHT, "single": list(context.single), "seed": SEED},
+                    "inFlight": IN_FLIGHT, "single": list(context.single), "phases": [list(o) for _, o in context.phases], "seed": SEED},
         "invocations": {"toolfuzz": "mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000 --protocol-version 2025-11-25 "
-                                    "--report json:FILE [--processes 1 --workers 1] [-- CMD | --url URL] (demo: no target)",
+                                    "--report json:FILE [--processes 1 --workers 1 | --phases PHASE] [-- CMD | --url URL] (demo: no target)",
                         **{peer.name: peer.described for peer in PEERS}},
         "budgets": {f"{peer} on {target}": budget for (peer, target), budget in context.budgets.items()},
         "table": rows,
+        "phaseTable": phase_rows,
         "memory": {"peakRssKb": peaks, "longRun": long},
         "measurements": [m.as_json() for m in measurements],
         "wallSeconds": round(time.perf_counter() - started, 1),
