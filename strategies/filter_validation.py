@@ -20,19 +20,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from hypothesis.strategies._internal.strategies import FilteredStrategy
+try:
+    from hypothesis.strategies._internal.strategies import FilteredStrategy
+except ImportError:  # a Hypothesis laid out otherwise: left as it is
+    FilteredStrategy = None  # type: ignore[assignment, misc]
 
 
 def keep_filtered_validation() -> None:
-    """Make `FilteredStrategy.do_validate` keep the strategy's record of validation (idempotent)."""
-    validate = FilteredStrategy.do_validate
-    if getattr(validate, "keeps_validation", False):
+    """Make `FilteredStrategy.do_validate` keep the strategy's record of validation (idempotent;
+    nothing where Hypothesis has no such class or method)."""
+    validate = getattr(FilteredStrategy, "do_validate", None)
+    if validate is None or getattr(validate, "keeps_validation", False):
         return
 
-    def do_validate(self: FilteredStrategy[Any]) -> None:
-        called = self.validate_called
+    def do_validate(self: Any) -> None:
+        called = getattr(self, "validate_called", None)
         validate(self)
-        self.validate_called = called
+        if called is not None:
+            self.validate_called = called
 
     do_validate.keeps_validation = True  # type: ignore[attr-defined]
     FilteredStrategy.do_validate = do_validate  # type: ignore[method-assign]
