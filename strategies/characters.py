@@ -27,6 +27,12 @@ encode each of the 1.1 million code points once per machine, ~200 MiB of peak me
 run."""
 
 
+BMP_JSON_CHARACTERS = st.characters(max_codepoint=0xFFFF, exclude_categories=_LONE_SURROGATES)
+"""`JSON_CHARACTERS` up to U+FFFF: what strings for a pattern that reads a character past U+FFFF
+as one or two units (`ecma_patterns.unit_sensitive`) are drawn from, since a string holding one
+gets no verdict and would be thrown away (`^\\S+@\\S+$`: two draws in three)."""
+
+
 def json_text(min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[str]:
     """`st.text` over `JSON_CHARACTERS`: the one way strategies here draw free text. Shrinks
     towards the shortest text allowed."""

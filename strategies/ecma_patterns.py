@@ -60,7 +60,7 @@ def search(pattern: str, text: str) -> bool:
         raise Undecided(f"pattern {pattern!r} is not an ECMA-262 regular expression: {compiled}")
     if _SURROGATE.search(text):
         raise Undecided("the text holds a lone surrogate")
-    if _ASTRAL.search(text) and _UNIT_SENSITIVE.search(pattern):
+    if _ASTRAL.search(text) and unit_sensitive(pattern):
         raise Undecided(f"pattern {pattern!r} may count a character past U+FFFF as one or two, as the RegExp's `u` flag says")
     return compiled[0].find(text) is not None
 
@@ -71,6 +71,13 @@ def verdict(pattern: str, text: str) -> bool | None:
         return search(pattern, text)
     except Undecided:
         return None
+
+
+def unit_sensitive(pattern: str) -> bool:
+    """Whether `pattern` may read a character past U+FFFF as one character or as two (a `.`, a
+    negated class, `\\S`, `\\p{...}`, ...), as the RegExp's `u` flag says: a text holding one gets no
+    verdict from `search`, so strings drawn for such a pattern are drawn from the BMP."""
+    return _UNIT_SENSITIVE.search(pattern) is not None
 
 
 def is_ecma(pattern: str) -> bool:

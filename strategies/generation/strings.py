@@ -24,8 +24,8 @@ from hypothesis import strategies as st
 from hypothesis.errors import InvalidArgument
 from hypothesis.provisional import domains, urls
 
-from strategies.characters import JSON_CHARACTERS, edge_rich_text, json_text
-from strategies.ecma_patterns import is_ecma, to_python
+from strategies.characters import BMP_JSON_CHARACTERS, JSON_CHARACTERS, edge_rich_text, json_text
+from strategies.ecma_patterns import is_ecma, to_python, unit_sensitive
 from strategies.schemas import matches_pattern
 
 _FORMATS: dict[str, st.SearchStrategy[str]] = {
@@ -96,7 +96,8 @@ def _drawn_from(pattern: str, *, ascii_only: bool = False) -> st.SearchStrategy[
     translated = to_python(pattern)
     python_pattern = translated if translated is not None else re.sub(r"\(\?<(?![=!])", "(?P<", pattern)
     try:
-        strategy = st.from_regex(python_pattern, alphabet=_ASCII if ascii_only else JSON_CHARACTERS)
+        alphabet = _ASCII if ascii_only else BMP_JSON_CHARACTERS if unit_sensitive(pattern) else JSON_CHARACTERS
+        strategy = st.from_regex(python_pattern, alphabet=alphabet)
         strategy.validate()
     except (re.error, ValueError, InvalidArgument):
         return None
