@@ -12,8 +12,8 @@ Unicode's digits, word characters and spaces, its `.` stops only at `\n`, and `\
   RegExp reads it (Annex B). One difference stays between servers: a RegExp without `u` (zod's
   `.regex(/…/)`) counts a character past U+FFFF as two code units, one with `u` as one, and
   `regress` counts code points either way. So a text holding one gets no verdict (`Undecided`)
-  from a pattern with anything that could count it differently (`.`, a negated class or escape,
-  `\p`, `\u`, a literal from U+D800 up).
+  from a pattern with anything that could count it differently (`unit_sensitive`: `.`, a negated
+  class or escape, `\p`, `\u`, a literal from U+D800 up); strings for one are drawn from the BMP.
 - Generation, `to_python`: a Python pattern with the same meaning for Hypothesis's `from_regex`,
   or None. It aims; `search` decides every value, so a mistake costs a value, never a claim.
 - A pattern the harness cannot use is said so once and left out of the claims, not guessed. One
@@ -73,10 +73,7 @@ def verdict(pattern: str, text: str) -> bool | None:
         return None
 
 
-def unit_sensitive(pattern: str) -> bool:
-    """Whether `pattern` may read a character past U+FFFF as one character or as two (a `.`, a
-    negated class, `\\S`, `\\p{...}`, ...), as the RegExp's `u` flag says: a text holding one gets no
-    verdict from `search`, so strings drawn for such a pattern are drawn from the BMP."""
+def unit_sensitive(pattern: str) -> bool:  # see the module's docstring
     return _UNIT_SENSITIVE.search(pattern) is not None
 
 

@@ -12,11 +12,14 @@ from pathlib import Path
 
 import pytest
 import trio
+import trio.testing
 
 from fuzz.errors import TargetStartError
+from fuzz.wire.jsonrpc import ServerRequest
 from fuzz.wire.replies import AnomalyKind, Answered, Exchange, NoAnswer, TargetExited
+from fuzz.wire.server_requests import ServerRequestAnswers
 from fuzz.wire.session import Session
-from fuzz.wire.transport import StdioTransport
+from fuzz.wire.transport import StdioTransport, TransportClosed
 
 PRELUDE = "import json, sys, os, time\ndef send(m):\n    sys.stdout.write(json.dumps(m) + '\\n'); sys.stdout.flush()\n"
 
@@ -284,3 +287,38 @@ def test_a_target_that_exits_is_quoted_with_what_came_on_stderr_as_it_went(tmp_p
     exchange, stderr = _run(tmp_path, server, client)  # type: ignore[misc]
     assert exchange.reply == TargetExited(3)
     assert "missing API key" in stderr
+
+
+class _ClosedStdin:
+    """A transport whose target has closed its stdin: every write fails."""
+
+    kind = "stdio"
+    max_message_bytes = 1 << 20
+    exchange_per_request = False
+
+    def __init__(self) -> None:
+        self.writes = 0
+
+    async def send(self, data: bytes) -> None:
+        self.writes += 1
+        raise TransportClosed()
+
+
+def test_a_server_request_read_after_the_answer_writer_stopped_goes_unanswered_without_raising() -> None:
+    """The target died while its request was read: the writer task saw the closed stdin and
+    ended, closing its end of the queue. Queueing the next request raised BrokenResourceError
+    out of the session's reader and crashed the run (seen once in a CI run of the reference
+    server's target-alive bug)."""
+    transport = _ClosedStdin()
+    answers = ServerRequestAnswers(transport)  # type: ignore[arg-type]
+
+    async def main() -> None:
+        async with trio.open_nursery() as nursery:
+            nursery.start_soon(answers.run)
+            answers.queue(ServerRequest(1, "ping", {"jsonrpc": "2.0", "id": 1, "method": "ping"}))
+            await trio.testing.wait_all_tasks_blocked()
+            answers.queue(ServerRequest(2, "roots/list", {"jsonrpc": "2.0", "id": 2, "method": "roots/list"}))
+            answers.close()
+
+    trio.run(main)
+    assert transport.writes == 1, "the first answer was tried once; the writer then stopped"

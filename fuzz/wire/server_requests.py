@@ -38,7 +38,8 @@ class ServerRequestAnswers:
                 "id": request.id,
                 "error": {"code": METHOD_NOT_FOUND, "message": f"mcp-toolfuzz does not support {request.method}"},
             }
-        with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError):
+        # Full, closed, or its writer gone with the target's stdin (`run` returned): unanswered.
+        with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             self._to_send.send_nowait(answer)
 
     async def run(self) -> None:
