@@ -172,27 +172,26 @@ def _python_agrees(pattern: str, key: str) -> bool:
 
 
 def _check_schema(validator_class: type[Validator], schema: Mapping[str, Any]) -> None:
-    """Raises SchemaError when `schema` is not a schema of its dialect. A schema seen before (as
-    JSON text) is not checked again: the check against the metaschema is the costliest part of
-    making a `Tool` (about 3 ms for a small schema), and the sequence phase makes the tools again
-    from each fresh target's listing."""
+    """Raises SchemaError when `schema` is not a schema of its dialect. A schema that passed
+    before (the same JSON text) is not checked again: the check against the metaschema is the
+    costliest part of making a `Tool` (about 3 ms for a small schema), and the sequence phase
+    makes the tools again from each fresh target's listing. A failure is never remembered."""
     try:
-        text = json.dumps(schema, sort_keys=True)
+        key: tuple[type[Validator], str] | None = (validator_class, json.dumps(schema, sort_keys=True))
     except (TypeError, ValueError):
-        _check_schema_now(validator_class, schema)
+        key = None
+    if key in _PASSED:
         return
-    _check_schema_text(validator_class, text)
-
-
-@functools.lru_cache(maxsize=1024)
-def _check_schema_text(validator_class: type[Validator], text: str) -> None:
-    _check_schema_now(validator_class, json.loads(text))
-
-
-def _check_schema_now(validator_class: type[Validator], schema: Mapping[str, Any]) -> None:
     # types-jsonschema asks for a dict; jsonschema takes any mapping (its own annotation is
     # `Mapping | bool`), and a format checker (the protocol's stub omits it).
     validator_class.check_schema(schema, format_checker=_metaschema_format_checker(validator_class))  # type: ignore[arg-type, call-arg]
+    if key is not None:
+        if len(_PASSED) >= 1024:
+            _PASSED.clear()
+        _PASSED.add(key)
+
+
+_PASSED: set[tuple[type[Validator], str]] = set()
 
 
 @functools.lru_cache(maxsize=64)
