@@ -12,19 +12,32 @@ author of a Hypothesis test, and mcp-toolfuzz's user wrote none. A long server s
 ("Generating overly large repr ... 61 kB") reach stderr as if the harness had failed. The
 filter is the process's, so it holds in the engine's worker threads and in the worker
 processes forked from it; the harness's own errors are exceptions and exit codes, never warnings.
+
+glibc's allocator is told, before any thread starts, to keep one arena and give freed memory
+back at once (`compact_allocator`): each engine thread got an arena of its own, and freed pages
+stayed with the process. On the demo at the defaults, the peak PSS summed over both processes
+went from 93.7 to 89.6 MB (medians of four runs each), the cases per second within noise.
+The pytest plugin leaves the user's process as it is.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import os
 import warnings
 from collections.abc import Iterator
 
 _NO_PLUGINS = "HYPOTHESIS_NO_PLUGINS"
 
+_M_TRIM_THRESHOLD = -1
+_M_TOP_PAD = -2
+_M_ARENA_MAX = -8
+"""`mallopt` parameters, from glibc's malloc.h."""
+
 
 def entry_point() -> None:
+    compact_allocator()
     chosen = os.environ.get(_NO_PLUGINS)
     os.environ[_NO_PLUGINS] = "1"
     try:
@@ -38,6 +51,18 @@ def entry_point() -> None:
 
     with library_warnings_silenced():
         run_cli()
+
+
+def compact_allocator() -> None:
+    """One malloc arena for every thread, and free memory returned to the system as soon as it
+    is free, where the C library is glibc (`mallopt`); elsewhere nothing. Call it before any
+    thread starts: an arena made is kept."""
+    try:
+        mallopt = ctypes.CDLL(None).mallopt  # the symbols the interpreter was linked with: libc's
+    except (OSError, AttributeError):
+        return
+    for parameter, value in ((_M_ARENA_MAX, 1), (_M_TRIM_THRESHOLD, 0), (_M_TOP_PAD, 0)):
+        mallopt(parameter, value)
 
 
 @contextlib.contextmanager
