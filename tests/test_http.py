@@ -13,6 +13,7 @@ from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
 from tests.conftest import SERVERS, fuzz, rule_tool_pairs, serving_http
+from tests.test_misbehaving import HUGE_ANSWERS
 from tests.test_sdk_servers import (
     PYTHON_HIGH_LEVEL_TOOL_FINDINGS,
     TYPESCRIPT_TOOL_FINDINGS,
@@ -51,10 +52,11 @@ def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on
     tools = frozenset({"hang", "garbage", "wrong_id", "double", "status500"})
     with serving_http(*MISBEHAVING) as target:
         result = fuzz(target, max_examples=10, timeout=1.0, selection=Selection(tools=tools), envelope=False)
+        # n=100 as a known-good value: every valid call misbehaves, whatever the seed draws.
         large = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge", "flood"})), envelope=False,
-                     max_answer_size=32 * 2**20)
+                     max_answer_size=32 * 2**20, known_arguments=HUGE_ANSWERS)
         capped = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge"})), envelope=False,
-                      known_arguments=(("huge.n", 100),))  # every valid call gets the 20 MB answer, whatever the seed draws
+                      known_arguments=HUGE_ANSWERS)
     assert not result.stopped_early and result.exit_code == 1
     found = {f.tool: f for f in result.findings}
     assert set(found) == tools, [f.message for f in result.findings]
@@ -67,6 +69,7 @@ def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on
     # before the answer, are answers.
     assert large.findings == () and not large.stopped_early
     assert all(sum(s.cases_sent.values()) >= 3 for s in large.tools), large.tools
+    assert all(s.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) >= 1 for s in large.tools), large.tools
     # Past the default 16 MiB, the 20 MB answer is unreadable: judged on its own request.
     (oversized,) = capped.findings
     assert oversized.rule.id == "response-well-formed" and "past the size limit" in oversized.why, oversized.why

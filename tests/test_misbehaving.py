@@ -16,6 +16,7 @@ import pytest
 from fuzz.engine.plan import Selection
 from fuzz.faces.cli import main
 from fuzz.wire.target import StdioTarget
+from strategies import CaseKind
 from tests.conftest import SERVERS, fuzz, processes_running
 
 MISBEHAVING = (sys.executable, str(SERVERS / "misbehaving_server.py"))
@@ -38,18 +39,23 @@ def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> 
     assert processes_running(marker) == [], "the harness left the target running"
 
 
+HUGE_ANSWERS = (("huge.n", 100), ("flood.n", 100))
+"""Known-good values (`--argument`) that make every valid call to `huge` and `flood` misbehave."""
+
+
 def test_huge_answers_and_floods_of_notifications_are_answers_like_any_other() -> None:
     """A 20 MB answer is an answer under a --max-answer-size above it, and an unreadable one on
     its own request under the default 16 MiB; a flood of notifications is no finding."""
     tools = frozenset({"huge", "flood"})
+    # n=100 given as a known-good value: every valid call gets the 20 MB answer (or the flood),
+    # whatever the seed draws (three examples may draw no n of 100 or more).
     result = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False,
-                  max_answer_size=32 * 2**20)
+                  max_answer_size=32 * 2**20, known_arguments=HUGE_ANSWERS)
     assert result.findings == () and not result.stopped_early
     assert all(sum(summary.cases_sent.values()) >= 3 for summary in result.tools)
-    # n=100 given as a known-good value: every valid call gets the 20 MB answer, whatever the seed
-    # draws (three examples may draw no n of 100 or more).
+    assert all(summary.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) >= 1 for summary in result.tools), result.tools
     capped = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False,
-                  known_arguments=(("huge.n", 100),))
+                  known_arguments=HUGE_ANSWERS)
     (oversized,) = capped.findings
     assert (oversized.rule.id, oversized.tool) == ("response-well-formed", "huge") and "past the size limit" in oversized.why
     assert oversized.request["params"]["arguments"] == {"n": 100} and capped.target_restarts == 0
