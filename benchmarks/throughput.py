@@ -598,18 +598,21 @@ def versions() -> dict[str, str]:
     return found
 
 
-def phase_options() -> tuple[tuple[str, tuple[str, ...]], ...]:
+def run_help() -> str:
+    """What `mcp-toolfuzz run --help` prints: which of the options below this mcp-toolfuzz has."""
+    return subprocess.run([str(TOOLFUZZ), "run", "--help"], capture_output=True, text=True).stdout
+
+
+def phase_options(helped: str) -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Each of mcp-toolfuzz's phases run alone at the defaults (`--phases PHASE`), so that each
-    phase's rate stands beside the others' and the whole run's; () when `mcp-toolfuzz run
-    --help` offers no `--phases`."""
-    helped = subprocess.run([str(TOOLFUZZ), "run", "--help"], capture_output=True, text=True).stdout
+    phase's rate stands beside the others' and the whole run's; () when `helped` (`run_help`)
+    offers no `--phases`."""
     return tuple((f"{phase} alone", ("--phases", phase)) for phase in PHASES) if "--phases" in helped else ()
 
 
-def single_options() -> tuple[str, ...]:
+def single_options(helped: str) -> tuple[str, ...]:
     """`--processes 1 --workers 1` (one process, one exploration at a time), or those of them
-    this mcp-toolfuzz has; () for none (a "–" column)."""
-    helped = subprocess.run([str(TOOLFUZZ), "run", "--help"], capture_output=True, text=True).stdout
+    `helped` (`run_help`) offers; () for none (a "–" column)."""
     return tuple(part for option in ("--processes", "--workers") if option in helped for part in (option, "1"))
 
 
@@ -740,7 +743,8 @@ def main() -> int:
     scratch_root = Path(tempfile.mkdtemp(prefix="toolfuzz-throughput-"))
     started = time.perf_counter()
     try:
-        context = Context(options.seconds, scratch_root, single_options(), phase_options(), {})
+        helped = run_help()
+        context = Context(options.seconds, scratch_root, single_options(helped), phase_options(helped), {})
         single = " ".join(context.single) or "no option for one process"
         print(f"{options.rounds} rounds of {options.seconds:g} s per measurement; {SINGLE}: {single}; scratch {scratch_root}", flush=True)
         warm_up(context)

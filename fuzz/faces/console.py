@@ -16,7 +16,8 @@ processes forked from it; the harness's own errors are exceptions and exit codes
 glibc's allocator is told, before any thread starts, to keep one arena and give freed memory
 back at once (`compact_allocator`): each engine thread got an arena of its own, and freed pages
 stayed with the process. On the demo at the defaults, the peak PSS summed over both processes
-went from 93.7 to 89.6 MB (medians of four runs each), the cases per second within noise.
+went from 95.2 to 90.2 MB (medians of four interleaved runs each), the cases per second within
+noise.
 The pytest plugin leaves the user's process as it is.
 """
 
