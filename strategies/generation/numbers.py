@@ -51,8 +51,7 @@ class JsonIntegers(st.SearchStrategy[Any]):
     One strategy rather than `one_of(base, base.filter(...).map(float))`: the same values and
     shrinking in two draws where that took five (a branch, a filter and a map, each a span), and
     integers are the commonest leaf of a tool's arguments (the demo's `add`: 310 to 240 µs a
-    case). Not a `one_of` either, so an optional integer property is absent one time in two
-    (`one_of(absent, value)`), no longer one in three (Hypothesis flattened the nested branches)."""
+    case)."""
 
     def __init__(self, base: st.SearchStrategy[int]) -> None:
         super().__init__()
