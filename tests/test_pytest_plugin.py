@@ -337,7 +337,7 @@ def test_k_on_a_rule_sends_only_the_case_kinds_that_rule_judges(tmp_path: Path) 
 def test_a_sequence_finding_fails_the_sequences_rule_and_shows_its_steps(tmp_path: Path) -> None:
     """The notes server's bugs need a sequence: a note created, deleted, then asked for again."""
     notes = [sys.executable, str(SERVERS / "notes_server.py")]
-    project = _project(tmp_path, f"test_notes = invariants(*{notes!r}, allow_destructive=True, phases='sequence', max_examples=30)\n")
+    project = _project(tmp_path, f"test_notes = invariants(*{notes!r}, allow_destructive=True, phases='sequence', max_examples=100)\n")
     collected = _pytest(project, "--collect-only", "-q", "-k", "sequences")
     rules = {line.rsplit("::", 1)[1] for line in collected.stdout.splitlines() if f"::{SEQUENCES}::" in line}
     assert {"tool-failure", "unknown-tool", "internal-details-leak", "response-well-formed"} <= rules, collected.stdout
