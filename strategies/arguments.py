@@ -7,6 +7,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from strategies.drawing import mapped
 from strategies.labelled import Labelled
 from strategies.tools import Tool
 from strategies.values import Known, mutated_objects, valid_objects
@@ -28,7 +29,7 @@ def arguments(tool: Tool, *, valid: bool = True) -> st.SearchStrategy[Labelled[d
 
 def valid_arguments(tool: Tool, *, known: Known | None = None) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
     """`known`: known-good values by field, held by every value drawn (see `valid_objects`)."""
-    return valid_objects(tool.input_check, known=known).map(lambda value: Labelled(value, VALID_LABEL))
+    return mapped(valid_objects(tool.input_check, known=known), lambda value: Labelled(value, VALID_LABEL))
 
 
 def invalid_arguments(

@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from strategies.arguments import invalid_arguments, valid_arguments
 from strategies.characters import json_text
+from strategies.drawing import mapped
 from strategies.envelopes import (
     ABSENT,
     call_message,
@@ -138,33 +139,35 @@ def cases(
             raise ValueError(f"{kind.value} cases exist only under the stateless revision{' over HTTP' if stateless else ''}")
         runnable = _runnable_arguments(tool, accepted, known)
         if kind is CaseKind.MALFORMED_META:
-            return st.tuples(runnable, malformed_metas(tool.name, stateless.meta)).map(
+            return mapped(st.tuples(runnable, malformed_metas(tool.name, stateless.meta)),
                 lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"malformed: {drawn[1].label}", own_meta=True)
             )
         if kind is CaseKind.UNSUPPORTED_VERSION:
-            return st.tuples(runnable, unsupported_version_calls(tool.name, stateless.meta, stateless.supported)).map(
+            return mapped(st.tuples(runnable, unsupported_version_calls(tool.name, stateless.meta, stateless.supported)),
                 lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"unsupported revision: {drawn[1].label}", own_meta=True)
             )
-        return st.tuples(runnable, header_mismatches(tool.name, stateless.version)).map(
+        return mapped(st.tuples(runnable, header_mismatches(tool.name, stateless.version)),
             lambda drawn: Case(kind, tool.name, call_params(tool.name, drawn[0]), f"header mismatch: {drawn[1].label}", headers=drawn[1].value)
         )
 
     if kind is CaseKind.VALID_ARGUMENTS:
-        return valid_arguments(tool, known=known).map(lambda a: case(call_params(tool.name, a.value), a.label))
+        return mapped(valid_arguments(tool, known=known), lambda a: case(call_params(tool.name, a.value), a.label))
     if kind is CaseKind.INVALID_ARGUMENTS:
-        return invalid_arguments(tool, accepted=accepted, known=known).map(lambda a: case(call_params(tool.name, a.value), a.label))
+        return mapped(invalid_arguments(tool, accepted=accepted, known=known), lambda a: case(call_params(tool.name, a.value), a.label))
     if kind is CaseKind.UNAVAILABLE_TOOL:
-        return st.one_of(valid_arguments(tool, known=known), invalid_arguments(tool, known=known)).map(
-            lambda a: case(call_params(tool.name, a.value), f"call to an unavailable tool with {a.label}")
+        return mapped(
+            st.one_of(valid_arguments(tool, known=known), invalid_arguments(tool, known=known)),
+            lambda a: case(call_params(tool.name, a.value), f"call to an unavailable tool with {a.label}"),
         )
     if kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT):
-        return outputs(tool, valid=kind is CaseKind.VALID_OUTPUT).map(lambda o: _mirror_case(tool, kind, o))
+        return mapped(outputs(tool, valid=kind is CaseKind.VALID_OUTPUT), lambda o: _mirror_case(tool, kind, o))
     if kind is CaseKind.UNKNOWN_TOOL:
         longest = HEADER_NAME_LONGEST if stateless is not None and stateless.over_http else LONGEST_NAME
-        return st.tuples(unknown_tool_names(listed_names, longest=longest), _any_arguments).map(
-            lambda drawn: case(call_params(drawn[0].value, drawn[1]), f"unknown tool: {drawn[0].label}")
+        return mapped(
+            st.tuples(unknown_tool_names(listed_names, longest=longest), _any_arguments),
+            lambda drawn: case(call_params(drawn[0].value, drawn[1]), f"unknown tool: {drawn[0].label}"),
         )
-    return malformed_arguments(tool.name).map(lambda p: case(p.value, f"malformed: {p.label}"))
+    return mapped(malformed_arguments(tool.name), lambda p: case(p.value, f"malformed: {p.label}"))
 
 
 HEADER_NAME_LONGEST = 2048
@@ -184,7 +187,7 @@ tool name has parentheses)."""
 def envelope_cases() -> st.SearchStrategy[Case]:
     """Malformed requests that name no tool (params missing or not an object, name missing or
     not a string)."""
-    return malformed_envelopes().map(lambda p: Case(CaseKind.MALFORMED_REQUEST, ENVELOPE, p.value, f"malformed: {p.label}"))
+    return mapped(malformed_envelopes(), lambda p: Case(CaseKind.MALFORMED_REQUEST, ENVELOPE, p.value, f"malformed: {p.label}"))
 
 
 def canonical_envelope_cases() -> list[Case]:
@@ -268,7 +271,7 @@ def _runnable_arguments(tool: Tool, accepted: Sequence[dict[str, Any]], known: K
     the envelope was checked at all."""
     if accepted:
         return st.sampled_from(list(accepted))
-    return valid_arguments(tool, known=known).map(lambda drawn: drawn.value)
+    return mapped(valid_arguments(tool, known=known), lambda drawn: drawn.value)
 
 
 def _with_arguments(params: Any, arguments: dict[str, Any]) -> Any:

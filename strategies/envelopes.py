@@ -14,6 +14,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from strategies.characters import json_text
+from strategies.drawing import mapped
 from strategies.labelled import Labelled
 
 
@@ -47,18 +48,18 @@ _small_json: st.SearchStrategy[Any] = st.recursive(
     max_leaves=6,
 )
 non_string_values = st.one_of(
-    st.none().map(lambda v: Labelled(v, "null")),
-    st.integers().map(lambda v: Labelled(v, "a number")),
-    st.booleans().map(lambda v: Labelled(v, "a boolean")),
-    st.dictionaries(json_text(max_size=6), _small_json, max_size=2).map(lambda v: Labelled(v, "an object")),
-    st.lists(_small_json, max_size=2).map(lambda v: Labelled(v, "an array")),
+    mapped(st.none(), lambda v: Labelled(v, "null")),
+    mapped(st.integers(), lambda v: Labelled(v, "a number")),
+    mapped(st.booleans(), lambda v: Labelled(v, "a boolean")),
+    mapped(st.dictionaries(json_text(max_size=6), _small_json, max_size=2), lambda v: Labelled(v, "an object")),
+    mapped(st.lists(_small_json, max_size=2), lambda v: Labelled(v, "an array")),
 )
 non_object_values = st.one_of(
-    st.lists(_small_json, max_size=3).map(lambda v: Labelled(v, "an array")),
-    json_text(max_size=10).map(lambda v: Labelled(v, "a string")),
-    st.integers().map(lambda v: Labelled(v, "a number")),
-    st.none().map(lambda v: Labelled(v, "null")),
-    st.booleans().map(lambda v: Labelled(v, "a boolean")),
+    mapped(st.lists(_small_json, max_size=3), lambda v: Labelled(v, "an array")),
+    mapped(json_text(max_size=10), lambda v: Labelled(v, "a string")),
+    mapped(st.integers(), lambda v: Labelled(v, "a number")),
+    mapped(st.none(), lambda v: Labelled(v, "null")),
+    mapped(st.booleans(), lambda v: Labelled(v, "a boolean")),
 )
 
 
@@ -96,16 +97,17 @@ def malformed_envelopes() -> st.SearchStrategy[Labelled[Any]]:
     might name, labelled with how. Shrinks towards a request with no `params` at all."""
     return st.one_of(
         st.just(Labelled(ABSENT, "params missing")),
-        st.lists(_small_json, max_size=3).map(lambda params: Labelled(params, "params is an array")),
+        mapped(st.lists(_small_json, max_size=3), lambda params: Labelled(params, "params is an array")),
         st.sampled_from(_SCALAR_PARAMS).map(lambda params: Labelled(params, f"params is {params!r}")),
-        st.dictionaries(json_text(max_size=6), _small_json, max_size=2)
-        .map(lambda extra: {**{k: v for k, v in extra.items() if k != "name"}, "arguments": {}})
-        .map(lambda params: Labelled(params, "name missing")),
-        non_string_values.map(lambda name: Labelled(call_params(name.value, {}), f"name is {name.label}")),
+        mapped(
+            st.dictionaries(json_text(max_size=6), _small_json, max_size=2),
+            lambda extra: Labelled({**{k: v for k, v in extra.items() if k != "name"}, "arguments": {}}, "name missing"),
+        ),
+        mapped(non_string_values, lambda name: Labelled(call_params(name.value, {}), f"name is {name.label}")),
     )
 
 
 def malformed_arguments(tool_name: str) -> st.SearchStrategy[Labelled[Any]]:
     """Calls to `tool_name` (a listed tool, so that only the envelope is wrong) whose `arguments`
     is not an object. Shrinks towards `"arguments": []`."""
-    return non_object_values.map(lambda arguments: Labelled(call_params(tool_name, arguments.value), f"arguments is {arguments.label}"))
+    return mapped(non_object_values, lambda arguments: Labelled(call_params(tool_name, arguments.value), f"arguments is {arguments.label}"))

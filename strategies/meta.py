@@ -18,6 +18,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from strategies.drawing import mapped
 from strategies.envelopes import ABSENT, call_params, non_object_values, non_string_values
 from strategies.labelled import Labelled
 
@@ -76,13 +77,13 @@ def malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> st.SearchStrateg
     base = dict(meta)
     return st.one_of(
         st.just(Labelled(call, "_meta missing")),
-        non_object_values.map(lambda v: Labelled(with_meta(call, v.value), f"_meta is {v.label}")),
+        mapped(non_object_values, lambda v: Labelled(with_meta(call, v.value), f"_meta is {v.label}")),
         st.sampled_from(REQUIRED_KEYS).map(lambda key: Labelled(with_meta(call, _without(base, key)), f"_meta without {_short(key)}")),
-        non_string_values.map(
-            lambda v: Labelled(with_meta(call, {**base, PROTOCOL_VERSION_KEY: v.value}), f"_meta protocolVersion is {v.label}")
+        mapped(
+            non_string_values, lambda v: Labelled(with_meta(call, {**base, PROTOCOL_VERSION_KEY: v.value}), f"_meta protocolVersion is {v.label}")
         ),
-        non_object_values.map(
-            lambda v: Labelled(with_meta(call, {**base, CLIENT_CAPABILITIES_KEY: v.value}), f"_meta clientCapabilities is {v.label}")
+        mapped(
+            non_object_values, lambda v: Labelled(with_meta(call, {**base, CLIENT_CAPABILITIES_KEY: v.value}), f"_meta clientCapabilities is {v.label}")
         ),
     )
 
@@ -103,7 +104,7 @@ def unsupported_version_calls(tool_name: str, meta: Mapping[str, Any], supported
     takes) whose `_meta` names a revision the server does not speak."""
     call = call_params(tool_name, {})
     base = dict(meta)
-    return unsupported_versions(supported).map(lambda v: Labelled(with_meta(call, {**base, PROTOCOL_VERSION_KEY: v.value}), v.label))
+    return mapped(unsupported_versions(supported), lambda v: Labelled(with_meta(call, {**base, PROTOCOL_VERSION_KEY: v.value}), v.label))
 
 
 _HEADER_TEXT = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), min_size=1, max_size=20)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from strategies.characters import JSON_CHARACTERS, json_text
-from strategies.drawing import pick
+from strategies.drawing import mapped, pick
 from strategies.labelled import Labelled
 
 _WHITESPACE = " \t\n\r\u00a0\u2028\u3000\ufeff"
@@ -36,9 +36,9 @@ def unknown_tool_names(listed: Collection[str], *, longest: int = LONGEST_NAME) 
     if known:
         families.append(_near_misses(sorted(known)))
     families += [
-        st.text(alphabet=_WHITESPACE, min_size=1, max_size=8).map(lambda n: Labelled(n, "whitespace only")),
-        json_text(1, 40).map(lambda n: Labelled(n, "arbitrary unicode")),
-        st.integers(min_value=min(256, longest), max_value=longest).map(lambda size: Labelled("t" * size, f"{size} characters long")),
+        mapped(st.text(alphabet=_WHITESPACE, min_size=1, max_size=8), lambda n: Labelled(n, "whitespace only")),
+        mapped(json_text(1, 40), lambda n: Labelled(n, "arbitrary unicode")),
+        mapped(st.integers(min_value=min(256, longest), max_value=longest), lambda size: Labelled("t" * size, f"{size} characters long")),
     ]
     return st.one_of(families).filter(lambda labelled: labelled.value not in known)
 

@@ -10,6 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from strategies.drawing import mapped
 from strategies.labelled import Labelled
 from strategies.schemas import InvalidSchema, SchemaCheck
 from strategies.tools import Tool
@@ -32,7 +33,7 @@ def outputs(tool: Tool, *, valid: bool = True) -> st.SearchStrategy[Labelled[Any
     must be an object). Raises InvalidSchema when the tool declares no outputSchema."""
     check = _output_check(tool)
     if valid:
-        return valid_objects(check).map(lambda value: Labelled(value, VALID_LABEL))
+        return mapped(valid_objects(check), lambda value: Labelled(value, VALID_LABEL))
     mutated = mutated_objects(check, label_prefix="structuredContent")
     roots = non_object_outputs(tool)
     return st.one_of(st.sampled_from(roots), mutated) if roots else mutated

@@ -8,7 +8,7 @@ from typing import Any, TypeGuard
 
 from hypothesis import strategies as st
 
-from strategies.drawing import pick
+from strategies.drawing import mapped, pick
 from strategies.generation import from_schema
 from strategies.labelled import Labelled
 from strategies.mutations import Mutation, Site, format_path, sites
@@ -33,7 +33,7 @@ def valid_objects(check: SchemaCheck, *, known: Known | None = None) -> st.Searc
     values = from_schema(check.schema, check.subschema_accepts)
     if known:
         chosen = st.fixed_dictionaries({name: st.sampled_from(list(choices)) for name, choices in known.items()})
-        values = st.tuples(values, chosen).map(_with_known)
+        values = mapped(st.tuples(values, chosen), _with_known)
     return values.filter(_is_object).filter(check.accepts_strictly).filter(encodes_as_json)
 
 
@@ -46,7 +46,7 @@ def _is_object(value: Any) -> bool:
     return isinstance(value, dict)
 
 
-_MOSTLY = st.integers(0, 3).map(lambda n: n < 3)
+_MOSTLY = mapped(st.integers(0, 3), lambda n: n < 3)
 """True three times in four, shrinking to True."""
 
 

@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, TypeGuard
 
 from hypothesis import strategies as st
 
+from strategies.drawing import inlined
+
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
@@ -56,9 +58,16 @@ class JsonIntegers(st.SearchStrategy[Any]):
     def __init__(self, base: st.SearchStrategy[int]) -> None:
         super().__init__()
         self._base = base
+        self._inlined: st.SearchStrategy[int] | None = None
+
+    def do_validate(self) -> None:
+        self._base.validate()
 
     def do_draw(self, data: ConjectureData) -> int | float:
-        value = data.draw(self._base)
+        base = self._inlined
+        if base is None:
+            base = self._inlined = inlined(self._base)
+        value = base.do_draw(data)
         as_float = data.draw_boolean()
         return float(value) if as_float and abs(value) < 2**53 else value
 
