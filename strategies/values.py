@@ -185,7 +185,10 @@ def _constrains_a_value(schema: Any) -> bool:
 def _rejection(check: SchemaCheck, value: Any, path: tuple[str | int, ...], mutation: Mutation) -> str | None:
     """How the validator rejects `value` for `mutation`'s keyword at `path`: "" when it says so
     directly, the combinator's keyword ("anyOf", "oneOf") when it says so inside the errors of
-    a combinator that failed because of it; None when it does not (or accepts the value)."""
+    a combinator that failed because of it; None when it does not (or accepts the value).
+
+    One pass of the validator: `check.errors` yields nothing exactly when `check.accepts` is
+    true (no error, or no verdict before the first)."""
 
     def explained(errors: Any, via: str) -> str | None:
         for error in errors:
@@ -196,8 +199,6 @@ def _rejection(check: SchemaCheck, value: Any, path: tuple[str | int, ...], muta
                 return inner
         return None
 
-    if check.accepts(value):
-        return None
     return explained(check.errors(value), "")
 
 
