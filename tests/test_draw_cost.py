@@ -2,21 +2,27 @@
 
 Each test fails on the code before issue 33's changes: a filtered strategy validated at every
 draw, a batch of invalid arguments thrown away whenever one of its eight cases drew a base with
-nothing to mutate, and a tool's schema checked against its metaschema at every listing.
+nothing to mutate, a tool's schema checked against its metaschema at every listing. The last two
+hold the hot path's own `mapped` and `deferred` to what they stand for: the same values from the
+same choices as `.map` and `st.deferred`, and the same shrinking.
 """
 
 from __future__ import annotations
 
+import json
 import threading
 from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import given, settings
+from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
+from hypothesis.errors import Unsatisfiable
+from hypothesis.strategies._internal.lazy import unwrap_strategies
 from hypothesis.strategies._internal.strategies import FilteredStrategy
 
 from strategies import InvalidSchema, SchemaCheck, Tool, invalid_arguments
+from strategies.drawing import deferred, mapped
 
 ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "integer"}}}
 
@@ -73,3 +79,48 @@ def test_a_schema_is_checked_against_its_metaschema_once_however_often_a_tool_is
         with pytest.raises(InvalidSchema, match="minimum"):
             Tool.from_listing({"name": "broken", "inputSchema": broken})
     assert len(checked) == 3, "a schema that failed its check is checked again, never taken for checked"
+
+
+_RECURSIVE = st.recursive(st.integers(-50, 50) | st.text(max_size=3), lambda inner: st.lists(inner, max_size=3), max_leaves=8)
+
+
+def _draws(strategy: st.SearchStrategy[Any], seed: int, count: int = 40) -> list[Any]:
+    """What `strategy` draws in one seeded Hypothesis run (the same seed, the same choices)."""
+    drawn: list[Any] = []
+
+    @settings(max_examples=count, database=None, derandomize=True, phases=[Phase.generate])
+    @given(st.tuples(strategy, st.integers(0, seed)))
+    def draw(value: tuple[Any, int]) -> None:
+        drawn.append(value[0])
+
+    draw()
+    return drawn
+
+
+def _key(value: Any) -> str:
+    return json.dumps(value, sort_keys=True)
+
+
+def test_mapped_draws_and_shrinks_as_map_does() -> None:
+    """Fewer spans, the same choices: the same values from one seed, and the same minimal
+    example (a map records no choice of its own)."""
+    for seed in (1, 7):
+        assert _draws(mapped(_RECURSIVE, _key), seed) == _draws(_RECURSIVE.map(_key), seed)
+    big = lambda text: len(text) > 20  # noqa: E731
+    assert find(mapped(_RECURSIVE, _key), big) == find(_RECURSIVE.map(_key), big)
+    with pytest.raises(Unsatisfiable):
+        find(mapped(st.nothing(), _key), lambda _: True, settings=settings(database=None))
+
+
+def test_deferred_draws_as_st_deferred_does_and_is_unwrapped_once() -> None:
+    built: list[int] = []
+
+    def definition() -> st.SearchStrategy[Any]:
+        built.append(1)
+        return _RECURSIVE
+
+    ours, theirs = deferred(definition), st.deferred(lambda: _RECURSIVE)
+    assert _draws(ours, 3) == _draws(theirs, 3)
+    assert built == [1]
+    assert unwrap_strategies(ours) is unwrap_strategies(_RECURSIVE), "remembered: no thread-local cycle search per draw"
+    assert deferred(st.nothing).is_empty

@@ -13,6 +13,8 @@ from typing import Any, TypeAlias
 
 from hypothesis import strategies as st
 
+from strategies.drawing import deferred
+
 MAX_DEPTH = 6
 """Nesting past which values take their smallest form (recursive schemas end here)."""
 
@@ -48,4 +50,4 @@ class Context:
     def lazy(self, schema: Any, depth: int) -> st.SearchStrategy[Any]:
         """The strategy for a subschema, built on first use and then kept: built eagerly, a
         recursive schema would never finish; built per draw, every draw would pay for it."""
-        return st.deferred(lambda: self.build(schema, self, depth))
+        return deferred(lambda: self.build(schema, self, depth))

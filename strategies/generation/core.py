@@ -15,6 +15,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from strategies.characters import edge_rich_text, json_text
+from strategies.drawing import deferred
 from strategies.generation.collections import arrays_for, objects_for
 from strategies.generation.context import MAX_DEPTH, Context, Subschema, Verdict
 from strategies.generation.numbers import floats_for, integers_for, is_finite_number
@@ -185,7 +186,7 @@ def _merge(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
 def _deferred_merge(rest: Mapping[str, Any], branch: Any, context: Context, depth: int) -> st.SearchStrategy[Any]:
     if not isinstance(branch, Mapping):
         return _strategy(rest, context, depth) if branch is True else st.nothing()
-    return st.deferred(lambda: _strategy(_merge(rest, {"allOf": [branch]}), context, depth))
+    return deferred(lambda: _strategy(_merge(rest, {"allOf": [branch]}), context, depth))
 
 
 def _conditional(schema: Mapping[str, Any], context: Context, depth: int) -> st.SearchStrategy[Any]:

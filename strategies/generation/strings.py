@@ -25,6 +25,7 @@ from hypothesis.errors import InvalidArgument
 from hypothesis.provisional import domains, urls
 
 from strategies.characters import BMP_JSON_CHARACTERS, JSON_CHARACTERS, edge_rich_text, json_text
+from strategies.drawing import deferred
 from strategies.ecma_patterns import is_ecma, to_python, unit_sensitive
 from strategies.schemas import matches_pattern
 
@@ -103,7 +104,7 @@ def _drawn_from(pattern: str, *, ascii_only: bool = False) -> st.SearchStrategy[
         return None
     # Deferred, so that a filter over it draws from this one built strategy: `.filter` on the
     # lazy `from_regex` makes a lazy copy that walks the pattern's classes again.
-    return st.deferred(lambda: strategy)
+    return deferred(lambda: strategy)
 
 
 _ASCII = st.characters(codec="ascii")
