@@ -1,7 +1,7 @@
-"""Helpers for drawing, shared by the families: `pick` inside a composite strategy; `mapped` and
-`deferred`, the hot path's `.map` and `st.deferred`.
+"""Helpers for drawing, shared by the families: `pick` inside a composite strategy; `mapped`,
+`deferred` and `drawn`, the hot path's `.map`, `st.deferred` and `@st.composite`.
 
-The last two reach into Hypothesis's internals (`hypothesis.strategies._internal`): every case
+The last three reach into Hypothesis's internals (`hypothesis.strategies._internal`): every case
 goes through them, and each saves a few microseconds of bookkeeping the harness never uses.
 tests/test_draw_cost.py holds their values and shrinking to the public forms', and fails first
 if a Hypothesis release moves what they use."""
@@ -12,7 +12,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture.utils import calc_label_from_callable, calc_label_from_cls, combine_labels
 from hypothesis.strategies import SearchStrategy
+from hypothesis.strategies._internal.core import CompositeStrategy
 from hypothesis.strategies._internal.deferred import DeferredStrategy
 from hypothesis.strategies._internal.lazy import LazyStrategy, unwrap_strategies
 
@@ -110,3 +112,28 @@ class _Deferred(DeferredStrategy):
             if not isinstance(unwrapped, (LazyStrategy, DeferredStrategy)):
                 self.__dict__["_unwrapped"] = unwrapped
         return built
+
+
+def drawn(definition: Callable[[st.DrawFn], T]) -> SearchStrategy[T]:
+    """`st.composite(definition)()`, for a definition made anew at each build (a closure over
+    one schema's parts).
+
+    `@st.composite` is meant for a definition made once, at import: each time it decorates a
+    function it reads the function's signature, parses its source to check that it draws
+    (`inspect.getsource`, `ast.parse`) and compiles a wrapper with the same signature. Made at
+    each build of an object's, an array's or an invalid value's strategy, that was 1.4% of a
+    run's time on the demo. The strategy, its label (what the mutator groups spans by) and its
+    draws are the composite's."""
+    return _Drawn(definition)
+
+
+class _Drawn(CompositeStrategy):
+    def __init__(self, definition: Callable[[st.DrawFn], Any]) -> None:
+        super().__init__(definition, (), {})  # type: ignore[no-untyped-call]
+
+    def calc_label(self) -> int:
+        label: int = combine_labels(calc_label_from_cls(CompositeStrategy), calc_label_from_callable(self.definition))
+        return label
+
+    def __repr__(self) -> str:
+        return f"{getattr(self.definition, '__name__', 'drawn')}()"

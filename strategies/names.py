@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from hypothesis import strategies as st
 
 from strategies.characters import JSON_CHARACTERS, json_text
-from strategies.drawing import mapped, pick
+from strategies.drawing import drawn, mapped, pick
 from strategies.labelled import Labelled
 
 _WHITESPACE = " \t\n\r\u00a0\u2028\u3000\ufeff"
@@ -47,13 +47,12 @@ def _near_misses(names: list[str]) -> st.SearchStrategy[Labelled[str]]:
     chosen_names = st.sampled_from(names)
     edits = st.sampled_from(_EDITS)
 
-    @st.composite
     def near_miss(draw: st.DrawFn) -> Labelled[str]:
         name = draw(chosen_names)
         edit = draw(edits)
         return Labelled(edit.apply(draw, name), f"near-miss of {name!r}: {edit.description}")
 
-    return near_miss()
+    return drawn(near_miss)
 
 
 @dataclass(frozen=True, slots=True)

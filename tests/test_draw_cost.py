@@ -22,7 +22,7 @@ from hypothesis.strategies._internal.lazy import unwrap_strategies
 from hypothesis.strategies._internal.strategies import FilteredStrategy
 
 from strategies import InvalidSchema, SchemaCheck, Tool, invalid_arguments
-from strategies.drawing import deferred, mapped
+from strategies.drawing import deferred, drawn, mapped
 
 ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "integer"}}}
 
@@ -124,3 +124,25 @@ def test_deferred_draws_as_st_deferred_does_and_is_unwrapped_once() -> None:
     assert built == [1]
     assert unwrap_strategies(ours) is unwrap_strategies(_RECURSIVE), "remembered: no thread-local cycle search per draw"
     assert deferred(st.nothing).is_empty
+
+
+def test_drawn_is_the_composite_it_stands_for_without_reading_source_at_each_build(monkeypatch: pytest.MonkeyPatch) -> None:
+    def pair(draw: st.DrawFn) -> tuple[Any, Any]:
+        first = draw(_RECURSIVE)
+        return first, draw(st.sampled_from([first, "other"]))
+
+    theirs = st.composite(pair)()
+    assert _draws(drawn(pair), 5) == _draws(theirs, 5)
+    assert drawn(pair).label == unwrap_strategies(theirs).label, "the spans the mutator groups are the composite's"
+
+    import inspect
+
+    read: list[Any] = []
+    getsource = inspect.getsource
+    monkeypatch.setattr(inspect, "getsource", lambda thing: read.append(thing) or getsource(thing))
+    built = drawn(pair)
+    built.validate()
+    assert built.label == drawn(pair).label
+    assert read == [], "no source read to build one"
+    st.composite(pair)
+    assert read == [pair], "as @st.composite reads it"

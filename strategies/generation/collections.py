@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 from hypothesis import strategies as st
 
 from strategies.characters import json_text
+from strategies.drawing import drawn
 from strategies.ecma_patterns import verdict
 from strategies.generation.context import MAX_DEPTH, MAX_EXTRA_PROPERTIES, MAX_ITEMS
 from strategies.generation.strings import pattern_keys
@@ -74,7 +75,6 @@ def arrays_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.Se
         unique_by=_canonical if unique else None,
     )
 
-    @st.composite
     def array(draw: st.DrawFn) -> list[Any]:
         heads = draw(head_counts)
         items = [draw(heads_strategies[index]) for index in range(heads)]
@@ -85,7 +85,7 @@ def arrays_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.Se
             items = [*items, witness] if len(items) < cap else [*items[:-1], witness]
         return items
 
-    return array()
+    return drawn(array)
 
 
 def objects_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.SearchStrategy[Any]:
@@ -138,7 +138,6 @@ def objects_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.S
 
     optional = [name for name in properties if name not in required]
 
-    @st.composite
     def obj(draw: st.DrawFn) -> dict[str, Any]:
         # An optional property is one choice, then its value: the shrinker drops it, value and
         # all, in one step.
@@ -174,7 +173,7 @@ def objects_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.S
                         added += 1
         return value
 
-    return obj()
+    return drawn(obj)
 
 
 def _keys(names: Any, context: Context) -> st.SearchStrategy[str]:
