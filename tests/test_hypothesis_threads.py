@@ -1,7 +1,8 @@
 """Hypothesis in the explorations' worker threads (`fuzz.engine.hypothesis_threads`): a lambda's
 description that another thread's import breaks is made again, not raised into a draw (where it
 skipped a case kind, and two runs of one seed differed); the local constants are collected
-before any draw."""
+before any draw; and a worker thread adds no Random for Hypothesis to save and restore around
+every example."""
 
 from __future__ import annotations
 
@@ -10,11 +11,13 @@ import threading
 from typing import Any
 
 import pytest
-from hypothesis.internal import filtering, lambda_sources
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from hypothesis.internal import entropy, filtering, lambda_sources
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.reflection import get_pretty_function_description
 
-from fuzz.engine.hypothesis_threads import BUILDING, _guarded_description, guard
+from fuzz.engine.hypothesis_threads import BUILDING, _guarded_description, guard, in_worker_thread
 
 
 def _broken_once(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -74,3 +77,50 @@ def test_lambda_sources_are_read_one_thread_at_a_time(read: Any) -> None:
 def test_the_local_constants_are_collected_before_any_draw() -> None:
     guard()
     assert providers._sys_modules_len == len(sys.modules)
+
+
+def _run_a_seeded_test() -> list[int]:
+    drawn: list[int] = []
+
+    @settings(max_examples=5, database=None)
+    @given(st.integers())
+    def test(value: int) -> None:
+        drawn.append(value)
+
+    test._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]
+    test()
+    return drawn
+
+
+def test_a_worker_thread_adds_no_generator_for_hypothesis_to_save_and_restore_at_each_example() -> None:
+    """Every registered Random is saved, seeded and restored around every example of every
+    thread; a worker thread's own (for tests given no seed) was one more per thread. Kept alive
+    (the thread's locals hold it) while the thread runs: counted before it ends."""
+    held = threading.Event()
+    release = threading.Event()
+
+    def hold(target: Any) -> Any:
+        def held_run() -> Any:
+            value = target()
+            held.set()
+            release.wait(5)
+            return value
+        return held_run
+
+    counts = []
+    for target in (hold(_run_a_seeded_test), hold(in_worker_thread(_run_a_seeded_test))):
+        held.clear()
+        release.clear()
+        before = len(entropy.RANDOMS_TO_MANAGE)
+        thread = threading.Thread(target=target)
+        thread.start()
+        assert held.wait(30)
+        counts.append(len(entropy.RANDOMS_TO_MANAGE) - before)
+        release.set()
+        thread.join()
+    assert counts == [1, 0], "a plain thread registers one; a worker thread none"
+    in_thread: list[list[int]] = []
+    thread = threading.Thread(target=lambda: in_thread.append(in_worker_thread(_run_a_seeded_test)()))
+    thread.start()
+    thread.join()
+    assert in_thread == [_run_a_seeded_test()], "the same draws from the same seed"

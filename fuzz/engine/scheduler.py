@@ -31,6 +31,7 @@ from fuzz.engine.events import (
 )
 from fuzz.engine.examples import announce_warnings
 from fuzz.engine.fresh_probe import checked_on_a_fresh_target
+from fuzz.engine.hypothesis_threads import in_worker_thread
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import BoundaryValues, Canonical, batch_size, canonical_for, send_canonical
@@ -252,7 +253,7 @@ class Runner:
         cases = canonical_for(job.tool, job.kind, self.listed, self.stateless)
         if job.tool is None:
             return cases, 0, 0
-        boundary, left_out = await trio.to_thread.run_sync(self.boundaries.cases, job.tool, job.kind, abandon_on_cancel=True)
+        boundary, left_out = await trio.to_thread.run_sync(in_worker_thread(self.boundaries.cases), job.tool, job.kind, abandon_on_cancel=True)
         return cases + boundary, len(boundary), left_out
 
     async def _report_progress(self, jobs: list[Job]) -> None:
@@ -294,7 +295,7 @@ class Runner:
             stateless=self.stateless,
             reach=self._reach_of(job),
         )
-        await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+        await trio.to_thread.run_sync(in_worker_thread(exploration.run), abandon_on_cancel=True)
         return await self._finish_job(job, exploration)
 
     async def _finish_job(self, job: Job, exploration: Exploration | SequenceExploration) -> bool:

@@ -37,6 +37,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, reject, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from fuzz.engine.dispatch import Dispatcher, Sent
+from fuzz.engine.hypothesis_threads import in_worker_thread
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.fresh_targets import FreshTargets
 from fuzz.engine.phases.random_search import derived_seed, where_raised
@@ -94,7 +95,7 @@ async def explore_sequences(options: RunOptions, tools: Sequence[Tool], criteria
             exploration = SequenceExploration(
                 options, targets, tools, criteria, lambda tool: may_take_part(tool, options.selection), deadline, share_deadline,
             )
-            await trio.to_thread.run_sync(exploration.run, abandon_on_cancel=True)
+            await trio.to_thread.run_sync(in_worker_thread(exploration.run), abandon_on_cancel=True)
         finally:
             with trio.CancelScope(shield=True):
                 await targets.aclose()
