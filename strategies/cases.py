@@ -10,7 +10,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from strategies.arguments import invalid_arguments, valid_arguments
+from strategies.arguments import VALID_LABEL, invalid_arguments, valid_arguments
 from strategies.characters import json_text
 from strategies.drawing import mapped
 from strategies.envelopes import (
@@ -38,7 +38,7 @@ from strategies.meta import (
 from strategies.names import LONGEST_NAME, unknown_tool_names
 from strategies.outputs import non_object_outputs, outputs
 from strategies.tools import Tool
-from strategies.values import Known, coerced_variants
+from strategies.values import Known, coerced_variants, valid_objects
 
 
 class CaseKind(Enum):
@@ -151,7 +151,7 @@ def cases(
         )
 
     if kind is CaseKind.VALID_ARGUMENTS:
-        return mapped(valid_arguments(tool, known=known), lambda a: case(call_params(tool.name, a.value), a.label))
+        return mapped(valid_objects(tool.input_check, known=known), lambda value: case(call_params(tool.name, value), VALID_LABEL))
     if kind is CaseKind.INVALID_ARGUMENTS:
         return mapped(invalid_arguments(tool, accepted=accepted, known=known), lambda a: case(call_params(tool.name, a.value), a.label))
     if kind is CaseKind.UNAVAILABLE_TOOL:
