@@ -271,7 +271,7 @@ def _runnable_arguments(tool: Tool, accepted: Sequence[dict[str, Any]], known: K
     the envelope was checked at all."""
     if accepted:
         return st.sampled_from(list(accepted))
-    return mapped(valid_arguments(tool, known=known), lambda drawn: drawn.value)
+    return valid_objects(tool.input_check, known=known)
 
 
 def _with_arguments(params: Any, arguments: dict[str, Any]) -> Any:
