@@ -27,7 +27,7 @@ from strategies.mutations import (
     string_items,
     triggered_dependencies,
 )
-from strategies.schemas import json_equal
+from strategies.verdicts import json_equal
 
 
 @dataclass(frozen=True, slots=True)

@@ -39,6 +39,7 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
 from strategies.ecma_patterns import Undecided, is_ecma, search, verdict
+from strategies.verdicts import Verdict, plain_verdict
 
 
 class InvalidSchema(ValueError):
@@ -52,6 +53,10 @@ class SchemaCheck:
     schema: Mapping[str, Any]
     standard: Validator
     strict: Validator
+    plain_standard: Verdict | None = None
+    """`standard`'s verdict compiled (`strategies.verdicts`), when the schema is plain."""
+    plain_strict: Verdict | None = None
+    """`strict`'s verdict compiled, when the schema is plain and has no `format`."""
 
     @classmethod
     def for_schema(cls, schema: Mapping[str, Any], *, where: str = "schema") -> SchemaCheck:
@@ -74,10 +79,14 @@ class SchemaCheck:
             schema=schema,
             standard=ecma_class(schema),
             strict=ecma_class(schema, format_checker=_format_checker(validator_class)),
+            plain_standard=plain_verdict(schema, validator_class, formats_asserted=False),
+            plain_strict=plain_verdict(schema, validator_class, formats_asserted=True),
         )
 
     def accepts(self, value: Any) -> bool:
         """Not shown to be rejected (True when there is no verdict)."""
+        if self.plain_standard is not None:
+            return self.plain_standard(value)
         try:
             return self.standard.is_valid(value)
         except Undecided:
@@ -85,6 +94,8 @@ class SchemaCheck:
 
     def accepts_strictly(self, value: Any) -> bool:
         """Shown to be accepted, formats asserted (False when there is no verdict)."""
+        if self.plain_strict is not None:
+            return self.plain_strict(value)
         try:
             return self.strict.is_valid(value)
         except Undecided:
@@ -344,16 +355,3 @@ def matches_pattern(pattern: str, text: str) -> bool:
     unanchored: `strategies.ecma_patterns.search`); False when there is no verdict (a pattern
     that is not ECMA-262, or a text engines read differently)."""
     return verdict(pattern, text) is True
-
-
-def json_equal(left: Any, right: Any) -> bool:
-    """Equality of JSON values as JSON Schema sees it: 1 == 1.0, but true != 1 and "1" != 1."""
-    if isinstance(left, bool) or isinstance(right, bool):
-        return isinstance(left, bool) and isinstance(right, bool) and left == right
-    if isinstance(left, (int, float)) and isinstance(right, (int, float)):
-        return left == right
-    if isinstance(left, list) and isinstance(right, list):
-        return len(left) == len(right) and all(json_equal(a, b) for a, b in zip(left, right, strict=True))
-    if isinstance(left, dict) and isinstance(right, dict):
-        return left.keys() == right.keys() and all(json_equal(left[key], right[key]) for key in left)
-    return type(left) is type(right) and left == right

@@ -31,8 +31,8 @@ from fuzz.judging.findings import Skip
 from strategies import CaseKind, Tool
 from strategies.cases import ENVELOPE, SEQUENCES, STATELESS_KINDS
 from strategies.meta import Stateless
-from strategies.schemas import json_equal
 from strategies.values import can_reject_an_object
+from strategies.verdicts import json_equal
 
 ARGUMENT_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
 BODYLESS_KINDS = (CaseKind.UNKNOWN_TOOL, CaseKind.MALFORMED_REQUEST)

@@ -31,7 +31,7 @@ from fuzz.wire.shapes import (
 )
 from strategies import ABSENT, Case, CaseKind, Tool
 from strategies.meta import PROTOCOL_VERSION_KEY
-from strategies.schemas import json_equal
+from strategies.verdicts import json_equal
 
 
 @dataclass(frozen=True, slots=True)

@@ -16,7 +16,7 @@ from typing import Any
 from strategies.boundaries.simplest import NOTHING, Simplest
 from strategies.boundaries.sites import KeywordSite, Side
 from strategies.mutations import is_json_number, string_items
-from strategies.schemas import json_equal
+from strategies.verdicts import json_equal
 
 _OTHER_TYPES: tuple[tuple[str, Any], ...] = (("null", None), ("boolean", False), ("integer", 0), ("string", ""), ("array", []), ("object", {}))
 """A value of each JSON type, the simplest, in the order wrong types are tried."""

@@ -22,7 +22,8 @@ from enum import Enum
 from typing import Any, TypeAlias
 
 from strategies.mutations import format_path, is_json_number, string_items
-from strategies.schemas import SchemaCheck, json_equal, resolve_local_ref
+from strategies.schemas import SchemaCheck, resolve_local_ref
+from strategies.verdicts import json_equal
 
 ANY_ITEM = -1
 """A place's step into every item of an array (`items`): `tags[]` in a label."""
