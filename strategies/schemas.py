@@ -39,7 +39,7 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
 from strategies.ecma_patterns import Undecided, is_ecma, search, verdict
-from strategies.verdicts import Verdict, plain_verdict
+from strategies.verdicts import Failure, Plain, compile_plain
 
 
 class InvalidSchema(ValueError):
@@ -53,10 +53,10 @@ class SchemaCheck:
     schema: Mapping[str, Any]
     standard: Validator
     strict: Validator
-    plain_standard: Verdict | None = None
-    """`standard`'s verdict compiled (`strategies.verdicts`), when the schema is plain."""
-    plain_strict: Verdict | None = None
-    """`strict`'s verdict compiled, when the schema is plain and has no `format`."""
+    plain: Plain | None = None
+    """`standard` compiled (`strategies.verdicts`), when the schema is plain."""
+    plain_strict: Plain | None = None
+    """`strict` compiled, when the schema is plain and has no `format`."""
 
     @classmethod
     def for_schema(cls, schema: Mapping[str, Any], *, where: str = "schema") -> SchemaCheck:
@@ -79,14 +79,14 @@ class SchemaCheck:
             schema=schema,
             standard=ecma_class(schema),
             strict=ecma_class(schema, format_checker=_format_checker(validator_class)),
-            plain_standard=plain_verdict(schema, validator_class, formats_asserted=False),
-            plain_strict=plain_verdict(schema, validator_class, formats_asserted=True),
+            plain=compile_plain(schema, validator_class, formats_asserted=False),
+            plain_strict=compile_plain(schema, validator_class, formats_asserted=True),
         )
 
     def accepts(self, value: Any) -> bool:
         """Not shown to be rejected (True when there is no verdict)."""
-        if self.plain_standard is not None:
-            return self.plain_standard(value)
+        if self.plain is not None:
+            return self.plain.verdict(value)
         try:
             return self.standard.is_valid(value)
         except Undecided:
@@ -95,7 +95,7 @@ class SchemaCheck:
     def accepts_strictly(self, value: Any) -> bool:
         """Shown to be accepted, formats asserted (False when there is no verdict)."""
         if self.plain_strict is not None:
-            return self.plain_strict(value)
+            return self.plain_strict.verdict(value)
         try:
             return self.strict.is_valid(value)
         except Undecided:
@@ -109,6 +109,13 @@ class SchemaCheck:
         except Undecided:
             return
 
+    def failures(self, value: Any) -> Iterator[Failure]:
+        """The (keyword, instance path) of each of `errors`: compiled where the schema is plain,
+        so that schema reach and a mutant's rejection build no error."""
+        if self.plain is not None:
+            return self.plain.failures(value, ())
+        return ((_keyword(error), tuple(error.absolute_path)) for error in self.errors(value))
+
     def subschema_accepts(self, subschema: Mapping[str, Any] | bool, value: Any) -> bool:
         """The standard verdict on `value` against a part of this schema (its `$ref`s resolved
         against the whole), for the generator's checks of `not`, `if` and `contains` and for
@@ -117,6 +124,10 @@ class SchemaCheck:
             return self.standard.evolve(schema=subschema).is_valid(value)
         except Undecided:
             return True
+
+
+def _keyword(error: ValidationError) -> str | None:
+    return error.validator if isinstance(error.validator, str) else None
 
 
 Keyword = Callable[[Any, Any, Any, Mapping[str, Any]], Iterator[ValidationError]]

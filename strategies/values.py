@@ -187,7 +187,10 @@ def _rejection(check: SchemaCheck, value: Any, path: tuple[str | int, ...], muta
     a combinator that failed because of it; None when it does not (or accepts the value).
 
     One pass of the validator: `check.errors` yields nothing exactly when `check.accepts` is
-    true (no error, or no verdict before the first)."""
+    true (no error, or no verdict before the first). A plain schema has no combinator: its
+    compiled failures say it without building an error."""
+    if check.plain is not None:
+        return "" if (mutation.value, path) in check.failures(value) else None
 
     def explained(errors: Any, via: str) -> str | None:
         for error in errors:

@@ -1,4 +1,4 @@
-"""Compiled yes/no verdicts for plain schemas: the validator's answer without its machinery.
+"""Compiled verdicts for plain schemas: the validator's answers without its machinery.
 
 Every valid case is drawn and then checked by the schema's validator, and jsonschema's
 `is_valid` walks the schema anew for each value (a new validator per subschema, a generator
@@ -7,40 +7,57 @@ handful of keywords (what zod and pydantic write: `type`, `properties`, `require
 `additionalProperties`, `enum`, bounds), and for those a verdict compiled once per schema is a
 few comparisons.
 
-`plain_verdict` compiles a schema whose every keyword it knows to a predicate with exactly the
-dialect's verdict, and gives None for any other schema (its callers then ask jsonschema): a
+`compile_plain` compiles a schema whose every keyword it knows to a predicate with exactly the
+dialect's verdict, and to a lister of the (keyword, instance path) of every error the dialect's
+validator yields (what schema reach and a mutant's rejection read, without building the
+errors); it gives None for any other schema (its callers then ask jsonschema): a
 keyword outside the list below, a `$schema` below the root (the validator would switch
 dialects there), `items` as an array, or a
 dialect before draft-06 (its `exclusiveMinimum` is a boolean and its integers exclude 1.0).
 `format` is an annotation unless formats are asserted, and then unsupported. Keywords that no
 validator of the dialect knows are ignored, as jsonschema ignores them.
 
-`tests/test_verdicts.py` holds the predicates to jsonschema's verdicts on drawn schemas and
+`tests/test_verdicts.py` holds both to jsonschema's verdicts and errors on drawn schemas and
 values, in every supported dialect.
 """
 
 from __future__ import annotations
 
 import numbers
-from collections.abc import Callable, Mapping, Sized
+from collections.abc import Callable, Iterator, Mapping, Sized
+from dataclasses import dataclass
 from typing import Any
 
 import jsonschema
 from jsonschema.protocols import Validator
 
 Verdict = Callable[[Any], bool]
+Path = tuple[str | int, ...]
+Failure = tuple[str | None, Path]
+"""An error as schema reach reads it: the keyword that failed (None for a `false` schema) and
+where in the instance (`ValidationError.validator` and `absolute_path`)."""
+Failures = Callable[[Any, Path], Iterator[Failure]]
 
 _DIALECTS = (jsonschema.Draft6Validator, jsonschema.Draft7Validator, jsonschema.Draft201909Validator,
              jsonschema.Draft202012Validator)
+
+
+@dataclass(frozen=True, slots=True)
+class Plain:
+    """A plain schema compiled: `verdict(instance)` is `is_valid`, `failures(instance, ())` the
+    (keyword, path) of each error of `iter_errors`."""
+
+    verdict: Verdict
+    failures: Failures
 
 
 class _Unsupported(Exception):
     """A keyword or shape this module does not compile."""
 
 
-def plain_verdict(schema: Mapping[str, Any] | bool, validator_class: type[Validator], *, formats_asserted: bool) -> Verdict | None:
-    """The verdict of `validator_class` on a value against `schema` (format assertion on when
-    `formats_asserted`), or None when the schema is not plain (see the module's docstring)."""
+def compile_plain(schema: Mapping[str, Any] | bool, validator_class: type[Validator], *, formats_asserted: bool) -> Plain | None:
+    """`schema` compiled for `validator_class` (format assertion on when `formats_asserted`),
+    or None when it is not plain (see the module's docstring)."""
     if validator_class not in _DIALECTS:
         return None
     try:
@@ -49,27 +66,28 @@ def plain_verdict(schema: Mapping[str, Any] | bool, validator_class: type[Valida
         return None
 
 
-def _compile(schema: Any, keywords: frozenset[str], formats_asserted: bool, *, root: bool = False) -> Verdict:
+def _compile(schema: Any, keywords: frozenset[str], formats_asserted: bool, *, root: bool = False) -> Plain:
     if schema is True:
-        return _always
+        return _ALWAYS
     if schema is False:
-        return _never
+        return _NEVER
     if not isinstance(schema, Mapping):
         raise _Unsupported
     if "$schema" in schema and not root:
         raise _Unsupported
-    checks: list[Verdict] = []
+    parts: list[Plain] = []
     for keyword, value in schema.items():
         if keyword not in keywords or (keyword == "format" and not formats_asserted):
             continue
         make = _KEYWORDS.get(keyword)
         if make is None:
             raise _Unsupported
-        checks.append(make(value, schema, keywords, formats_asserted))
-    if not checks:
-        return _always
-    if len(checks) == 1:
-        return checks[0]
+        parts.append(make(keyword, value, schema, keywords, formats_asserted))
+    if not parts:
+        return _ALWAYS
+    if len(parts) == 1:
+        return parts[0]
+    checks = [part.verdict for part in parts]
 
     def every(instance: Any) -> bool:
         for check in checks:  # noqa: SIM110 - a loop costs less than all() over a generator, per value
@@ -77,7 +95,11 @@ def _compile(schema: Any, keywords: frozenset[str], formats_asserted: bool, *, r
                 return False
         return True
 
-    return every
+    def failures(instance: Any, path: Path) -> Iterator[Failure]:
+        for part in parts:
+            yield from part.failures(instance, path)
+
+    return Plain(every, failures)
 
 
 def json_equal(left: Any, right: Any) -> bool:
@@ -93,12 +115,26 @@ def json_equal(left: Any, right: Any) -> bool:
     return type(left) is type(right) and left == right
 
 
-def _always(instance: Any) -> bool:
-    return True
+def _no_failures(instance: Any, path: Path) -> Iterator[Failure]:
+    return iter(())
 
 
-def _never(instance: Any) -> bool:
-    return False
+def _false_schema(instance: Any, path: Path) -> Iterator[Failure]:
+    yield None, path[:-1]  # jsonschema's `descend` returns a `false` schema's error before adding its step
+
+
+_ALWAYS = Plain(lambda instance: True, _no_failures)
+_NEVER = Plain(lambda instance: False, _false_schema)
+
+
+def _leaf(keyword: str, verdict: Verdict) -> Plain:
+    """A keyword that fails, once, where the instance is."""
+
+    def failures(instance: Any, path: Path) -> Iterator[Failure]:
+        if not verdict(instance):
+            yield keyword, path
+
+    return Plain(verdict, failures)
 
 
 def _is_number(instance: Any) -> bool:
@@ -125,80 +161,105 @@ _TYPES: dict[str, Verdict] = {
 }
 
 
-def _type(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
+def _type(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
     names = [value] if isinstance(value, str) else list(value)
     if any(name not in _TYPES for name in names):
         raise _Unsupported
     if len(names) == 1:
-        return _TYPES[names[0]]
+        return _leaf(keyword, _TYPES[names[0]])
     kinds = [_TYPES[name] for name in names]
-    return lambda instance: any(kind(instance) for kind in kinds)
+    return _leaf(keyword, lambda instance: any(kind(instance) for kind in kinds))
 
 
-def _enum(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
+def _enum(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
     options = list(value)
-    return lambda instance: any(json_equal(option, instance) for option in options)
+    return _leaf(keyword, lambda instance: any(json_equal(option, instance) for option in options))
 
 
-def _const(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
-    return lambda instance: json_equal(value, instance)
+def _const(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
+    return _leaf(keyword, lambda instance: json_equal(value, instance))
 
 
-def _bound(compare: Callable[[Any, Any], bool]) -> Callable[..., Verdict]:
-    def make(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
+def _bound(compare: Callable[[Any, Any], bool]) -> Callable[..., Plain]:
+    def make(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
         if not _is_number(value):
             raise _Unsupported
-        return lambda instance: not _is_number(instance) or compare(instance, value)
+        return _leaf(keyword, lambda instance: not _is_number(instance) or compare(instance, value))
 
     return make
 
 
-def _size(kind: type[Sized], compare: Callable[[int, Any], bool]) -> Callable[..., Verdict]:
-    def make(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
-        return lambda instance: not isinstance(instance, kind) or compare(len(instance), value)
+def _size(kind: type[Sized], compare: Callable[[int, Any], bool]) -> Callable[..., Plain]:
+    def make(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
+        return _leaf(keyword, lambda instance: not isinstance(instance, kind) or compare(len(instance), value))
 
     return make
 
 
-def _required(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
+def _required(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
     names = list(value)
-    return lambda instance: not isinstance(instance, dict) or all(name in instance for name in names)
+    return _leaf(keyword, lambda instance: not isinstance(instance, dict) or all(name in instance for name in names))
 
 
-def _properties(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
+def _properties(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
     if not isinstance(value, Mapping):
         raise _Unsupported
     compiled = [(name, _compile(subschema, keywords, formats_asserted)) for name, subschema in value.items()]
+    checks = [(name, part.verdict) for name, part in compiled]
 
-    def properties(instance: Any) -> bool:
+    def verdict(instance: Any) -> bool:
         if not isinstance(instance, dict):
             return True
-        for name, check in compiled:  # noqa: SIM110 - as in every()
+        for name, check in checks:  # noqa: SIM110 - as in every()
             if name in instance and not check(instance[name]):
                 return False
         return True
 
-    return properties
+    def failures(instance: Any, path: Path) -> Iterator[Failure]:
+        if isinstance(instance, dict):
+            for name, part in compiled:
+                if name in instance:
+                    yield from part.failures(instance[name], (*path, name))
+
+    return Plain(verdict, failures)
 
 
-def _additional_properties(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
+def _additional_properties(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
     declared = schema.get("properties", {})
     if not isinstance(declared, Mapping):
         raise _Unsupported
     if value is False:
-        return lambda instance: not isinstance(instance, dict) or all(key in declared for key in instance)
-    check = _compile(value, keywords, formats_asserted)
-    return lambda instance: not isinstance(instance, dict) or all(check(item) for key, item in instance.items() if key not in declared)
+        return _leaf(keyword, lambda instance: not isinstance(instance, dict) or all(key in declared for key in instance))
+    part = _compile(value, keywords, formats_asserted)
+    check = part.verdict
+
+    def failures(instance: Any, path: Path) -> Iterator[Failure]:
+        if isinstance(instance, dict):
+            for key, item in instance.items():
+                if key not in declared:
+                    yield from part.failures(item, (*path, key))
+
+    return Plain(lambda instance: not isinstance(instance, dict) or all(check(item) for key, item in instance.items() if key not in declared),
+                 failures)
 
 
-def _items(value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Verdict:
+def _items(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:
     if not isinstance(value, (Mapping, bool)) or "prefixItems" in schema:
         raise _Unsupported
-    check = _compile(value, keywords, formats_asserted)
-    return lambda instance: not isinstance(instance, list) or all(check(item) for item in instance)
+    if value is False and "prefixItems" in keywords:
+        return _leaf(keyword, lambda instance: not isinstance(instance, list) or not instance)  # 2020-12: one error, here
+    part = _compile(value, keywords, formats_asserted)
+    check = part.verdict
+
+    def failures(instance: Any, path: Path) -> Iterator[Failure]:
+        if isinstance(instance, list):
+            for index, item in enumerate(instance):
+                yield from part.failures(item, (*path, index))
+
+    return Plain(lambda instance: not isinstance(instance, list) or all(check(item) for item in instance), failures)
 
 
-_KEYWORDS: dict[str, Callable[[Any, Mapping[str, Any], frozenset[str], bool], Verdict]] = {
+_KEYWORDS: dict[str, Callable[[str, Any, Mapping[str, Any], frozenset[str], bool], Plain]] = {
     "type": _type,
     "enum": _enum,
     "const": _const,

@@ -210,7 +210,7 @@ def reached(sites: Sequence[KeywordSite], check: SchemaCheck, value: Any, *, val
             if Side.VALID in site.sides and any(at_boundary(site, node) for _, node in nodes_at(value, site.place)):
                 found.append((index, Side.VALID))
         return found
-    errors = [(error.validator, tuple(error.absolute_path)) for error in check.errors(value)]
+    errors = list(check.failures(value))
     for index, site in enumerate(sites):
         if Side.INVALID in site.sides and any(keyword == site.keyword and matches(site.place, path) for keyword, path in errors):
             found.append((index, Side.INVALID))
