@@ -80,11 +80,15 @@ def _json_escape(character: str) -> str:
     return f"\\u{0xD800 + (code >> 10):04x}\\u{0xDC00 + (code & 0x3FF):04x}"
 
 
+_LEGIBLE_JSON = json.JSONEncoder(ensure_ascii=False)
+"""Made once, for the one-line texts: `json.dumps` with options makes an encoder at every call."""
+
+
 def json_text(value: Any, indent: int | None = None) -> str:
     """`value` as JSON that reads the same value back and is safe to print: the characters
     `printable` escapes are `\\u` escapes, and a CI command's `[` is `\\u005b` (characters that
     only occur inside JSON strings, so the escapes stay valid JSON). Unicode text stays legible."""
-    text = json.dumps(value, ensure_ascii=False, indent=indent)
+    text = _LEGIBLE_JSON.encode(value) if indent is None else json.dumps(value, ensure_ascii=False, indent=indent)
     text = _UNSAFE_IN_JSON.sub(lambda match: _json_escape(match.group()), text)
     return _ANYWHERE_COMMAND.sub(lambda match: match.group(1) + "\\u005b", text)
 

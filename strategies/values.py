@@ -217,10 +217,14 @@ def _replace(value: Any, path: tuple[str | int, ...], replacement: Any) -> Any:
     return copy
 
 
+_STRICT_JSON = json.JSONEncoder(allow_nan=False)
+"""Made once: `json.dumps(value, allow_nan=False)` makes an encoder at every call."""
+
+
 def encodes_as_json(value: Any) -> bool:
     """Whether `value` is JSON (no NaN or infinity, no object JSON cannot hold)."""
     try:
-        json.dumps(value, allow_nan=False)
+        _STRICT_JSON.encode(value)
     except (ValueError, TypeError):
         return False
     return True

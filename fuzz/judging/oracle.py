@@ -189,7 +189,7 @@ def _output_problems(case: Case, tool: Tool | None, observation: Observation, pr
         yield "output-schema", "answered a success without structuredContent, though the tool declares an outputSchema"
     elif not isinstance(structured, dict) and protocol_version in OBJECT_STRUCTURED_CONTENT:
         yield "output-schema", f"answered a success whose structuredContent {show(structured, 100)} is not an object"
-    else:
+    elif not tool.output_check.accepts(structured):  # no error exactly when it accepts; compiled where plain
         error = next(tool.output_check.errors(structured), None)
         if error is not None:
             where = "structuredContent" + "".join(f"[{p!r}]" for p in error.absolute_path)

@@ -30,10 +30,14 @@ UNSUPPORTED_PROTOCOL_VERSION = -32022
 """2026-07-28: the request names a revision the server does not speak (`data.supported`, `data.requested`)."""
 
 
+_LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+"""Made once: `json.dumps` with options makes an encoder at every call."""
+
+
 def encode(message: Any) -> bytes:
     """One message as a newline-terminated UTF-8 line. JSON escapes every newline inside
     strings, so the frame is never broken by the content."""
-    return json.dumps(message, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8") + b"\n"
+    return _LINE_ENCODER.encode(message).encode("utf-8") + b"\n"
 
 
 def id_key(request_id: Any) -> str:
