@@ -1,11 +1,12 @@
 """Hypothesis in the explorations' worker threads (`fuzz.engine.hypothesis_threads`): a lambda's
 description that another thread's import breaks is made again, not raised into a draw (where it
 skipped a case kind, and two runs of one seed differed); the local constants are collected
-before any draw; and a worker thread adds no Random for Hypothesis to save and restore around
-every example."""
+before any draw; a worker thread adds no Random for Hypothesis to save and restore around
+every example; and a finished run's engine is freed when the run ends."""
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 from typing import Any
@@ -17,6 +18,7 @@ from hypothesis.internal import entropy, filtering, lambda_sources
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.reflection import get_pretty_function_description
 
+from fuzz.engine import hypothesis_threads
 from fuzz.engine.hypothesis_threads import BUILDING, _guarded_description, guard, in_worker_thread
 
 
@@ -124,3 +126,32 @@ def test_a_worker_thread_adds_no_generator_for_hypothesis_to_save_and_restore_at
     thread.start()
     thread.join()
     assert in_thread == [_run_a_seeded_test()], "the same draws from the same seed"
+
+
+def _runners_alive() -> int:
+    from hypothesis.internal.conjecture.engine import ConjectureRunner
+
+    return sum(isinstance(thing, ConjectureRunner) for thing in gc.get_objects())
+
+
+def test_a_finished_runs_engine_is_freed_by_collect_finished_runs_and_not_before(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(hypothesis_threads, "_last_collection", [0.0])
+    gc.collect()
+    gc.disable()  # the collection is the one under test's, not the allocator's whim
+    try:
+        before = _runners_alive()
+
+        @settings(max_examples=20, database=None)
+        @given(st.lists(st.integers()))
+        def run(values: list[int]) -> None:
+            pass
+
+        run()
+        assert _runners_alive() == before + 1  # its engine and state hold each other: a count of references never frees them
+        hypothesis_threads.collect_finished_runs()
+        assert _runners_alive() == before
+        run()
+        hypothesis_threads.collect_finished_runs()  # within COLLECT_EVERY of the last: no collection
+        assert _runners_alive() == before + 1
+    finally:
+        gc.enable()

@@ -35,7 +35,9 @@ All three reach into Hypothesis's internals: a version without them is left as i
 
 from __future__ import annotations
 
+import gc
 import threading
+import time
 from collections.abc import Callable
 from random import Random
 from typing import Any, TypeVar
@@ -140,3 +142,28 @@ def _unregistered_seed_source() -> None:
         return
     if getattr(threadlocal, "_hypothesis_global_random", None) is None:
         threadlocal._hypothesis_global_random = Random()
+
+
+COLLECT_EVERY = 0.3
+"""Seconds between two collections by `collect_finished_runs`, at least."""
+_last_collection = [0.0]
+
+
+def collect_finished_runs() -> None:
+    """Free what the Hypothesis runs that ended hold, now (a full collection of the cyclic
+    garbage), at most every `COLLECT_EVERY` seconds; call it when a run ends.
+
+    Why: a Hypothesis run's engine and its test state refer to each other
+    (`StateForActualGivenExecution._runner`, `ConjectureRunner._test_function`), so when the run
+    ends its engine, with the tree of every choice the run made (ten thousand nodes for a
+    hundred batches of eight), is freed by a full collection only, never by its count of
+    references; and CPython makes a full collection only once a quarter more objects have
+    grown old than survived the last. On the demo at the defaults, the peak PSS summed over
+    both processes went from 91.0-93.4 MB to 85.1-87.4 MB (three runs each), the calls per
+    second unchanged (four interleaved pairs); a collection takes about 15 ms, most of it
+    freeing what the runs left."""
+    now = time.monotonic()
+    if now - _last_collection[0] < COLLECT_EVERY:
+        return
+    _last_collection[0] = now
+    gc.collect()

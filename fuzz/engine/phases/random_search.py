@@ -27,7 +27,7 @@ from hypothesis.errors import Unsatisfiable
 
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.examples import example_database
-from fuzz.engine.hypothesis_threads import BUILDING
+from fuzz.engine.hypothesis_threads import BUILDING, collect_finished_runs
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import Canonical, batch_size
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
@@ -202,7 +202,10 @@ class Exploration(BatchTrials):
             while left > 0:
                 examples = min(left, EXAMPLES_PER_RUN)
                 checked = self._batches_checked
-                self._hypothesis_test(batches, examples, part)()
+                try:
+                    self._hypothesis_test(batches, examples, part)()
+                finally:
+                    collect_finished_runs()
                 left -= examples
                 part += 1
                 if self._batches_checked - checked < examples:

@@ -37,7 +37,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, reject, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from fuzz.engine.dispatch import Dispatcher, Sent
-from fuzz.engine.hypothesis_threads import in_worker_thread
+from fuzz.engine.hypothesis_threads import collect_finished_runs, in_worker_thread
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.fresh_targets import FreshTargets
 from fuzz.engine.phases.random_search import derived_seed, where_raised
@@ -192,6 +192,8 @@ class SequenceExploration:
             # flaky rather than the violations): the shortest sequence each violation had so far.
             found = [violation.finding for violation in violations] or list(self._latest.values())
             self.findings = [finding for finding in found if self._needs_its_steps(finding)]
+        finally:
+            collect_finished_runs()
 
     def _intrinsic(self, case: Case, tool: Tool, rule_id: str) -> bool:
         """Whether a violation of `rule_id` by `tool`, on a request that reuses nothing, is the
