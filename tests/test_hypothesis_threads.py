@@ -150,6 +150,7 @@ def test_a_finished_runs_engine_is_freed_by_collect_finished_runs_and_not_before
         assert _runners_alive() == before + 1  # its engine and state hold each other: a count of references never frees them
         hypothesis_threads.collect_finished_runs()
         assert _runners_alive() == before
+        monkeypatch.setattr(hypothesis_threads, "COLLECT_EVERY", 3600.0)
         run()
         hypothesis_threads.collect_finished_runs()  # within COLLECT_EVERY of the last: no collection
         assert _runners_alive() == before + 1
