@@ -40,7 +40,7 @@ from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.hypothesis_threads import collect_finished_runs, in_worker_thread
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.fresh_targets import FreshTargets
-from fuzz.engine.phases.random_search import derived_seed, where_raised
+from fuzz.engine.phases.random_search import EXAMPLES_PER_RUN, derived_seed, where_raised
 from fuzz.engine.phases.sequence_machine import machine_class
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.plan import may_take_part
@@ -163,20 +163,17 @@ class SequenceExploration:
             self.skip = "no tool may take part: every listed tool may be destructive (see --allow-destructive)"
             return
         machine = machine_class(self)
-        machine._hypothesis_internal_use_seed = derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE)
-        config = settings(
-            max_examples=self.options.max_examples_for(SEQUENCES),
-            stateful_step_count=SEQUENCE_STEPS,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
-            report_multiple_bugs=True,
-            print_blob=False,
-            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
-        )
+        left = self.options.max_examples_for(SEQUENCES)
+        part = 0
         try:
-            run_state_machine_as_test(machine, settings=config)
+            while left > 0:
+                examples = min(left, EXAMPLES_PER_RUN)
+                sent = self.sent
+                self._run_part(machine, examples, part)
+                left -= examples
+                part += 1
+                if self.sent == sent:  # Hypothesis ran out of sequences to try
+                    break
         except BaseException as error:
             if leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
                 raise
@@ -192,6 +189,26 @@ class SequenceExploration:
             # flaky rather than the violations): the shortest sequence each violation had so far.
             found = [violation.finding for violation in violations] or list(self._latest.values())
             self.findings = [finding for finding in found if self._needs_its_steps(finding)]
+
+    def _run_part(self, machine: Any, examples: int, part: int) -> None:
+        """One Hypothesis run of `examples` sequences, the `part`-th of the phase: a run's engine
+        keeps every sequence it ran (its tree of choices), so a long phase is many runs, as the
+        random search's explorations are (`EXAMPLES_PER_RUN`). The first part's seed is the
+        phase's own."""
+        machine._hypothesis_internal_use_seed = derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE, part=part)
+        config = settings(
+            max_examples=examples,
+            stateful_step_count=SEQUENCE_STEPS,
+            deadline=None,
+            database=None,
+            suppress_health_check=list(HealthCheck),
+            verbosity=Verbosity.quiet,
+            report_multiple_bugs=True,
+            print_blob=False,
+            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
+        )
+        try:
+            run_state_machine_as_test(machine, settings=config)
         finally:
             collect_finished_runs()
 
