@@ -134,8 +134,33 @@ def _runners_alive() -> int:
     return sum(isinstance(thing, ConjectureRunner) for thing in gc.get_objects())
 
 
+def _finished_run_left() -> int:
+    """Run a small Hypothesis test, call `collect_finished_runs`, and count the engines left
+    (with the collector off, so that only that call could free one)."""
+    gc.disable()
+    try:
+        before = _runners_alive()
+
+        @settings(max_examples=5, database=None)
+        @given(st.integers())
+        def run(value: int) -> None:
+            pass
+
+        run()
+        hypothesis_threads.collect_finished_runs()
+        return _runners_alive() - before
+    finally:
+        gc.enable()
+        gc.collect()
+
+
 def test_a_finished_runs_engine_is_freed_by_collect_finished_runs_and_not_before(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(hypothesis_threads, "_last_collection", [0.0])
+    monkeypatch.setattr(hypothesis_threads, "_collecting", [False])
+    gc.collect()
+    run_and_count = _finished_run_left
+    assert run_and_count() == 1  # not enabled (a pytest session's process): no collection
+    hypothesis_threads.collect_runs_when_they_end()
     gc.collect()
     gc.disable()  # the collection is the one under test's, not the allocator's whim
     try:

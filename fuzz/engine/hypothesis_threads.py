@@ -147,11 +147,20 @@ def _unregistered_seed_source() -> None:
 COLLECT_EVERY = 0.3
 """Seconds between two collections by `collect_finished_runs`, at least."""
 _last_collection = [0.0]
+_collecting = [False]
+
+
+def collect_runs_when_they_end() -> None:
+    """Let `collect_finished_runs` collect in this process (and the processes forked from it).
+    The command line does; the pytest plugin leaves the user's process to its own collector (a
+    full collection of a test suite's heap can take a tenth of a second)."""
+    _collecting[0] = True
 
 
 def collect_finished_runs() -> None:
     """Free what the Hypothesis runs that ended hold, now (a full collection of the cyclic
-    garbage), at most every `COLLECT_EVERY` seconds; call it when a run ends.
+    garbage), at most every `COLLECT_EVERY` seconds, where `collect_runs_when_they_end` was
+    called; call it when a run ends.
 
     Why: a Hypothesis run's engine and its test state refer to each other
     (`StateForActualGivenExecution._runner`, `ConjectureRunner._test_function`), so when the run
@@ -163,7 +172,7 @@ def collect_finished_runs() -> None:
     second unchanged (four interleaved pairs); a collection takes about 15 ms, most of it
     freeing what the runs left."""
     now = time.monotonic()
-    if now - _last_collection[0] < COLLECT_EVERY:
+    if not _collecting[0] or now - _last_collection[0] < COLLECT_EVERY:
         return
     _last_collection[0] = now
     gc.collect()
