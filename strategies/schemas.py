@@ -39,7 +39,7 @@ from jsonschema.exceptions import ValidationError
 from jsonschema.protocols import Validator
 
 from strategies.ecma_patterns import Undecided, is_ecma, search, verdict
-from strategies.verdicts import Failure, Plain, compile_plain
+from strategies.verdicts import Failure, Plain, Verdict, compile_plain
 
 
 class InvalidSchema(ValueError):
@@ -55,8 +55,8 @@ class SchemaCheck:
     strict: Validator
     plain: Plain | None = None
     """`standard` compiled (`strategies.verdicts`), when the schema is plain."""
-    plain_strict: Plain | None = None
-    """`strict` compiled, when the schema is plain and has no `format`."""
+    plain_strict: Verdict | None = None
+    """`strict`'s verdict compiled, when the schema is plain and has no `format`."""
 
     @classmethod
     def for_schema(cls, schema: Mapping[str, Any], *, where: str = "schema") -> SchemaCheck:
@@ -80,7 +80,7 @@ class SchemaCheck:
             standard=ecma_class(schema),
             strict=ecma_class(schema, format_checker=_format_checker(validator_class)),
             plain=compile_plain(schema, validator_class, formats_asserted=False),
-            plain_strict=compile_plain(schema, validator_class, formats_asserted=True),
+            plain_strict=_verdict_of(compile_plain(schema, validator_class, formats_asserted=True)),
         )
 
     def accepts(self, value: Any) -> bool:
@@ -95,7 +95,7 @@ class SchemaCheck:
     def accepts_strictly(self, value: Any) -> bool:
         """Shown to be accepted, formats asserted (False when there is no verdict)."""
         if self.plain_strict is not None:
-            return self.plain_strict.verdict(value)
+            return self.plain_strict(value)
         try:
             return self.strict.is_valid(value)
         except Undecided:
@@ -124,6 +124,10 @@ class SchemaCheck:
             return self.standard.evolve(schema=subschema).is_valid(value)
         except Undecided:
             return True
+
+
+def _verdict_of(plain: Plain | None) -> Verdict | None:
+    return None if plain is None else plain.verdict
 
 
 def _keyword(error: ValidationError) -> str | None:
