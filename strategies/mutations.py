@@ -8,8 +8,9 @@ label (`arguments.address.zip: pattern '^[0-9]{5}$' violated by ''`) is therefor
 statement, and the rest of the value is still the valid value it was drawn from, so shrinking
 takes it to its simplest while the one mutation stays.
 
-This module owns the closed set of mutations (`Mutation`), the sites of a value (`sites`) and
-which mutations each offers (`Site.mutations`), and how a site's place reads in a label
+This module owns the closed set of mutations (`Mutation`), the sites of a value (`sites`, and
+the properties an object lacks: `absent_property_sites`) and which mutations each offers
+(`Site.mutations`), and how a site's place reads in a label
 (`format_path`). How each mutation is made is `strategies.mutators`; the drawing, the check
 and the label are `strategies.values`.
 """
@@ -159,6 +160,24 @@ def sites(schema: Mapping[str, Any], value: Any, *, root: Mapping[str, Any] | No
             child_schema = prefix[index] if index < len(prefix) else items
             if isinstance(child_schema, Mapping):
                 yield from sites(child_schema, child, root=root, path=(*path, index))
+
+
+def absent_property_sites(site: Site, *, root: Mapping[str, Any]) -> Iterator[Site]:
+    """A site for each property `site`'s schema declares and its object value lacks: where a
+    mutation can add the property with a value it refuses. The site's value stands for the
+    absent one as far as `Site.mutations` reads it (the enum's first member, the const, else
+    None), so that only the mutations that do not start from a value are offered: a wrong type,
+    a value outside the enum or the const."""
+    declared = site.schema.get("properties")
+    if not isinstance(site.value, dict) or not isinstance(declared, Mapping):
+        return
+    for key, child in declared.items():
+        if key in site.value or not isinstance(child, Mapping):
+            continue
+        schema = resolve_local_ref(child, root)
+        enum = schema.get("enum")
+        stand_in = enum[0] if isinstance(enum, list) and enum else schema.get("const")
+        yield Site((*site.path, key), schema, stand_in)
 
 
 def format_path(path: Path, *, prefix: str) -> str:

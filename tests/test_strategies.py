@@ -386,6 +386,43 @@ def test_invalid_arguments_reach_below_the_root(schema_name: str) -> None:
     assert len(parse_label(found.label)[0]) >= 2
 
 
+OPTIONAL_ONLY = {"type": "object", "properties": {"level": {"type": "integer"}, "mode": {"enum": ["a", "b"]}}}
+"""Every property optional, any other allowed: a valid base without them offers no node to break."""
+
+
+def test_an_absent_optional_property_is_added_with_a_refused_value() -> None:
+    """The base `{}` (the simplest) has nothing to break; the invalid value adds an absent
+    property with a value the schema refuses there, so the case is drawn rather than retried."""
+    found = find(
+        invariant_arguments(OPTIONAL_ONLY),
+        lambda drawn: parse_label(drawn.label)[0] == ("mode",),
+        settings=settings(FIND, phases=[Phase.generate]),
+        random=Random(0),
+    )
+    assert set(found.value) == {"mode"}, found
+    assert "not in enum" in found.label or "wrong type" in found.label, found
+    errors = list(jsonschema.Draft202012Validator(OPTIONAL_ONLY).iter_errors(found.value))
+    assert [tuple(error.absolute_path) for error in errors] == [("mode",)], found
+
+
+@SLOW
+@given(data=st.data())
+def test_an_added_property_breaks_nothing_but_itself(data: st.DataObject) -> None:
+    """Adding an absent property can break the object's own keywords: `maxProperties: 1` when
+    the base holds another property, `propertyNames` for `level` (five characters) always.
+    Such a value is never drawn: every error is at the place the label names."""
+    schema = {**OPTIONAL_ONLY, "maxProperties": 1, "propertyNames": {"maxLength": 4}}
+    drawn = data.draw(invariant_arguments(schema))
+    errors = list(jsonschema.Draft202012Validator(schema).iter_errors(drawn.value))
+    path = parse_label(drawn.label)[0]
+    assert errors and all(tuple(error.absolute_path) == path for error in errors), (drawn, [e.message for e in errors])
+    assert "level" not in drawn.value, drawn
+
+
+def invariant_arguments(schema: dict[str, Any]) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
+    return invalid_arguments(Tool.from_listing({"name": "t", "inputSchema": schema}))
+
+
 # --------------------------------------------------------------------------------------------
 # 2. nothing to break
 # --------------------------------------------------------------------------------------------
