@@ -31,6 +31,7 @@ class Script:
     """Its first this many rounds are cut short by their share (and so have a next round)."""
     waits: bool = False
     """While it runs, it counts as waiting on the target for long."""
+    kind: CaseKind = CaseKind.MALFORMED_REQUEST
 
 
 class ScriptedRunner(Runner):
@@ -76,7 +77,7 @@ def _run(runner: ScriptedRunner, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(scheduler, "canonical_for", lambda *arguments: [])
 
     async def main() -> None:
-        jobs = [Job(index, None, CaseKind.MALFORMED_REQUEST) for index in runner.scripts]
+        jobs = [Job(index, None, script.kind) for index, script in runner.scripts.items()]
         for job in jobs:
             job.canonical_sent.set()
         await runner.run_rounds(jobs)
@@ -103,6 +104,15 @@ def test_without_waiting_explorations_run_one_at_a_time_in_order(monkeypatch: py
         ("start", 0, 0), ("end", 0, 0), ("start", 1, 0), ("end", 1, 0), ("start", 2, 0), ("end", 2, 0),
         ("start", 0, 1), ("end", 0, 1),
     ]
+
+
+def test_the_sequence_phase_counts_as_an_exploration_that_waits(monkeypatch: pytest.MonkeyPatch) -> None:
+    """It calls one at a time and restarts its own target, which the run's dispatcher does not
+    watch: the next exploration runs beside it on the worker beyond --workers, and only one."""
+    runner = ScriptedRunner({0: Script(5.0, kind=CaseKind.SEQUENCE), 1: Script(1.0), 2: Script(1.0)}, workers=1)
+    _run(runner, monkeypatch)
+    assert runner.when("start", 1, 0) < runner.when("end", 0, 0)
+    assert runner.when("start", 2, 0) >= runner.when("end", 1, 0)
 
 
 @pytest.mark.parametrize(("load", "overlap"), [(0.1, False), (WAITING_SHARE, True), (0.6, True)])
