@@ -181,3 +181,30 @@ def test_a_finished_runs_engine_is_freed_by_collect_finished_runs_and_not_before
         assert _runners_alive() == before + 1
     finally:
         gc.enable()
+
+
+_CONSTANTS_AFTER_GUARD = """
+import os, sys
+os.environ["HYPOTHESIS_NO_PLUGINS"] = "1"
+import fuzz.faces.cli, fuzz.engine.run, fuzz.engine.scheduler, strategies
+from fuzz.engine.hypothesis_threads import guard
+from hypothesis.internal.conjecture import providers
+guard()
+strings = providers._local_constants.set_for_type("string")
+print(len(providers._local_constants), "%SRCROOT%" in strings)
+"""
+
+
+def test_the_harness_own_source_is_no_source_of_local_constants() -> None:
+    """Run from the checkout (as here), the harness's modules are outside site-packages: the
+    strings and numbers of its source (991 of them, `%SRCROOT%` among them) were Hypothesis's local constants, drawn
+    now and then, so that one seed drew other values than from an installed harness. Checked
+    in a fresh interpreter: this one may have read them before the guard."""
+    import subprocess
+    from pathlib import Path
+
+    answer = subprocess.run(
+        [sys.executable, "-c", _CONSTANTS_AFTER_GUARD], cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True, text=True, timeout=120, check=True,
+    )
+    assert answer.stdout.split() == ["0", "False"], answer
