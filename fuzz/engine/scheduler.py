@@ -184,14 +184,10 @@ class Runner:
         def take(worker_number: int) -> Job | None:
             """The next job worker `worker_number` may run: one beyond --workers only while as
             many explorations have been waiting on the target for over WAITING_LONG seconds, or
-            (the first one beyond) while they wait WAITING_SHARE of their time.
-
-            The sequence phase counts as one that waits: it sends one call at a time and starts
-            a fresh target before most sequences (about 0.1 s for the demo), on a connection of
-            its own that the run's dispatcher does not watch. On the demo at the defaults its
-            share was a tenth of one process's time, at 300 calls a second where the random
-            search makes 2,300; a worker beyond --workers now takes the next exploration beside
-            it."""
+            (the first one beyond) while they wait WAITING_SHARE of their time. The sequence
+            phase counts as one that waits: it calls one tool at a time and restarts its own
+            target (which the run's dispatcher does not watch) before most sequences; on the
+            demo, 300 calls a second where the random search makes 2,300."""
             beyond = worker_number - self.options.workers + 1
             sequences = sum(1 for job in running if job.kind is CaseKind.SEQUENCE)
             if beyond > 0 and self.dispatcher.waiting_long(longer_than=WAITING_LONG) + sequences < beyond and not (
