@@ -76,8 +76,8 @@ def _startup_frozen(options: RunOptions) -> Iterator[None]:
     never garbage). Hypothesis's runs leave cycles that only a full collection frees, every
     `COLLECT_EVERY` (`fuzz.engine.hypothesis_threads`) and whenever CPython's own thresholds
     call for one. On the demo in one process for 10 s, the time the collector took went from
-    1.26 to 0.59 s. A forked worker process (`process_part`) inherits its parent's frozen
-    objects."""
+    1.26 to 0.70-0.72 s (two runs). A forked worker process (`process_part`) inherits its
+    parent's frozen objects."""
     if options.process_part is not None:
         yield
         return
