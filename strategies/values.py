@@ -79,16 +79,11 @@ def mutated_objects(
         wanted = draw(wanted_kinds)
         on_accepted = accepted_bases is not None and draw(_MOSTLY)
         base = draw(accepted_bases) if on_accepted and accepted_bases is not None else draw(valid_bases)
-        offers: dict[Mutation, list[Site]] = {}
         found = list(sites(check.schema, base))
-        for site in found:
-            for offered in site.mutations(is_root=site.path == ()):
-                offers.setdefault(offered, []).append(site)
+        offers = _offers(found)
         alone = not offers
         if alone:
-            for site in (absent for at in found for absent in absent_property_sites(at, root=check.schema)):
-                for offered in site.mutations(is_root=False):
-                    offers.setdefault(offered, []).append(site)
+            offers = _offers([absent for at in found for absent in absent_property_sites(at, root=check.schema)])
         if not offers:
             return None
         mutation = wanted if wanted in offers else min(offers, key=lambda kind: list(Mutation).index(kind))
@@ -114,6 +109,15 @@ def mutated_objects(
     # properties: the demo's `maintenance`, whose one property is optional, lost one batch in five
     # to the retries, now one in thirty, 1.1 -> 1.45 thousand cases a second to draw).
     return drawn(invalid).filter(_is_drawn)
+
+
+def _offers(found: Sequence[Site]) -> dict[Mutation, list[Site]]:
+    """The sites that offer each mutation (the root keeps its type: `Site.mutations`)."""
+    offers: dict[Mutation, list[Site]] = {}
+    for site in found:
+        for offered in site.mutations(is_root=site.path == ()):
+            offers.setdefault(offered, []).append(site)
+    return offers
 
 
 def _rejected_only_there(check: SchemaCheck, value: Any, path: tuple[str | int, ...]) -> bool:

@@ -53,11 +53,11 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     guard_hypothesis()  # here too, before the worker processes are forked: they inherit what it collects
     if options.process_part is None:
         prepare_database(options)  # before the worker processes are forked and any target is started
-    if options.processes > 1 and options.process_part is None:
-        return run_in_processes(options, listener, run)
-    progress, started, deadline = RunProgress(), time.monotonic(), _deadline(options)
-    stopped_early: str | None = None
     with _startup_frozen(options):
+        if options.processes > 1 and options.process_part is None:
+            return run_in_processes(options, listener, run)
+        progress, started, deadline = RunProgress(), time.monotonic(), _deadline(options)
+        stopped_early: str | None = None
         try:
             trio.run(_run, options, listener, progress, deadline)
         except BaseException as error:
@@ -67,17 +67,18 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
 
 @contextlib.contextmanager
 def _startup_frozen(options: RunOptions) -> Iterator[None]:
-    """What is allocated before a one-process run starts (the modules, Hypothesis's constants)
-    left out of every garbage collection until it ends (`gc.freeze`), as the processes of a
-    `--processes` run are (`fuzz.engine.shards`, which also frees the pages from copies).
+    """What is allocated before a run starts (the modules, Hypothesis's constants) left out of
+    every garbage collection until it ends (`gc.freeze`). With `--processes`, the worker
+    processes are forked frozen: no collection, there or here, writes to the pages the imports
+    filled, and they stay shared (`fuzz.engine.shards`).
 
     Why: a full collection walks every object the collector tracks, and the imports alone are
     55,000 of them: about 20 ms a walk on this project's 2-core machine, for nothing (they are
     never garbage). Hypothesis's runs leave cycles that only a full collection frees, every
     `COLLECT_EVERY` (`fuzz.engine.hypothesis_threads`) and whenever CPython's own thresholds
     call for one. On the demo in one process for 10 s, the time the collector took went from
-    1.26 to 0.70-0.72 s (two runs). A forked worker process (`process_part`) inherits its
-    parent's frozen objects."""
+    1.26 to 0.70-0.72 s (two runs). A worker process's shard (`process_part`) runs inside its
+    parent's freeze."""
     if options.process_part is not None:
         yield
         return

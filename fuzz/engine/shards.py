@@ -16,7 +16,7 @@ own answers (`fuzz.engine.scheduler`), so one process or four make the same find
 The first worker is the harness's own process (it runs its shard on its main thread while a
 second thread collects what the others send); the others are forked before anything runs
 (no threads yet), with the garbage collector's objects frozen (`gc.freeze`, until the run
-ends, here too) so that the pages the imports filled stay shared (a collection would write to
+ends, here too: `fuzz.engine.run`) so that the pages the imports filled stay shared (a collection would write to
 every object's header and copy the page). Why the parent works rather than waits: a page
 that any process writes (a reference count, CPython 3.11 has no immortal objects) ends up
 copied once per process that still maps it, and an idle parent keeps the originals; measured
@@ -31,7 +31,6 @@ the summaries of the tools it finished came with its events.
 from __future__ import annotations
 
 import contextlib
-import gc
 import multiprocessing
 import os
 import signal
@@ -88,7 +87,6 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
     merger = ShardMerger(options, listener, count, started)
     connections: dict[Connection, int] = {}
     processes = []
-    gc.freeze()  # what is allocated so far stays shared with the forked workers: no collection, here or there, copies its pages
     for number in range(1, count):
         receiving, sending = context.Pipe(duplex=False)
         process = context.Process(
@@ -138,7 +136,6 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
             if process.is_alive():
                 process.kill()
                 process.join()
-        gc.unfreeze()
     result = merger.result(stopped, exit_codes=[0, *(process.exitcode for process in processes)])
     listener(RunFinished(result))
     return result
