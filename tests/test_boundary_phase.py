@@ -13,8 +13,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fuzz.engine.plan import Selection
+from fuzz.wire.target import StdioTarget
+from strategies import CaseKind
 from strategies.boundaries import Side, boundary_values, keyword_sites, reached
 from strategies.schemas import SchemaCheck
+from tests.conftest import fuzz
 
 SERVERS = Path(__file__).parent / "servers"
 BOUNDARY_SERVER = [sys.executable, str(SERVERS / "boundary_server.py")]
@@ -160,3 +164,17 @@ def test_phases_name_only_known_phases() -> None:
     run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--phases", "boundary,nope"], capture_output=True, text=True)
     assert run.returncode == 2
     assert "no phase named 'nope'; the phases are: boundary, random, sequence" in run.stderr
+
+
+def test_a_rule_a_canonical_case_found_does_not_end_the_random_search() -> None:
+    """The demo's `divide` fails at b = 0, the canonical case's value, which Hypothesis also draws
+    at once: the search goes on for all its examples (looking for other rules), and shrinks
+    nothing, where it stopped to shrink what the canonical case had already found, minimal
+    (about a thousand cases sent: every shrinking try is a batch)."""
+    demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
+    result = fuzz(demo, max_examples=240, selection=Selection(tools=frozenset({"divide"})), envelope=False,
+                  kinds=frozenset({CaseKind.VALID_ARGUMENTS}))
+    ((summary,),) = [[summary for summary in result.tools if summary.tool == "divide"]]
+    assert 240 <= summary.cases_sent[CaseKind.VALID_ARGUMENTS] < 260, summary.cases_sent
+    (failure,) = [finding for finding in result.findings if finding.rule.id == "tool-failure"]
+    assert failure.request["params"]["arguments"] == {"a": 0, "b": 0}
