@@ -13,6 +13,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fuzz.engine.options import RunOptions
+from fuzz.engine.phases.canonical import CanonicalVerdicts
+from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.plan import Selection
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
@@ -178,3 +181,41 @@ def test_a_rule_a_canonical_case_found_does_not_end_the_random_search() -> None:
     assert 240 <= summary.cases_sent[CaseKind.VALID_ARGUMENTS] < 260, summary.cases_sent
     (failure,) = [finding for finding in result.findings if finding.rule.id == "tool-failure"]
     assert failure.request["params"]["arguments"] == {"a": 0, "b": 0}
+
+
+def test_no_round_of_the_search_shrinks_what_a_canonical_case_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Later rounds send no canonical case of their own: they keep the first round's verdicts."""
+    failed: list[tuple[int, str]] = []
+    rounds: set[tuple[CaseKind, int, frozenset[str]]] = set()
+    check, run = Exploration._check, Exploration.run
+
+    def failing(self: Exploration, batch: Any) -> None:
+        try:
+            check(self, batch)
+        except Exception as failure:
+            failed.append((self.round, type(failure).__name__))
+            raise
+
+    def running(self: Exploration) -> None:
+        rounds.add((self.kind, self.round, self.earlier.rules))
+        run(self)
+
+    monkeypatch.setattr(Exploration, "_check", failing)
+    monkeypatch.setattr(Exploration, "run", running)
+    demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
+    result = fuzz(demo, max_examples=10**6, max_time=4.0, selection=Selection(tools=frozenset({"divide"})), envelope=False,
+                  kinds=frozenset({CaseKind.VALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL}))
+    rule = {CaseKind.VALID_ARGUMENTS: "tool-failure", CaseKind.UNKNOWN_TOOL: "unknown-tool"}
+    assert (CaseKind.VALID_ARGUMENTS, 1, frozenset({"tool-failure"})) in rounds, rounds
+    assert all(rules == (frozenset({rule[kind]}) if round else frozenset()) for kind, round, rules in rounds), rounds
+    assert failed == []
+    assert {finding.rule.id for finding in result.findings} == {"tool-failure", "unknown-tool"}
+
+
+def test_a_later_round_leaves_out_the_shapes_the_first_round_got_no_answer_for() -> None:
+    earlier = CanonicalVerdicts(frozenset({"request-answered"}), frozenset({"arguments is null"}))
+    demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
+    exploration = Exploration(RunOptions(target=demo, seed=1), None, None, CaseKind.MALFORMED_REQUEST, (), None, round=1,  # type: ignore[arg-type]
+                              earlier=earlier)
+    assert exploration._silent_labels == {"arguments is null"}
+    assert exploration.verdicts == earlier

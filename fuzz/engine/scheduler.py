@@ -34,7 +34,7 @@ from fuzz.engine.fresh_probe import checked_on_a_fresh_target
 from fuzz.engine.hypothesis_threads import in_worker_thread
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import BoundaryValues, Canonical, batch_size, canonical_for, send_canonical
+from fuzz.engine.phases.canonical import NO_VERDICTS, BoundaryValues, Canonical, CanonicalVerdicts, batch_size, canonical_for, send_canonical
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.phases.sequences import SequenceExploration, explore_sequences
 from fuzz.engine.phases.trials import ACCEPTED_KEPT
@@ -95,7 +95,8 @@ class Job:
     canonical: Canonical | None = None
     canonical_sent: trio.Event = field(default_factory=trio.Event)
     """Set once its canonical cases have been sent and answered (or timed out); at once for a
-    later round, which has none."""
+    later round, which has none (it keeps the first round's `earlier`)."""
+    earlier: CanonicalVerdicts = NO_VERDICTS
 
 
 class Runner:
@@ -175,7 +176,8 @@ class Runner:
         def next_round_of(job: Job) -> None:
             if time.monotonic() >= self.deadline - _LEAST_SHARE:
                 return
-            following = Job(job.index, job.tool, job.kind, job.round + 1)
+            verdicts = job.exploration.verdicts if isinstance(job.exploration, Exploration) else job.earlier
+            following = Job(job.index, job.tool, job.kind, job.round + 1, earlier=verdicts)
             following.canonical_sent.set()
             latest[(job.index, job.kind)] = following
             following.built_on = _built_on(following, latest)
@@ -297,7 +299,7 @@ class Runner:
             accepted=self.accepted.get(job.index, ()) if job.kind is CaseKind.INVALID_ARGUMENTS else (),
             known=self.known.get(job.tool.name) if job.tool is not None else None,
             stateless=self.stateless,
-            reach=self._reach_of(job),
+            reach=self._reach_of(job), earlier=job.earlier,
         )
         await trio.to_thread.run_sync(in_worker_thread(exploration.run), abandon_on_cancel=True)
         return await self._finish_job(job, exploration)

@@ -15,6 +15,7 @@ a value among them that violates a rule is already minimal, so its finding stand
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from fuzz.engine.dispatch import Dispatcher, Sent
@@ -27,6 +28,23 @@ from strategies.meta import Stateless
 Canonical = tuple[list[Case], list[Sent]]
 """An exploration's deterministic cases and what came of them (those sent, when --max-time cut
 the phase short)."""
+
+
+
+@dataclass(frozen=True)
+class CanonicalVerdicts:
+    """What an exploration's deterministic cases came to, which its later rounds keep (they send
+    no deterministic case of their own): the rules those cases violated (each finding already
+    minimal, so the search does not shrink that rule again) and the shapes they got no answer
+    for (not searched again)."""
+
+    rules: frozenset[str] = frozenset()
+    silent_labels: frozenset[str] = frozenset()
+
+
+NO_VERDICTS = CanonicalVerdicts()
+"""A first round's: it sends deterministic cases of its own."""
+
 
 CASES_PER_EXAMPLE = 8
 """Cases in one Hypothesis example of the random search; an eighth of --max-examples when that

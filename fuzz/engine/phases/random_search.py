@@ -29,7 +29,7 @@ from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.examples import example_database
 from fuzz.engine.hypothesis_threads import BUILDING, collect_finished_runs
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import Canonical, batch_size
+from fuzz.engine.phases.canonical import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.schema_reach import SchemaReach
@@ -69,8 +69,11 @@ class Exploration(BatchTrials):
         known: Known | None = None,
         stateless: Stateless | None = None,
         reach: SchemaReach | None = None,
+        earlier: CanonicalVerdicts = NO_VERDICTS,
     ) -> None:
         self.options = options
+        self.earlier = earlier
+        """What the deterministic cases of this exploration's first round came to (a later round)."""
         self.reach = reach
         """The tool's schema-reach counter, which every case judged here adds to."""
         self.stateless = stateless
@@ -106,7 +109,7 @@ class Exploration(BatchTrials):
         """No valid value could be drawn: the kinds built on valid values are not tried."""
         self._latest: dict[str, Finding] = {}
         self._canonical: dict[str, Finding] = {}
-        self._silent_labels: set[str] = set()
+        self._silent_labels: set[str] = set(earlier.silent_labels)
         self._slowest_answer: float | None = None
         """Seconds: the slowest answer any request of this exploration got."""
         self._batches_checked = 0
@@ -178,6 +181,11 @@ class Exploration(BatchTrials):
         self.sent += 1
         again = self._judge(case, outcome)
         return again if again is not None and again.rule.id == finding.rule.id else finding
+
+    @property
+    def verdicts(self) -> CanonicalVerdicts:
+        """What this exploration's next round keeps of its deterministic cases."""
+        return CanonicalVerdicts(self.earlier.rules | frozenset(self._canonical), frozenset(self._silent_labels))
 
     def _keep_canonical(self, case: Case, finding: Finding | None) -> None:
         if finding is not None and finding.response is None:
@@ -274,7 +282,7 @@ class Exploration(BatchTrials):
 
     def _check(self, batch: Sequence[Case]) -> None:
         """The Hypothesis test body: fails the example when one of its cases violates a rule,
-        other than one a canonical case already violated.
+        other than one a canonical case already violated (in this round or the first).
 
         A canonical case is its shape's simplest form: the finding it made is already minimal,
         and the search's own finding of that rule would be dropped for it. Failing on it anyway
@@ -291,13 +299,14 @@ class Exploration(BatchTrials):
         if now >= self.share_deadline:
             raise ShareSpent()
         suspecting = self._suspecting
-        known = self._latest.keys() | self._canonical.keys()
+        minimal = self._canonical.keys() | self.earlier.rules
+        known = self._latest.keys() | minimal
 
         def is_new(finding: Finding | None) -> bool:
             return finding is not None and finding.rule.id not in known
 
         findings = [found for found in self._judge_batch(batch, timeout=self._timeout_for_try(), enough=is_new)
-                    if found and (found.rule.id not in self._canonical or found.rule.id == HANG_RULE)]
+                    if found and (found.rule.id not in minimal or found.rule.id == HANG_RULE)]
         finding = next((found for found in findings if is_new(found)), findings[0] if findings else None)
         if finding is not None:
             if finding.rule.id == HANG_RULE and self._confirmed_hang is None and not suspecting:
