@@ -78,7 +78,7 @@ def _start_demo(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
     report = tmp_path / "report.json"
     process = subprocess.Popen(
         [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "200", "--tool-max-examples", "divide=100000",
-         "--tool-max-examples", "set_volume=100000", "--processes", "2", "--no-progress",
+         "--tool-max-examples", "set_volume=8000", "--processes", "2", "--no-progress",
          "--corpus", str(tmp_path / "corpus"), "--report", f"json:{report}"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
     )

@@ -139,10 +139,14 @@ def _only(inputs: dict[str, str], modelled: set[str], action: str) -> None:
 
 
 def _checkout(directory: Path) -> Path:
-    """A job's workspace after actions/checkout: the repository's (empty) baseline."""
+    """A job's workspace after actions/checkout: the repository's (empty) baseline, and its
+    settings file naming the random search alone. Its findings are shrunk, and so kept in the
+    example database, which every shard's artifact then carries; the boundary phase finds every
+    bug of the demo first, already minimal, and keeps nothing there."""
     workspace = directory / "workspace"
     workspace.mkdir(parents=True)
     (workspace / BASELINE).write_text(json.dumps({"format": BASELINE_FORMAT, "findings": []}))
+    (workspace / "mcp-toolfuzz.toml").write_text('phases = "random"\n')
     return workspace
 
 
