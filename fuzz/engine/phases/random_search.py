@@ -27,6 +27,7 @@ from hypothesis.errors import Unsatisfiable
 
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.examples import example_database
+from fuzz.engine.fresh_batches import FRESH, SIMPLEST_FIRST, fresh_generation
 from fuzz.engine.hypothesis_threads import BUILDING, collect_finished_runs
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size
@@ -40,6 +41,8 @@ from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import ENVELOPE, coercion_cases, envelope_cases
 from strategies.meta import Stateless
 from strategies.values import Known
+
+fresh_generation()
 
 EXAMPLES_PER_RUN = 100
 """Batches in one Hypothesis run at most; a longer exploration is several runs, each with a seed
@@ -266,6 +269,9 @@ class Exploration(BatchTrials):
 
         def test(batch: tuple[Case, ...]) -> None:
             self._check(batch)
+
+        setattr(test, FRESH, True)
+        setattr(test, SIMPLEST_FIRST, self.round == 0 and part == 0)
 
         # Hypothesis keys its database by the test's source, the same for every exploration:
         # the target, tool, case kind and batch size tell them apart. Never the seed, the round,
