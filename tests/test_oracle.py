@@ -213,6 +213,16 @@ def test_advisory_checks(text: str, rule: str | None) -> None:
     assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), _answered(result=result), None, criteria) == rule
 
 
+def test_a_name_listed_twice_is_one_tool_named_not_a_leak_of_the_list() -> None:
+    """The unknown name " weather", echoed by a server that lists `weather` twice (its own
+    `tool-name` finding), names one listed tool."""
+    result = {"content": [{"type": "text", "text": "Unknown tool:  weather. Re-run tools/list and retry."}], "isError": True}
+    criteria = Criteria(listed_names=("weather", "weather", "divide"))
+    assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), _answered(result=result), None, criteria) is None
+    result = {"content": [{"type": "text", "text": "Unknown tool: x. Try weather or divide."}], "isError": True}
+    assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), _answered(result=result), None, criteria) == "tool-list-leak"
+
+
 def test_an_image_first_is_an_error_message_finding_and_rules_can_be_disabled() -> None:
     result = {"content": [{"type": "image", "data": "aGk=", "mimeType": "image/png"}], "isError": True}
     assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), _answered(result=result)) == "error-message"

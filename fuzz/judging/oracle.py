@@ -211,7 +211,9 @@ def _tool_list_leak(case: Case, criteria: Criteria, observation: Observation) ->
     if case.kind is not CaseKind.UNKNOWN_TOOL:
         return
     text = "\n".join(_error_texts(observation))
-    named = [name for name in criteria.listed_names if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)]
+    named = [  # each name once: a listing with a name twice (a `tool-name` finding) names one tool by it
+        name for name in dict.fromkeys(criteria.listed_names) if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)
+    ]
     if len(named) >= 2:
         yield "tool-list-leak", f"the error for an unknown tool names {len(named)} listed tools ({', '.join(named[:5])})"
 
