@@ -13,6 +13,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture.engine import ConjectureRunner
 
+from fuzz.engine.fresh_batches import STALE_BATCHES
 from fuzz.engine.options import RunPhase
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.plan import Selection
@@ -73,3 +74,13 @@ def test_other_tests_keep_hypothesis_own_generation(monkeypatch: pytest.MonkeyPa
 
     users_own()
     assert mutated
+
+
+def test_an_exploration_that_has_sent_every_case_it_can_draw_stops(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The demo's `set_volume` takes a level from 0 to 11 (an integer, or a float with nothing
+    after the point): 24 valid cases. Its valid-arguments search stops after STALE_BATCHES
+    batches with nothing new, instead of sending them again for its 4,000 cases."""
+    sent = _sent_by_exploration(monkeypatch, CaseKind.VALID_ARGUMENTS, "set_volume", 4000)
+    levels = {json.loads(params)["arguments"]["level"] for params in sent}
+    assert levels <= set(range(12)) and len({json.dumps(level) for level in levels}) >= 12
+    assert len(sent) <= 8 * 4 * STALE_BATCHES, len(sent)

@@ -23,6 +23,12 @@ class ShareSpent(BaseException):
     run goes on with the next one."""
 
 
+class NothingNew(BaseException):
+    """This exploration's recent batches held no case it had not sent already: it stops (its
+    tool's arguments take a handful of values, all sent), and the run goes on with the next.
+    Raised only while it has found nothing (never while Hypothesis shrinks)."""
+
+
 def on_trio_clock(deadline: float) -> float:
     """A deadline on time.monotonic's clock (which the worker thread reads) on trio's clock."""
     return trio.current_time() + (deadline - time.monotonic())

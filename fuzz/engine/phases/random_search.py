@@ -27,14 +27,14 @@ from hypothesis.errors import Unsatisfiable
 
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.examples import example_database
-from fuzz.engine.fresh_batches import FRESH, SIMPLEST_FIRST, fresh_generation
+from fuzz.engine.fresh_batches import FRESH, SIMPLEST_FIRST, Novelty, fresh_generation
 from fuzz.engine.hypothesis_threads import BUILDING, collect_finished_runs
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.schema_reach import SchemaReach
-from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
+from fuzz.engine.stops import NothingNew, OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria
 from strategies import Case, CaseKind, Tool, cases
@@ -108,6 +108,9 @@ class Exploration(BatchTrials):
         self.refused_fields: dict[str, int] = {}
         self.share_spent = False
         self.out_of_time = False
+        self.exhausted = False
+        """Its batches stopped bringing cases it had not sent (`Novelty`): no next round."""
+        self._novelty = Novelty()
         self.unsatisfiable = False
         """No valid value could be drawn: the kinds built on valid values are not tried."""
         self._latest: dict[str, Finding] = {}
@@ -233,10 +236,11 @@ class Exploration(BatchTrials):
                 raise
             self.out_of_time = leaves_of_type(error, (OutOfTime,))
             share_spent = self.share_spent = leaves_of_type(error, (ShareSpent,))
+            self.exhausted = leaves_of_type(error, (NothingNew,))
             violations = violations_in(error)
             if violations:
                 self.findings = [violation.finding for violation in violations]
-            elif self.lost is None and not self.out_of_time and not share_spent:
+            elif self.lost is None and not self.out_of_time and not share_spent and not self.exhausted:
                 self.skip = f"could not generate {self.kind.value} cases: {where_raised(error)}"
         if not self.findings and self._latest:
             self.findings = list(self._latest.values())
@@ -304,6 +308,8 @@ class Exploration(BatchTrials):
             raise OutOfTime()
         if now >= self.share_deadline:
             raise ShareSpent()
+        if self._novelty.exhausted_after(batch) and not self._latest:
+            raise NothingNew()
         suspecting = self._suspecting
         minimal = self._canonical.keys() | self.earlier.rules
         known = self._latest.keys() | minimal
