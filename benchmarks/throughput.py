@@ -66,7 +66,7 @@ BENCH = Path(__file__).resolve().parent
 ROOT = BENCH.parent
 sys.path.insert(0, str(BENCH / "servers"))
 
-from counting import count_in  # noqa: E402
+from counting import count_in, distinct_in  # noqa: E402
 from raw_client import http_ceiling, stdio_ceiling  # noqa: E402
 
 PYTHON = ROOT / ".venv" / "bin" / "python"
@@ -163,10 +163,17 @@ class Measurement:
     peak_rss_kb: int | None = None
     budget: int | None = None
     note: str = ""
+    distinct: int | None = None
+    """Of those, the requests that asked for something no earlier one of the same run did
+    (another tool name or other arguments: `servers/counting.py`)."""
 
     @property
     def rate(self) -> float:
         return self.calls / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def distinct_rate(self) -> float:
+        return (self.distinct or 0) / self.seconds if self.seconds > 0 else 0.0
 
     def as_json(self) -> dict[str, object]:
         return {**asdict(self), "rate": round(self.rate, 2)}
@@ -409,9 +416,9 @@ def measure_raw(context: Context, target: Target, round_: int, in_flight: int) -
             result = http_ceiling(point.url, seconds=context.seconds, in_flight=in_flight)
         else:
             result = stdio_ceiling(point.command, seconds=context.seconds, in_flight=in_flight, cwd=scratch.cwd)
-        calls = count_in(point.count_dir)
+        calls, distinct = count_in(point.count_dir), distinct_in(point.count_dir)
     note = "" if abs(calls - result.answered) <= in_flight else f"client read {result.answered} answers"
-    return Measurement(round_, target.name, name, calls, result.seconds, note=note)
+    return Measurement(round_, target.name, name, calls, result.seconds, note=note, distinct=distinct)
 
 
 def measure_toolfuzz(context: Context, target: Target, round_: int, options: Sequence[str], name: str = "toolfuzz") -> Measurement:
@@ -419,9 +426,9 @@ def measure_toolfuzz(context: Context, target: Target, round_: int, options: Seq
     with endpoint(target, scratch.run_dir) as point:
         argv, extra = toolfuzz_command(target, point, seconds=context.seconds, run_dir=scratch.run_dir, extra=options)
         finished = run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout)
-        calls = count_in(point.count_dir)
+        calls, distinct = count_in(point.count_dir), distinct_in(point.count_dir)
     return Measurement(round_, target.name, name, calls, finished.seconds, finished.peak_rss_kb,
-                       note=_exit_note(finished, ok=(0, 1), log=scratch.run_dir / "output.log"))
+                       note=_exit_note(finished, ok=(0, 1), log=scratch.run_dir / "output.log"), distinct=distinct)
 
 
 def warm_up(context: Context) -> None:
@@ -443,21 +450,22 @@ def warm_up(context: Context) -> None:
 
 
 def run_peer(context: Context, peer: Peer, target: Target, budget: int, label: str, *,
-             watch: bool = False) -> tuple[Finished, int, Scratch]:
-    """One run of `peer` on a fresh endpoint: how it ended, the server's count, its scratch."""
+             watch: bool = False) -> tuple[Finished, int, Scratch, int]:
+    """One run of `peer` on a fresh endpoint: how it ended, the server's count, its scratch, and
+    how many of the requests counted were distinct."""
     scratch = context.scratch(label, peer.name)
     with endpoint(target, scratch.run_dir) as point:
         argv = [str(peer.path), *peer.arguments(budget, point, scratch.run_dir)]
         finished = run_process(argv, scratch, env=scratch.env(), timeout=context.timeout,
                                watch=point.count_dir if watch else None)
-        return finished, count_in(point.count_dir), scratch
+        return finished, count_in(point.count_dir), scratch, distinct_in(point.count_dir)
 
 
 def measure_peer(context: Context, peer: Peer, target: Target, round_: int) -> Measurement:
     budget = context.budgets[(peer.name, target.name)]
-    finished, calls, scratch = run_peer(context, peer, target, budget, f"r{round_}-{target.name}-{peer.name}")
+    finished, calls, scratch, distinct = run_peer(context, peer, target, budget, f"r{round_}-{target.name}-{peer.name}")
     return Measurement(round_, target.name, peer.name, calls, finished.seconds, finished.peak_rss_kb, budget,
-                       _exit_note(finished, ok=(0, 1), log=scratch.run_dir / "output.log"))
+                       _exit_note(finished, ok=(0, 1), log=scratch.run_dir / "output.log"), distinct)
 
 
 def _exit_note(finished: Finished, *, ok: tuple[int, ...], log: Path) -> str:
@@ -477,13 +485,13 @@ def calibrate(context: Context, peer: Peer, target: Target) -> int:
     (seconds for these peers) make a rate-only estimate overshoot. When noise makes the second
     run no longer than the first, the second's budget is kept."""
     small = 5
-    first, calls, _ = run_peer(context, peer, target, small, f"calibrate0-{target.name}-{peer.name}", watch=True)
+    first, calls, _, _ = run_peer(context, peer, target, small, f"calibrate0-{target.name}-{peer.name}", watch=True)
     if calls == 0 or first.returncode is None:
         return small
     active = max(first.seconds - (first.first_call or 0.0), 0.1)
     wanted = calls / active * max(context.seconds - (first.first_call or 0.0), 1.0)
     large = max(4 * small, min(1_000_000, round(small * wanted / calls)))
-    second, calls, _ = run_peer(context, peer, target, large, f"calibrate1-{target.name}-{peer.name}")
+    second, calls, _, _ = run_peer(context, peer, target, large, f"calibrate1-{target.name}-{peer.name}")
     per_unit = (second.seconds - first.seconds) / (large - small)
     if calls == 0 or second.returncode is None or per_unit <= 0:
         return large
@@ -647,15 +655,23 @@ def _column(contender: str) -> str:
 Row = dict[str, "str | float | None"]
 
 
+DISTINCT_COLUMNS = ("toolfuzz", SINGLE, "mcp-fuzzer", "toolproof")
+DISTINCT_RATIOS = (("toolfuzz/mcp-fuzzer", "toolfuzz", "mcp-fuzzer"), ("toolfuzz/toolproof", "toolfuzz", "toolproof"))
+"""The third table: distinct requests per second (a request that asked for what an earlier one
+of the same run asked is not counted again). The raw clients send one request again and again:
+they have no column there."""
+
+
 def summarise(measurements: Sequence[Measurement], columns: Sequence[str] = COLUMNS,
-              ratios: Sequence[tuple[str, str, str]] = RATIOS) -> list[Row]:
-    """Per target: the median rate of each contender, and the median of each per-round ratio."""
+              ratios: Sequence[tuple[str, str, str]] = RATIOS, *, distinct: bool = False) -> list[Row]:
+    """Per target: the median rate of each contender (of distinct requests with `distinct`), and
+    the median of each per-round ratio."""
     rows = []
     for target in TARGETS:
         rates: dict[str, dict[int, float]] = {}
         for m in measurements:
             if m.target == target.name and m.calls > 0:
-                rates.setdefault(_column(m.contender), {})[m.round] = m.rate
+                rates.setdefault(_column(m.contender), {})[m.round] = m.distinct_rate if distinct else m.rate
         row: Row = {"target": target.name}
         for column in columns:
             row[column] = statistics.median(rates[column].values()) if rates.get(column) else None
@@ -772,6 +788,10 @@ def main() -> int:
     if phase_rows:
         print("\nmcp-toolfuzz at its defaults and each of its phases alone (the same measure)\n")
         print(table(phase_rows, PHASE_COLUMNS, PHASE_RATIOS))
+    distinct_rows = summarise(measurements, DISTINCT_COLUMNS, DISTINCT_RATIOS, distinct=True)
+    print("\ndistinct tools/call per second: requests that asked for something (a tool name and arguments) "
+          "no earlier request of the same run did\n")
+    print(table(distinct_rows, DISTINCT_COLUMNS, DISTINCT_RATIOS))
     print()
     for line in memory_lines(peaks, long):
         print(line)
@@ -792,6 +812,7 @@ def main() -> int:
         "budgets": {f"{peer} on {target}": budget for (peer, target), budget in context.budgets.items()},
         "table": rows,
         "phaseTable": phase_rows,
+        "distinctTable": distinct_rows,
         "memory": {"peakRssKb": peaks, "longRun": long},
         "measurements": [m.as_json() for m in measurements],
         "wallSeconds": round(time.perf_counter() - started, 1),

@@ -20,6 +20,7 @@ environment, as the MCP SDK's stdio client does); with neither, nothing is count
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import os
 import sys
@@ -33,18 +34,26 @@ COUNT_DIR_VARIABLE = "TOOLFUZZ_BENCH_COUNT_DIR"
 SDK_SERVER = ROOT / "tests" / "servers" / "python_sdk_highlevel.py"
 
 
-class Counter:
-    """tools/call requests seen by this process: one byte appended to a file per request.
+RECORD = 8
+"""Bytes written per request: a digest of what it asks (`Counter.add`)."""
 
-    One unbuffered `write(2)` per request (a microsecond or two) and no state in the server: a
-    count kept in memory and written at exit is lost when a client ends its server with
-    SIGKILL, as mcp-fuzzer does, and a periodic writer loses the last moments' calls."""
+
+class Counter:
+    """tools/call requests seen by this process: RECORD bytes appended to a file per request, a
+    digest of its tool name and arguments (so that the requests a client sent twice can be told
+    from those it sent once: `distinct_in`).
+
+    One unbuffered `write(2)` per request (a microsecond or two, and about as much for the
+    digest) and no state in the server: a count kept in memory and written at exit is lost when
+    a client ends its server with SIGKILL, as mcp-fuzzer does, and a periodic writer loses the
+    last moments' calls."""
 
     def __init__(self, directory: Path) -> None:
         self._fd = os.open(directory / str(os.getpid()), os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
 
-    def add(self) -> None:
-        os.write(self._fd, b"\n")
+    def add(self, params: Any) -> None:
+        asked = (params.get("name"), params.get("arguments")) if isinstance(params, dict) else params
+        os.write(self._fd, hashlib.blake2b(repr(asked).encode(errors="surrogatepass"), digest_size=RECORD).digest())
 
 
 def start_counter(directory: str | None = None) -> Counter | None:
@@ -55,7 +64,17 @@ def start_counter(directory: str | None = None) -> Counter | None:
 
 def count_in(directory: Path) -> int:
     """The tools/call requests the servers that wrote to `directory` received, so far."""
-    return sum(path.stat().st_size for path in directory.iterdir())
+    return sum(path.stat().st_size for path in directory.iterdir()) // RECORD
+
+
+def distinct_in(directory: Path) -> int:
+    """How many of those asked for something no earlier one did (the same tool name and
+    arguments: a `_meta` or a JSON-RPC id of its own does not make a request new)."""
+    seen: set[bytes] = set()
+    for path in directory.iterdir():
+        records = path.read_bytes()
+        seen.update(records[start : start + RECORD] for start in range(0, len(records) - RECORD + 1, RECORD))
+    return len(seen)
 
 
 def run_demo(counter: Counter | None) -> None:
@@ -67,7 +86,7 @@ def run_demo(counter: Counter | None) -> None:
 
         def counted(method: str, params: Any) -> dict[str, Any]:
             if method == "tools/call":
-                counter.add()
+                counter.add(params)
             return handle(method, params)
 
         demo.handle = counted
@@ -89,7 +108,7 @@ def run_sdk(counter: Counter | None, arguments: list[str]) -> None:
 
         async def count_calls(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
             if ctx.method == "tools/call":
-                counter.add()
+                counter.add(ctx.params)
             return await call_next(ctx)
 
         server.mcp._lowlevel_server.middleware.insert(0, count_calls)
