@@ -219,3 +219,26 @@ def test_a_later_round_leaves_out_the_shapes_the_first_round_got_no_answer_for()
                               earlier=earlier)
     assert exploration._silent_labels == {"arguments is null"}
     assert exploration.verdicts == earlier
+
+
+def test_a_search_past_a_canonical_rule_keeps_no_finding_per_case(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every unknown-tool case of the demo violates `unknown-tool`, which the canonical cases
+    found first: the search goes on through all its examples, and must not hold on to the
+    finding each of its cases made (the benchmark's long run grew by 2 MB a second when it did)."""
+    held: list[int] = []
+    check = Exploration._check
+
+    def measuring(self: Exploration, batch: Any) -> None:
+        try:
+            check(self, batch)
+        finally:
+            held.append(len(self._case_of))
+
+    monkeypatch.setattr(Exploration, "_check", measuring)
+    demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
+    result = fuzz(demo, max_examples=400, selection=Selection(tools=frozenset({"add"})), envelope=False,
+                  kinds=frozenset({CaseKind.UNKNOWN_TOOL}))
+    (summary,) = [summary for summary in result.tools if summary.tool == "add"]
+    assert summary.cases_sent[CaseKind.UNKNOWN_TOOL] >= 400
+    assert [finding.rule.id for finding in result.findings] == ["unknown-tool"]
+    assert len(held) >= 50 and max(held) <= 2, max(held)

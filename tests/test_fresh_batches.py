@@ -84,3 +84,4 @@ def test_an_exploration_that_has_sent_every_case_it_can_draw_stops(monkeypatch: 
     levels = {json.loads(params)["arguments"]["level"] for params in sent}
     assert levels <= set(range(12)) and len({json.dumps(level) for level in levels}) >= 12
     assert len(sent) <= 8 * 4 * STALE_BATCHES, len(sent)
+

@@ -120,8 +120,10 @@ class Exploration(BatchTrials):
         """Seconds: the slowest answer any request of this exploration got."""
         self._batches_checked = 0
         self._case_of: dict[int, tuple[Finding, Case]] = {}
-        """Each finding this exploration made, with its case, by the finding's id() (holding the
-        finding, so that no id is reused while the exploration runs)."""
+        """Each finding this exploration kept (a canonical one, or one that failed an example),
+        with its case, by the finding's id() (holding the finding, so that no id is reused while
+        the exploration runs). Not every finding judged: a search that goes on past a rule the
+        canonical cases found judges one in each of its cases."""
         self._confirmed_hang: Finding | None = None
         """The first `request-answered` finding, made at the full --timeout with nothing else
         in flight."""
@@ -198,6 +200,7 @@ class Exploration(BatchTrials):
             self._silent_labels.add(case.label)
         if finding is not None and finding.rule.id not in self._canonical:
             self._canonical[finding.rule.id] = finding
+            self._case_of[id(finding)] = (finding, case)
 
     def _search(self) -> None:
         try:
@@ -317,13 +320,15 @@ class Exploration(BatchTrials):
         def is_new(finding: Finding | None) -> bool:
             return finding is not None and finding.rule.id not in known
 
-        findings = [found for found in self._judge_batch(batch, timeout=self._timeout_for_try(), enough=is_new)
-                    if found and (found.rule.id not in minimal or found.rule.id == HANG_RULE)]
-        finding = next((found for found in findings if is_new(found)), findings[0] if findings else None)
-        if finding is not None:
+        judged = self._judge_batch(batch, timeout=self._timeout_for_try(), enough=is_new)
+        failing = [(found, case) for found, case in zip(judged, batch, strict=True)
+                   if found and (found.rule.id not in minimal or found.rule.id == HANG_RULE)]
+        finding, case = next(((found, case) for found, case in failing if is_new(found)), failing[0] if failing else (None, None))
+        if finding is not None and case is not None:
             if finding.rule.id == HANG_RULE and self._confirmed_hang is None and not suspecting:
                 self._confirmed_hang = finding
             self._latest[finding.rule.id] = finding
+            self._case_of[id(finding)] = (finding, case)
             raise violation_type(finding.rule.id)(finding)
 
 def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0, part: int = 0) -> int:

@@ -190,7 +190,6 @@ class BatchTrials:
             stderr=exchange.stderr,
             headers=exchange.headers,
         )
-        self._case_of[id(finding)] = (finding, case)
         return finding
 
 
