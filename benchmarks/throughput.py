@@ -28,7 +28,10 @@ of the contender's process, start-up and report writing included, as a user wait
 for the raw client, over its sending window. Rounds interleave every (target, contender) in an
 order shuffled with a fixed seed, so that the machine's noise (shared, two cores) spreads over
 all of them; the table gives medians over rounds, and each ratio is the median of the rounds'
-ratios (both sides measured close together).
+ratios (both sides measured close together). A third table gives *distinct* requests per
+second: the counter records a digest of each request's tool name and arguments, and a request
+that asked for what an earlier one of the same run asked is counted once (the raw clients, one
+request again and again, have no column there).
 
 Memory, on the demo, of mcp-toolfuzz (at its defaults and in one process) and of toolproof: a
 first run with a fresh HOME, XDG_CACHE_HOME and working directory, then a warm run with the
