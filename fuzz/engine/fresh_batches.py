@@ -12,7 +12,7 @@ test of one value well, and a batch of eight cases (`fuzz.engine.phases.random_s
   prefix, run before the example itself: the prefix, then every choice at its simplest, a batch
   whose cases after the first are the simplest case again.
 
-On the demo at the defaults for 10 s, 77% of the cases an exploration sent were cases it had
+On the demo in one process for 10 s, 77% of the cases an exploration sent were cases it had
 already sent (16,395 of 21,000). `fresh_generation` replaces the generation loop for the
 explorations' own tests (those marked `FRESH`): each example is one of Hypothesis's novel
 prefixes (the tree of choices made so far tells which) completed at random by its provider.
