@@ -87,8 +87,8 @@ class Novelty:
     A tool whose arguments take a handful of values (an enum, a small integer range) has sent
     them all within a few batches, and Hypothesis cannot tell: it tells batches apart, and
     batches of the same few cases in another order are new to it. The demo's `lookup` (one
-    of three cities) sent its three valid cases 4,000 times in 5,000 cases. Kept in memory
-    as one hash a case, up to TRACKED."""
+    of three cities) drew 4,000 valid cases, three of them distinct, in five runs of 100
+    batches. Kept in memory as one hash a case, up to TRACKED."""
 
     def __init__(self) -> None:
         self._seen: set[int] | None = set()

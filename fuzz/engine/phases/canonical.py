@@ -30,7 +30,6 @@ Canonical = tuple[list[Case], list[Sent]]
 the phase short)."""
 
 
-
 @dataclass(frozen=True)
 class CanonicalVerdicts:
     """What an exploration's deterministic cases came to, which its later rounds keep (they send
@@ -48,8 +47,8 @@ NO_VERDICTS = CanonicalVerdicts()
 
 CASES_PER_EXAMPLE = 8
 """Cases in one Hypothesis example of the random search; an eighth of --max-examples when that
-is fewer, so that a short run still has several examples (Hypothesis's first is always each
-case's simplest form)."""
+is fewer, so that a short run still has several examples (the first of an exploration's first
+run is each case's simplest form: `fuzz.engine.fresh_batches.SIMPLEST_FIRST`)."""
 
 
 def batch_size(max_examples: int) -> int:

@@ -323,8 +323,9 @@ class Exploration(BatchTrials):
         judged = self._judge_batch(batch, timeout=self._timeout_for_try(), enough=is_new)
         failing = [(found, case) for found, case in zip(judged, batch, strict=True)
                    if found and (found.rule.id not in minimal or found.rule.id == HANG_RULE)]
-        finding, case = next(((found, case) for found, case in failing if is_new(found)), failing[0] if failing else (None, None))
-        if finding is not None and case is not None:
+        chosen = next((pair for pair in failing if is_new(pair[0])), failing[0] if failing else None)
+        if chosen is not None:
+            finding, case = chosen
             if finding.rule.id == HANG_RULE and self._confirmed_hang is None and not suspecting:
                 self._confirmed_hang = finding
             self._latest[finding.rule.id] = finding

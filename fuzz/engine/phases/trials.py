@@ -68,7 +68,6 @@ class BatchTrials:
     _accepted_keys: set[str]
     _latest: dict[str, Finding]
     _slowest_answer: float | None
-    _case_of: dict[int, tuple[Finding, Case]]
     _confirmed_hang: Finding | None
     reach: SchemaReach | None
 
