@@ -37,6 +37,7 @@ from strategies.meta import (
 )
 from strategies.names import LONGEST_NAME, unknown_tool_names
 from strategies.outputs import non_object_outputs, outputs
+from strategies.pools import pooled
 from strategies.tools import Tool
 from strategies.values import Known, coerced_variants, valid_objects
 
@@ -194,9 +195,9 @@ def canonical_envelope_cases() -> list[Case]:
     return [Case(CaseKind.MALFORMED_REQUEST, ENVELOPE, p.value, f"malformed: {p.label}") for p in canonical_malformed_envelopes()]
 
 
-_any_arguments: st.SearchStrategy[Mapping[str, Any]] = st.dictionaries(
+_any_arguments: st.SearchStrategy[Mapping[str, Any]] = pooled(st.dictionaries(
     json_text(max_size=8), st.none() | st.booleans() | st.integers() | json_text(max_size=8), max_size=3
-)
+), "unknown-tool arguments")
 
 
 

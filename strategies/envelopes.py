@@ -16,6 +16,7 @@ from hypothesis import strategies as st
 from strategies.characters import json_text
 from strategies.drawing import mapped
 from strategies.labelled import Labelled
+from strategies.pools import pooled
 
 
 class Absent(Enum):
@@ -42,11 +43,11 @@ def call_message(params: Any) -> dict[str, Any]:
     return message
 
 
-_small_json: st.SearchStrategy[Any] = st.recursive(
+_small_json: st.SearchStrategy[Any] = pooled(st.recursive(
     st.none() | st.booleans() | st.integers() | json_text(max_size=10),
     lambda children: st.lists(children, max_size=3) | st.dictionaries(json_text(max_size=6), children, max_size=3),
     max_leaves=6,
-)
+), "small JSON")
 non_string_values = st.one_of(
     mapped(st.none(), lambda v: Labelled(v, "null")),
     mapped(st.integers(), lambda v: Labelled(v, "a number")),

@@ -1,0 +1,141 @@
+"""Values drawn as an index into a pool drawn once: junk that costs one choice, not forty.
+
+A fuzzer's malformed requests and unknown-tool calls carry arbitrary JSON (a request's `params`
+as an array, an unknown tool's arguments), for values no rule reads closely; they are more than
+half of a run's cases on a fast server. Drawn whole, small nested JSON costs Hypothesis eleven
+choices and a span for each part: 297 µs a case in batches of eight (Hypothesis's bookkeeping of
+the example included), 166 µs pooled; an unknown tool's arguments 210 µs, 116 pooled.
+`pooled(strategy, name)` draws, most of the time (`FROM_POOL`), one index into a pool of
+`POOL_SIZE` values of `strategy` drawn once per process, and otherwise a value afresh:
+
+- the pool is drawn from a seed that is the pool's name: the same values in every process, run
+  and machine, so that a run is repeatable from its seed and a failure saved in the example
+  database replays in a later run (`fuzz.engine.examples`);
+- the pool is ordered simplest first (Hypothesis's own order of choice sequences), and the
+  choice between pool and fresh shrinks to fresh: junk that does not matter to a failure shrinks
+  to the simplest value, as before; junk that does shrinks to the simplest value of the pool
+  that still fails, not always as far as a fresh draw would (Hypothesis cannot take a pooled
+  value apart). What the rules judge of such requests is their shape (an unknown name, `params`
+  that is not an object), which the label names;
+- a value drawn from the pool is shared between the cases that drew it: callers treat drawn
+  values as immutable (every strategy here builds new containers rather than change one).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+from random import Random
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
+
+from hypothesis.control import BuildContext
+from hypothesis.errors import StopTest
+from hypothesis.internal.conjecture.choice import ChoiceTemplate, choice_permitted
+from hypothesis.internal.conjecture.data import ConjectureData
+from hypothesis.internal.conjecture.providers import GLOBAL_CONSTANTS, HypothesisProvider
+from hypothesis.internal.conjecture.shrinker import sort_key
+from hypothesis.internal.conjecture.utils import calc_label_from_cls, combine_labels
+from hypothesis.strategies import SearchStrategy
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
+
+T = TypeVar("T")
+
+POOL_SIZE = 64
+"""Values in a pool."""
+
+FROM_POOL = 0.75
+"""How often a draw takes a value from the pool rather than drawing one afresh."""
+
+_FILLING = threading.Lock()
+
+
+def pooled(strategy: SearchStrategy[T], name: str, size: int = POOL_SIZE) -> SearchStrategy[T]:
+    """`strategy`'s values, most of them from a pool of `size` drawn once (see the module's
+    docstring). `name` seeds the pool: give each pooled strategy its own."""
+    return _Pooled(strategy, name, size)
+
+
+class _Pooled(SearchStrategy[T], Generic[T]):
+    def __init__(self, strategy: SearchStrategy[T], name: str, size: int) -> None:
+        super().__init__()
+        self._strategy = strategy
+        self._name = name
+        self._size = size
+        self._pool: tuple[T, ...] | None = None
+
+    def calc_label(self) -> int:
+        label: int = combine_labels(calc_label_from_cls(_Pooled), self._strategy.label)
+        return label
+
+    def calc_is_empty(self, recur: Callable[[SearchStrategy[Any]], bool]) -> bool:
+        return bool(recur(self._strategy))
+
+    def calc_is_cacheable(self, recur: Callable[[SearchStrategy[Any]], bool]) -> bool:
+        return bool(recur(self._strategy))
+
+    def do_validate(self) -> None:
+        self._strategy.validate()
+
+    def do_draw(self, data: ConjectureData) -> T:
+        if not data.draw_boolean(FROM_POOL):
+            return data.draw(self._strategy)
+        pool = self._pool if self._pool is not None else self._fill()
+        if not pool:  # a strategy that rejected every value drawn for it
+            return data.draw(self._strategy)
+        return pool[data.draw_integer(0, len(pool) - 1)]
+
+    @property
+    def pool(self) -> tuple[T, ...]:
+        return self._pool if self._pool is not None else self._fill()
+
+    def _fill(self) -> tuple[T, ...]:
+        with _FILLING:
+            if self._pool is None:
+                self._pool = draw_pool(self._strategy, self._name, self._size)
+            return self._pool
+
+    def __repr__(self) -> str:
+        return f"pooled({self._strategy!r}, {self._name!r})"
+
+
+def draw_pool(strategy: SearchStrategy[T], name: str, size: int) -> tuple[T, ...]:
+    """Up to `size` distinct values of `strategy` (by repr), the simplest first, drawn from a
+    seed made of `name`; the first is the strategy's simplest value."""
+    random = Random(int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big"))
+    drawn: dict[str, tuple[tuple[int, tuple[int, ...]], T]] = {}
+    prefixes = [ConjectureData.for_choices((ChoiceTemplate("simplest", count=None),), provider=_GlobalConstantsOnly)]
+    for _ in range(4 * size):
+        data = prefixes.pop() if prefixes else ConjectureData(random=random, provider=_GlobalConstantsOnly)
+        try:
+            value = draw_outside_a_test(strategy, data)
+        except StopTest:
+            continue
+        data.freeze()
+        key = repr(value)
+        if key not in drawn:
+            drawn[key] = (sort_key(data.nodes), value)
+            if len(drawn) == size:
+                break
+    return tuple(value for _, value in sorted(drawn.values(), key=lambda item: item[0]))
+
+
+def draw_outside_a_test(strategy: SearchStrategy[T], data: ConjectureData) -> T:
+    """A value of `strategy` drawn into `data`, outside any test (some strategies record how
+    to print what they drew in the test's build context); StopTest when `data` rejects it."""
+    with BuildContext(data, wrapped_test=draw_outside_a_test):
+        return data.draw(strategy)
+
+
+class _GlobalConstantsOnly(HypothesisProvider):
+    """Hypothesis's provider, minus the constants it reads from the modules of the code under
+    test ("local constants"): which modules those are depends on the process (the CLI, a
+    pytest run, a user's suite), and a pool must not."""
+
+    def _maybe_draw_constant(self, choice_type: Any, constraints: Any, *, p: float = 0.05) -> Any:
+        assert self._random is not None
+        if self._random.random() > p:
+            return None
+        permitted = [choice for choice in GLOBAL_CONSTANTS.set_for_type(choice_type) if choice_permitted(choice, constraints)]
+        return self._random.choice(permitted) if permitted else None
