@@ -647,7 +647,7 @@ RATIOS = (("toolfuzz/raw1", "toolfuzz", "raw 1"), ("toolfuzz/raw4", "toolfuzz", 
           ("1-process/raw1", SINGLE, "raw 1"),
           ("toolfuzz/mcp-fuzzer", "toolfuzz", "mcp-fuzzer"), ("toolfuzz/toolproof", "toolfuzz", "toolproof"))
 """`toolfuzz` is the harness at its defaults (two worker processes on a 2-core machine);
-`toolfuzz, 1 process` is it in one process with one exploration at a time (its batches of 8
+`toolfuzz, 1 process` is it in one process with one exploration at a time (its batches of 16
 still in flight)."""
 
 

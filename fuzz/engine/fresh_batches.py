@@ -2,12 +2,12 @@
 a batch of cases repeat the one before.
 
 Hypothesis's generation spends most of its examples on two things that serve a property-based
-test of one value well, and a batch of eight cases (`fuzz.engine.phases.random_search`) badly:
+test of one value well, and a batch of cases (`fuzz.engine.phases.random_search`) badly:
 
 - after each new example, up to five *mutations* of it (`generate_mutations_from`): a part of the
   example copied over another part drawn by the same strategy, so that a value appears twice.
   Every case of a batch is drawn by the same strategy, so each mutation is the batch before with
-  one case changed: seven requests sent again;
+  one case changed: all but one of its requests sent again;
 - for its first tenth of examples (up to 50 a run), the *zero extension* of each new example's
   prefix, run before the example itself: the prefix, then every choice at its simplest, a batch
   whose cases after the first are the simplest case again.

@@ -186,7 +186,7 @@ def collect_finished_runs() -> None:
     Why: a Hypothesis run's engine and its test state refer to each other
     (`StateForActualGivenExecution._runner`, `ConjectureRunner._test_function`), so when the run
     ends its engine, with the tree of every choice the run made (ten thousand nodes for a
-    hundred batches of eight), is freed by a full collection only, never by its count of
+    hundred batches of eight cases), is freed by a full collection only, never by its count of
     references; and CPython makes a full collection only once a quarter more objects have
     grown old than survived the last. On the demo at the defaults, the peak PSS summed over
     both processes went from 91.0-93.4 MB to 85.1-87.4 MB (three runs each), the calls per

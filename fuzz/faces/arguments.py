@@ -121,7 +121,7 @@ def build_parser() -> argparse.ArgumentParser:
         usage="mcp-toolfuzz run [options] [--url URL | --config FILE | -- COMMAND [ARG ...]]",
     )
     run.add_argument("--max-examples", type=_positive_int, default=100, metavar="N",
-                     help="cases generated per tool and case kind, before shrinking, in whole batches of up to 8 (default 100)")
+                     help="cases generated per tool and case kind, before shrinking, in whole batches of up to 16 (default 100)")
     run.add_argument("--seed", type=_seed, default=None, metavar="N",
                      help="the run's seed; the same seed, target and options repeat a run (default: random, printed)")
     run.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS",
