@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fuzz.engine.options import RunOptions
+from fuzz.engine.phases import trials
 from fuzz.engine.phases.canonical import CanonicalVerdicts, batch_size
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.plan import Selection
@@ -235,6 +236,9 @@ def test_a_search_past_a_canonical_rule_keeps_no_finding_per_case(monkeypatch: p
             held.append(len(self._case_of))
 
     monkeypatch.setattr(Exploration, "_check", measuring)
+    described: list[str] = []
+    describe = trials.describe_violation
+    monkeypatch.setattr(trials, "describe_violation", lambda violation, *rest: described.append(violation.rule.id) or describe(violation, *rest))
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
     result = fuzz(demo, max_examples=400, selection=Selection(tools=frozenset({"add"})), envelope=False,
                   kinds=frozenset({CaseKind.UNKNOWN_TOOL}))
@@ -242,3 +246,4 @@ def test_a_search_past_a_canonical_rule_keeps_no_finding_per_case(monkeypatch: p
     assert summary.cases_sent[CaseKind.UNKNOWN_TOOL] >= 400
     assert [finding.rule.id for finding in result.findings] == ["unknown-tool"]
     assert len(held) >= 400 // batch_size(400) and max(held) <= 2, max(held)
+    assert 0 < len(described) < 20, "the search's own violations of the canonical rule are not described"

@@ -76,7 +76,7 @@ class BatchTrials:
         return self.dispatcher.lost
 
     def _judge_batch(
-        self, batch: Sequence[Case], *, timeout: float, enough: Callable[[Finding | None], bool]
+        self, batch: Sequence[Case], *, timeout: float, enough: Callable[[Finding | None], bool], unwanted: frozenset[str] = frozenset()
     ) -> list[Finding | None]:
         """Send `batch` and judge each case, in order, until one whose finding is `enough`.
 
@@ -85,14 +85,16 @@ class BatchTrials:
         rarer one in the same batch. A case whose silence may be the other requests' doing
         (`Sent.doubtful_silence`) is sent again alone at the full --timeout (except while a hang
         is shrunk) before it is judged, and so is one whose fate may be another's doing in any
-        other way (`Sent.doubtful`).
+        other way (`Sent.doubtful`). A violation of an `unwanted` rule is counted (coverage) but
+        makes no finding (None): its request is not described.
         """
         self.sent += len(batch)
         sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, batch, timeout)
-        return self._judge_sent(batch, sent, enough)
+        return self._judge_sent(batch, sent, enough, unwanted)
 
     def _judge_sent(
-        self, batch: Sequence[Case], sent: Sequence[Sent], enough: Callable[[Finding | None], bool] = lambda _: False
+        self, batch: Sequence[Case], sent: Sequence[Sent], enough: Callable[[Finding | None], bool] = lambda _: False,
+        unwanted: frozenset[str] = frozenset(),
     ) -> list[Finding | None]:
         recheck = not self._suspecting
         findings: list[Finding | None] = []
@@ -104,7 +106,7 @@ class BatchTrials:
             hang_found = any(finding is not None and finding.rule.id == HANG_RULE for finding in findings)
             if outcome.doubtful or (outcome.doubtful_silence and recheck and not hang_found):
                 outcome = self._alone(case)
-            finding = self._judge(case, outcome)
+            finding = self._judge(case, outcome, unwanted)
             if finding is not None and outcome.unverifiable:
                 finding = replace(finding, message=finding.message + _UNVERIFIABLE.format(others=len(batch) - 1))
             findings.append(finding)
@@ -168,13 +170,13 @@ class BatchTrials:
         assert scope.cancelled_caught
         raise OutOfTime() if time.monotonic() >= self.deadline else ShareSpent()
 
-    def _judge(self, case: Case, outcome: Sent) -> Finding | None:
+    def _judge(self, case: Case, outcome: Sent, unwanted: frozenset[str] = frozenset()) -> Finding | None:
         exchange = outcome.exchange
         if isinstance(exchange.reply, Answered):
             self._slowest_answer = max(self._slowest_answer or 0.0, exchange.reply.seconds)
         observation, violation = assess(case, exchange, self.tool, self.criteria, answers_ping=outcome.answers_ping)
         self._observed(case, observation)
-        if violation is None:
+        if violation is None or violation.rule.id in unwanted:
             return None
         finding = Finding(
             rule=violation.rule,
