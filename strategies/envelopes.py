@@ -48,15 +48,19 @@ _small_json: st.SearchStrategy[Any] = pooled(st.recursive(
     lambda children: st.lists(children, max_size=3) | st.dictionaries(json_text(max_size=6), children, max_size=3),
     max_leaves=6,
 ), "small JSON")
+_junk_arrays: st.SearchStrategy[list[Any]] = pooled(st.lists(_small_json, max_size=3), "junk arrays")
+_junk_objects: st.SearchStrategy[dict[str, Any]] = pooled(st.dictionaries(json_text(max_size=6), _small_json, max_size=2), "junk objects")
+"""An array and an object of small JSON, where a request's `params`, `arguments` or name must
+be something else: pooled whole, not only their elements (two choices a case, not seven)."""
 non_string_values = st.one_of(
     mapped(st.none(), lambda v: Labelled(v, "null")),
     mapped(st.integers(), lambda v: Labelled(v, "a number")),
     mapped(st.booleans(), lambda v: Labelled(v, "a boolean")),
-    mapped(st.dictionaries(json_text(max_size=6), _small_json, max_size=2), lambda v: Labelled(v, "an object")),
-    mapped(st.lists(_small_json, max_size=2), lambda v: Labelled(v, "an array")),
+    mapped(_junk_objects, lambda v: Labelled(v, "an object")),
+    mapped(_junk_arrays, lambda v: Labelled(v, "an array")),
 )
 non_object_values = st.one_of(
-    mapped(st.lists(_small_json, max_size=3), lambda v: Labelled(v, "an array")),
+    mapped(_junk_arrays, lambda v: Labelled(v, "an array")),
     mapped(json_text(max_size=10), lambda v: Labelled(v, "a string")),
     mapped(st.integers(), lambda v: Labelled(v, "a number")),
     mapped(st.none(), lambda v: Labelled(v, "null")),
@@ -98,10 +102,10 @@ def malformed_envelopes() -> st.SearchStrategy[Labelled[Any]]:
     might name, labelled with how. Shrinks towards a request with no `params` at all."""
     return st.one_of(
         st.just(Labelled(ABSENT, "params missing")),
-        mapped(st.lists(_small_json, max_size=3), lambda params: Labelled(params, "params is an array")),
+        mapped(_junk_arrays, lambda params: Labelled(params, "params is an array")),
         st.sampled_from(_SCALAR_PARAMS).map(lambda params: Labelled(params, f"params is {params!r}")),
         mapped(
-            st.dictionaries(json_text(max_size=6), _small_json, max_size=2),
+            _junk_objects,
             lambda extra: Labelled({**{k: v for k, v in extra.items() if k != "name"}, "arguments": {}}, "name missing"),
         ),
         mapped(non_string_values, lambda name: Labelled(call_params(name.value, {}), f"name is {name.label}")),

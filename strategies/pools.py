@@ -48,7 +48,8 @@ POOL_SIZE = 64
 FROM_POOL = 0.75
 """How often a draw takes a value from the pool rather than drawing one afresh."""
 
-_FILLING = threading.Lock()
+_FILLING = threading.RLock()
+"""Held while a pool is drawn; reentrant, as a pool of values that hold pooled values fills both."""
 
 
 def pooled(strategy: SearchStrategy[T], name: str, size: int = POOL_SIZE) -> SearchStrategy[T]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import threading
 from random import Random
 from typing import Any
 
@@ -98,3 +99,16 @@ def test_the_pools_are_the_same_after_a_run_of_the_cases_that_carry_them() -> No
     draw()
     assert [repr(pool.pool) for pool in pools] == before  # type: ignore[attr-defined]
     assert before[0] == repr(draw_pool(_small_json._strategy, "small JSON", POOL_SIZE))  # type: ignore[attr-defined]
+
+
+def test_a_pool_of_values_that_hold_pooled_values_fills_both() -> None:
+    inner = pooled(JUNK, "test inner junk")
+    outer = pooled(st.lists(inner, min_size=1, max_size=2), "test outer junk")
+    filled: list[int] = []
+    filling = threading.Thread(target=lambda: filled.append(len(outer.pool)), daemon=True)  # type: ignore[attr-defined]
+    filling.start()
+    filling.join(timeout=60)
+    assert filled == [POOL_SIZE], "the outer pool's lock must let the inner pool fill"
+    inner_values = {repr(value) for value in inner.pool}  # type: ignore[attr-defined]
+    items = [repr(item) for value in outer.pool for item in value]  # type: ignore[attr-defined]
+    assert sum(item in inner_values for item in items) > len(items) / 2, "the outer pool's items come from the inner pool"
