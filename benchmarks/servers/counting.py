@@ -5,8 +5,8 @@
 
 Throughput is counted in the server's own view, not from what a client claims it sent: a
 fuzzer's "examples" include cases that never reach the wire, retries, and shrinking replays. Each
-request appends one byte to `DIR/<pid>` (see `Counter`), so the count survives any way the
-server ends and can be read live, as the sum of the files' sizes. One file per process: a fuzzer that
+request appends `RECORD` bytes (a digest of what it asks) to `DIR/<pid>` (see `Counter`), so the count survives any way the
+server ends and can be read live, from the files' sizes. One file per process: a fuzzer that
 restarts its target starts several, and the benchmark adds them up. DIR is `--count-dir`, else
 `$TOOLFUZZ_BENCH_COUNT_DIR` (the argument survives clients that start servers with a bare
 environment, as the MCP SDK's stdio client does); with neither, nothing is counted.
