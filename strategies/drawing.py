@@ -80,41 +80,6 @@ class _Mapped(SearchStrategy[U], Generic[T, U]):
         return f"mapped({self._strategy!r}, {getattr(self._function, '__name__', self._function)!r})"
 
 
-def repeated(strategy: SearchStrategy[T], count: int) -> SearchStrategy[tuple[T, ...]]:
-    """`st.tuples(*[strategy] * count)`: the same values from the same choices, without what a
-    tuple records for Hypothesis's printout of a falsifying example (a context manager and a
-    label for each element, a printer for the tuple), which the harness never prints. The
-    random search draws every batch through it."""
-    return _Repeated(strategy, count)
-
-
-class _Repeated(SearchStrategy[tuple[T, ...]], Generic[T]):
-    def __init__(self, strategy: SearchStrategy[T], count: int) -> None:
-        super().__init__()
-        self._strategy = strategy
-        self._count = count
-
-    def calc_label(self) -> int:
-        label: int = st.tuples(*[self._strategy] * self._count).label
-        return label
-
-    def calc_is_empty(self, recur: Any) -> bool:
-        return bool(recur(self._strategy)) and self._count > 0
-
-    def calc_is_cacheable(self, recur: Any) -> bool:
-        return bool(recur(self._strategy))
-
-    def do_validate(self) -> None:
-        self._strategy.validate()
-
-    def do_draw(self, data: ConjectureData) -> tuple[T, ...]:
-        strategy, draw = self._strategy, data.draw
-        return tuple(draw(strategy) for _ in range(self._count))
-
-    def __repr__(self) -> str:
-        return f"repeated({self._strategy!r}, {self._count})"
-
-
 def inlined(strategy: SearchStrategy[T]) -> SearchStrategy[T]:
     """The strategy whose `do_draw` a strategy built on `strategy` may call itself, inside its
     own span rather than in one more (`data.draw` opens one): lazy and deferred wrappers

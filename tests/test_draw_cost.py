@@ -22,7 +22,7 @@ from hypothesis.strategies._internal.lazy import unwrap_strategies
 from hypothesis.strategies._internal.strategies import FilteredStrategy
 
 from strategies import InvalidSchema, SchemaCheck, Tool, invalid_arguments
-from strategies.drawing import deferred, drawn, mapped, repeated
+from strategies.drawing import deferred, drawn, mapped
 
 ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "integer"}}}
 
@@ -110,15 +110,6 @@ def test_mapped_draws_and_shrinks_as_map_does() -> None:
     assert find(mapped(_RECURSIVE, _key), big) == find(_RECURSIVE.map(_key), big)
     with pytest.raises(Unsatisfiable):
         find(mapped(st.nothing(), _key), lambda _: True, settings=settings(database=None))
-
-
-def test_repeated_draws_and_shrinks_as_a_tuple_does() -> None:
-    for seed in (2, 9):
-        assert _draws(repeated(_RECURSIVE, 4), seed) == _draws(st.tuples(*[_RECURSIVE] * 4), seed)
-    assert repeated(_RECURSIVE, 4).label == st.tuples(*[_RECURSIVE] * 4).label, "the spans the mutator groups are the tuple's"
-    one_big = lambda batch: any(len(str(value)) > 20 for value in batch)  # noqa: E731
-    assert find(repeated(_RECURSIVE, 4), one_big) == find(st.tuples(*[_RECURSIVE] * 4), one_big)
-    assert repeated(st.nothing(), 2).is_empty and not repeated(st.nothing(), 0).is_empty
 
 
 def test_deferred_draws_as_st_deferred_does_and_is_unwrapped_once() -> None:
