@@ -1,4 +1,4 @@
-"""Values drawn as an index into a pool drawn once: junk that costs one choice, not forty.
+"""Values drawn as an index into a pool drawn once: junk that costs two choices, not eleven.
 
 A fuzzer's malformed requests and unknown-tool calls carry arbitrary JSON (a request's `params`
 as an array, an unknown tool's arguments), for values no rule reads closely; they are more than
@@ -82,7 +82,7 @@ class _Pooled(SearchStrategy[T], Generic[T]):
     def do_draw(self, data: ConjectureData) -> T:
         if not data.draw_boolean(FROM_POOL):
             return data.draw(self._strategy)
-        pool = self._pool if self._pool is not None else self._fill()
+        pool = self.pool
         if not pool:  # a strategy that rejected every value drawn for it
             return data.draw(self._strategy)
         return pool[data.draw_integer(0, len(pool) - 1)]
