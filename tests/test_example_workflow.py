@@ -1,7 +1,7 @@
 """The example nightly workflow (examples/github-actions/nightly.yml): its steps run with bash as
 the runner runs them, the action's own steps included (this checkout's action.yml), against the
-bundled demo server (only the server's install, SERVER and what the action installs are
-substituted), and the reports they write validate and parse."""
+bundled demo server (only the server's install, SERVER, what the action installs and the example
+count are substituted), and the reports they write validate and parse."""
 
 from __future__ import annotations
 
@@ -24,6 +24,9 @@ SCHEMAS = Path(__file__).parent / "report_schemas"
 ACTION = "mcp-toolfuzz/mcp-toolfuzz"
 _SKIPPED = ("Install your server",)
 """The steps a test does not run: the demo needs nothing installed."""
+_DEMO_BUDGET = {"max-examples": "100"}
+"""The workflow's 500 examples are a nightly's depth: the demo's 20 findings are all found at 100
+(the CLI's default), in a fifth of the time; what the test checks is the steps and their reports."""
 
 
 def _steps() -> tuple[dict[str, Any], list[dict[str, Any]]]:
@@ -48,7 +51,8 @@ def test_the_workflow_steps_run_against_the_demo_and_their_reports_validate(tmp_
     workspace.mkdir()
     summary = tmp_path / "step-summary.md"
     (workspace / ".toolfuzz-baseline.json").write_text(json.dumps({"format": BASELINE_FORMAT, "findings": []}))
-    runner = Runner(workspace, checkout_env(), summary, tmp_path / "runner", actions={ACTION: ROOT}, input_overrides=INSTALLED)
+    runner = Runner(workspace, checkout_env(), summary, tmp_path / "runner", actions={ACTION: ROOT},
+                    input_overrides={**INSTALLED, **_DEMO_BUDGET})
     env = {**job["env"], "SERVER": f"{sys.executable} -m fuzz.demo_server"}
     ran, contexts = runner.run_workflow_steps(steps, env=env, skip=_SKIPPED)
     for step in ran:
