@@ -2,27 +2,36 @@
 
 Each test fails on the code before issue 33's changes: a filtered strategy validated at every
 draw, a batch of invalid arguments thrown away whenever one of its eight cases drew a base with
-nothing to mutate, a tool's schema checked against its metaschema at every listing. The last two
-hold the hot path's own `mapped` and `deferred` to what they stand for: the same values from the
-same choices as `.map` and `st.deferred`, and the same shrinking.
+nothing to mutate, a tool's schema checked against its metaschema at every listing. The others
+hold the hot path's own `mapped`, `deferred` and `QuickDraws` to what they stand for: the same
+values from the same choices as `.map`, `st.deferred` and Hypothesis's own draws, and the same
+shrinking.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+from random import Random
 from typing import Any
 
 import jsonschema
 import pytest
 from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
-from hypothesis.errors import Unsatisfiable
+from hypothesis.control import current_build_context
+from hypothesis.errors import StopTest, Unsatisfiable
+from hypothesis.internal.conjecture.data import ConjectureData, Status
 from hypothesis.strategies._internal.lazy import unwrap_strategies
 from hypothesis.strategies._internal.strategies import FilteredStrategy
 
-from strategies import InvalidSchema, SchemaCheck, Tool, invalid_arguments
+from fuzz.demo_server import TOOLS as DEMO_TOOLS
+from fuzz.engine.fresh_batches import FRESH, fresh_generation
+from fuzz.engine.quick_draws import QuickDraws, quick
+from strategies import CaseKind, InvalidSchema, SchemaCheck, Tool, cases, invalid_arguments
+from strategies.cases import envelope_cases
 from strategies.drawing import deferred, drawn, mapped
+from strategies.pools import draw_outside_a_test
 
 ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "integer"}}}
 
@@ -146,3 +155,63 @@ def test_drawn_is_the_composite_it_stands_for_without_reading_source_at_each_bui
     assert read == [], "no source read to build one"
     st.composite(pair)
     assert read == [pair], "as @st.composite reads it"
+
+
+def _replayed(data: ConjectureData, strategy: st.SearchStrategy[Any]) -> tuple[str, Status, list[tuple[Any, ...]]]:
+    """What `data` draws from `strategy`: the value (its repr), the status and every span."""
+    try:
+        value = repr(draw_outside_a_test(strategy, data))
+    except StopTest:
+        value = "(stopped)"
+    data.freeze()
+    return value, data.status, [(span.label, span.start, span.end, span.depth, span.discarded) for span in data.spans]
+
+
+def _demo_case_strategies() -> list[st.SearchStrategy[Any]]:
+    tools = [Tool.from_listing(listing) for listing in DEMO_TOOLS]
+    names = [tool.name for tool in tools]
+    made = [envelope_cases(), _RECURSIVE, st.lists(st.integers(0, 3), unique=True, max_size=4).filter(lambda items: len(items) != 2)]
+    for tool in tools:
+        for kind in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL, CaseKind.MALFORMED_REQUEST):
+            strategy = cases(tool, kind, names)
+            if not strategy.is_empty:
+                made.append(st.tuples(strategy, strategy))
+    return made
+
+
+def test_quick_draws_make_the_values_and_spans_hypothesis_makes_from_the_same_choices() -> None:
+    """`fuzz.engine.quick_draws`: what the shrinker sees of an example is its choices, status and
+    spans, so a draw that makes all three the same from the same choices shrinks the same. Each
+    of the demo's case strategies (and Hypothesis's combinators) drawn from random choices, then
+    replayed through Hypothesis's `ConjectureData` and through `QuickDraws`."""
+    compared = 0
+    for strategy in _demo_case_strategies():
+        for seed in range(6):
+            generated = ConjectureData(random=Random(seed))
+            _replayed(generated, strategy)
+            theirs = ConjectureData.for_choices(generated.choices)
+            ours = quick(ConjectureData.for_choices(generated.choices))
+            assert type(ours) is QuickDraws, "this Hypothesis has what QuickDraws uses"
+            expected = _replayed(theirs, strategy)
+            assert _replayed(ours, strategy) == expected, strategy
+            compared += len(expected[2])
+    assert compared > 5000, "spans compared"
+
+
+def test_an_explorations_examples_draw_quickly_and_anyone_elses_as_hypothesis_draws() -> None:
+    fresh_generation()
+    classes: dict[str, set[type]] = {"fresh": set(), "other": set()}
+
+    def test_of(name: str) -> Any:
+        @settings(max_examples=10, database=None)
+        @given(st.lists(st.integers()))
+        def test(items: list[int]) -> None:
+            classes[name].add(type(current_build_context().data))
+
+        return test
+
+    fresh = test_of("fresh")
+    setattr(fresh.hypothesis.inner_test, FRESH, True)
+    fresh()
+    test_of("other")()
+    assert classes == {"fresh": {QuickDraws}, "other": {ConjectureData}}

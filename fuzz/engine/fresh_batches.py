@@ -19,8 +19,9 @@ prefixes (the tree of choices made so far tells which) completed at random by it
 The rest of Hypothesis is as it was: the example database's examples first, shrinking, the
 seed. Hypothesis's simplest example, which it runs before generating, is run only where the
 test is marked `SIMPLEST_FIRST` (an exploration's first part of its first round: the simplest
-case is the same every time). Any other test, the pytest plugin's users' among them, runs
-Hypothesis's own loop; so does a Hypothesis without the methods this one calls.
+case is the same every time). Each generated example draws through `fuzz.engine.quick_draws`.
+Any other test, the pytest plugin's users' among them, runs Hypothesis's own loop; so does a
+Hypothesis without the methods this one calls.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 
 from hypothesis import Phase
 
+from fuzz.engine.quick_draws import quick
 from strategies import Case
 
 STALE_BATCHES = 16
@@ -74,7 +76,7 @@ def fresh_generation() -> None:
             self.cached_test_function((ChoiceTemplate("simplest", count=None),))
         while self.should_generate_more():
             self._current_phase = "generate"
-            self.test_function(self.new_conjecture_data(self.generate_novel_prefix()))
+            self.test_function(quick(self.new_conjecture_data(self.generate_novel_prefix())))
         return None
 
     setattr(generate_new_test_cases, FRESH, True)
