@@ -268,7 +268,9 @@ class StdioTransport:
         newest (count - mark) of the buffer, read from its end (not the whole buffer per request).
         `request` (an id key): each line quoted for that request (`StderrLine.quoted_for`)."""
         wanted = min(self._stderr_count - mark, limit)
-        newest = list(itertools.islice(reversed(self._stderr), max(wanted, 0)))
+        if wanted <= 0:
+            return ()
+        newest = list(itertools.islice(reversed(self._stderr), wanted))
         return tuple(line.text if request is None else line.quoted_for(request) for line in reversed(newest))
 
     def stderr_tail(self, limit: int = 20) -> tuple[str, ...]:
