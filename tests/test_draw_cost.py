@@ -198,20 +198,26 @@ def test_quick_draws_make_the_values_and_spans_hypothesis_makes_from_the_same_ch
     assert compared > 5000, "spans compared"
 
 
-def test_an_explorations_examples_draw_quickly_and_anyone_elses_as_hypothesis_draws() -> None:
+def test_an_explorations_examples_draw_quickly_shrinking_included_and_anyone_elses_as_hypothesis_draws() -> None:
     fresh_generation()
     classes: dict[str, set[type]] = {"fresh": set(), "other": set()}
+    shrunk: dict[str, list[int]] = {}
 
     def test_of(name: str) -> Any:
-        @settings(max_examples=10, database=None)
-        @given(st.lists(st.integers()))
+        @settings(max_examples=50, database=None, derandomize=True)
+        @given(st.lists(st.integers(0, 1000)))
         def test(items: list[int]) -> None:
             classes[name].add(type(current_build_context().data))
+            if sum(items) > 1500:
+                shrunk[name] = items
+                raise AssertionError
 
         return test
 
     fresh = test_of("fresh")
     setattr(fresh.hypothesis.inner_test, FRESH, True)
-    fresh()
-    test_of("other")()
-    assert classes == {"fresh": {QuickDraws}, "other": {ConjectureData}}
+    for test in (fresh, test_of("other")):
+        with pytest.raises(AssertionError):
+            test()
+    assert classes == {"fresh": {QuickDraws}, "other": {ConjectureData}}, "shrinking and the final replay included"
+    assert shrunk["fresh"] == shrunk["other"] == [501, 1000], shrunk

@@ -19,9 +19,10 @@ prefixes (the tree of choices made so far tells which) completed at random by it
 The rest of Hypothesis is as it was: the example database's examples first, shrinking, the
 seed. Hypothesis's simplest example, which it runs before generating, is run only where the
 test is marked `SIMPLEST_FIRST` (an exploration's first part of its first round: the simplest
-case is the same every time). Each generated example draws through `fuzz.engine.quick_draws`.
-Any other test, the pytest plugin's users' among them, runs Hypothesis's own loop; so does a
-Hypothesis without the methods this one calls.
+case is the same every time). Every example of these tests draws through
+`fuzz.engine.quick_draws`, shrinking's too. Any other test, the pytest plugin's users' among
+them, runs Hypothesis's own loop and draws; so does a Hypothesis without the methods this one
+calls.
 """
 
 from __future__ import annotations
@@ -58,16 +59,18 @@ _CALLED = ("generate_new_test_cases", "should_generate_more", "generate_novel_pr
 
 
 def fresh_generation() -> None:
-    """Make `ConjectureRunner.generate_new_test_cases` draw the `FRESH` tests' examples afresh
+    """Make `ConjectureRunner.generate_new_test_cases` draw the `FRESH` tests' examples afresh,
+    and every example of theirs (generated, shrunk, replayed) draw through `QuickDraws`
     (idempotent; nothing where Hypothesis lacks what it calls)."""
     if ConjectureRunner is None or not all(hasattr(ConjectureRunner, name) for name in _CALLED):
         return
     original = ConjectureRunner.generate_new_test_cases
     if getattr(original, FRESH, False):
         return
+    original_data = ConjectureRunner.new_conjecture_data
 
     def generate_new_test_cases(self: Any) -> None:
-        test = getattr(getattr(getattr(self, "_test_function", None), "__self__", None), "test", None)
+        test = _test_of(self)
         if not getattr(test, FRESH, False) or not self.using_hypothesis_backend:
             return original(self)
         if Phase.generate not in self.settings.phases or getattr(self, "interesting_test_cases", None):
@@ -76,11 +79,21 @@ def fresh_generation() -> None:
             self.cached_test_function((ChoiceTemplate("simplest", count=None),))
         while self.should_generate_more():
             self._current_phase = "generate"
-            self.test_function(quick(self.new_conjecture_data(self.generate_novel_prefix())))
+            self.test_function(self.new_conjecture_data(self.generate_novel_prefix()))
         return None
+
+    def new_conjecture_data(self: Any, *arguments: Any, **options: Any) -> Any:
+        data = original_data(self, *arguments, **options)
+        return quick(data) if getattr(_test_of(self), FRESH, False) else data
 
     setattr(generate_new_test_cases, FRESH, True)
     ConjectureRunner.generate_new_test_cases = generate_new_test_cases  # type: ignore[method-assign]
+    ConjectureRunner.new_conjecture_data = new_conjecture_data  # type: ignore[method-assign]
+
+
+def _test_of(runner: Any) -> Any:
+    """The test function a runner runs (what `FRESH` marks), or None."""
+    return getattr(getattr(getattr(runner, "_test_function", None), "__self__", None), "test", None)
 
 
 class Novelty:

@@ -1,5 +1,5 @@
-"""`ConjectureData.draw` without the three imports it makes at every call, for the examples the
-explorations' own generation loop draws (`fuzz.engine.fresh_batches`).
+"""`ConjectureData.draw` without the three imports it makes at every call, for the examples of
+the explorations' own tests (`fuzz.engine.fresh_batches`: generated, shrunk and replayed).
 
 Every strategy a case is made of is drawn through `data.draw`: a list's items, a `one_of`'s
 branch, a filter's retries, a composite's every `draw(...)`, ten to twenty draws a case. In
@@ -12,7 +12,8 @@ imported once; the top-level draw (once an example: it times the draw) and a dra
 re-encode a value (a `ValueHole` in the prefix) are Hypothesis's own. The same choices give the
 same values and the same spans, so the shrinker, which sees only those, does what it did
 (tests/test_draw_cost.py holds both, and fails first if a Hypothesis release moves what this
-uses). Shrinking and replays draw through Hypothesis's own class: only generation is quicker.
+uses). Any other test (the sequence phase's, a pytest plugin user's) draws through Hypothesis's
+own class.
 
 On the demo, drawing a batch of 16 cases cost 10-20% less (`kindcost`, four interleaved pairs);
 the reports of one seed are the same.
