@@ -16,7 +16,8 @@ import trio.testing
 
 from fuzz.engine import scheduler
 from fuzz.engine.dispatch import WAITING_WINDOW, Dispatcher
-from fuzz.engine.scheduler import WAITING_LONG, WAITING_SHARE, Job, Runner
+from fuzz.engine.jobs import Job
+from fuzz.engine.scheduler import WAITING_LONG, WAITING_SHARE, Runner
 from fuzz.judging.findings import Finding
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind

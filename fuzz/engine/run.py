@@ -26,11 +26,12 @@ from fuzz.engine.events import (
 )
 from fuzz.engine.examples import announce_warnings, prepare_database
 from fuzz.engine.hypothesis_threads import guard as guard_hypothesis
+from fuzz.engine.jobs import Job
 from fuzz.engine.keeping import RunProgress, replay_corpus
 from fuzz.engine.known_arguments import resolve_known_arguments
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.plan import ToolPlan, excluded, plan, revision_kinds_for, with_envelope
-from fuzz.engine.scheduler import Job, Runner
+from fuzz.engine.scheduler import Runner
 from fuzz.engine.sharding import plan_fingerprint, shard_places
 from fuzz.engine.shards import assign, run_in_processes
 from fuzz.engine.stops import OutOfTime, TargetLost, on_trio_clock

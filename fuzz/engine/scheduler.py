@@ -14,8 +14,10 @@ emits events and knows no reporter.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from dataclasses import dataclass, field, replace
+from collections.abc import Sequence
+from dataclasses import replace
 from typing import Any
 
 import trio
@@ -32,9 +34,10 @@ from fuzz.engine.events import (
 from fuzz.engine.examples import announce_warnings
 from fuzz.engine.fresh_probe import checked_on_a_fresh_target
 from fuzz.engine.hypothesis_threads import in_worker_thread
+from fuzz.engine.jobs import Job, built_on
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import NO_VERDICTS, BoundaryValues, Canonical, CanonicalVerdicts, batch_size, canonical_for, send_canonical
+from fuzz.engine.phases.canonical import BoundaryValues, batch_size, canonical_for, send_canonical
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.phases.sequences import SequenceExploration, explore_sequences
 from fuzz.engine.phases.trials import ACCEPTED_KEPT
@@ -75,28 +78,6 @@ _CANONICAL_AHEAD = 2
 
 _LEAST_SHARE = 0.5
 """Seconds: a round that would leave an exploration less than this is not started."""
-
-
-@dataclass(eq=False)
-class Job:
-    """One exploration to run: the tool at `index` in the plan, one case kind, one round."""
-
-    index: int
-    tool: Tool | None
-    kind: CaseKind
-    round: int = 0
-    built_on: Job | None = None
-    """The exploration that draws the valid values this one mutates, of the same round (for a
-    later round: its newest round when this one is queued): it runs first, so that what it
-    found the server accepts is there to mutate (the same whatever the scheduling), and so that
-    a schema no value satisfies is skipped once."""
-    done: trio.Event = field(default_factory=trio.Event)
-    exploration: Exploration | SequenceExploration | None = None
-    canonical: Canonical | None = None
-    canonical_sent: trio.Event = field(default_factory=trio.Event)
-    """Set once its canonical cases have been sent and answered (or timed out); at once for a
-    later round, which has none (it keeps the first round's `earlier`)."""
-    earlier: CanonicalVerdicts = NO_VERDICTS
 
 
 class Runner:
@@ -169,7 +150,7 @@ class Runner:
         latest = {(job.index, job.kind): job for job in jobs}
         """The newest round of each exploration: what a job is built on."""
         for job in jobs:
-            job.built_on = _built_on(job, latest)
+            job.built_on = built_on(job, latest)
         stop: list[BaseException] = []
         changed = trio.lowlevel.ParkingLot()
 
@@ -180,7 +161,7 @@ class Runner:
             following = Job(job.index, job.tool, job.kind, job.round + 1, earlier=verdicts)
             following.canonical_sent.set()
             latest[(job.index, job.kind)] = following
-            following.built_on = _built_on(following, latest)
+            following.built_on = built_on(following, latest)
             pending.append(following)
 
         def take(worker_number: int) -> Job | None:
@@ -248,9 +229,22 @@ class Runner:
             async with trio.open_nursery() as workers:
                 for worker_number in range(max(1, self.options.workers) + EXTRA_WORKERS):
                     workers.start_soon(worker, worker_number)
+            if stop and isinstance(stop[0], TargetLost):
+                await self._judge_what_blames_the_loss(jobs)
             nursery.cancel_scope.cancel()
         if stop:
             raise stop[0]
+
+    async def _judge_what_blames_the_loss(self, jobs: Sequence[Job]) -> None:
+        """The target died with several requests in flight and could not be restarted: the one
+        finding that says so is the request whose sender tried the restart (`Sent.unverifiable`).
+        When that request was one of a job's deterministic cases, sent ahead while the job
+        waited for a worker, the job never ran, and nothing judged it: judge it now (its
+        exploration, with the target lost, judges nothing else and searches nothing)."""
+        for job in jobs:
+            if job.exploration is None and job.canonical is not None and any(sent.unverifiable for sent in job.canonical[1]):
+                with contextlib.suppress(TargetLost, OutOfTime):
+                    await self._run_job(job, 1)
 
     async def _deterministic_cases(self, job: Job) -> tuple[list[Case], int, int]:
         """The job's canonical cases, then its boundary cases (found in a worker thread: finding
@@ -382,19 +376,3 @@ class Runner:
             self.progress.summaries[index] = ToolSummary(name, {}, (), tool_plan.skips)
             self.listener(ToolStarted(name))
         return self.progress.summaries[index]
-
-
-_VALUES_FOR: dict[CaseKind, CaseKind] = {
-    CaseKind.INVALID_ARGUMENTS: CaseKind.VALID_ARGUMENTS,
-    CaseKind.INVALID_OUTPUT: CaseKind.VALID_OUTPUT,
-}
-"""An invalid value is a valid one with one mutation: when no valid value exists, neither does
-it, and the search for it would only repeat the same skip."""
-
-
-def _built_on(job: Job, jobs: dict[tuple[int, CaseKind], Job]) -> Job | None:
-    """Of `jobs` (by tool place and case kind), the one `job` is built on (`Job.built_on`)."""
-    drawing = jobs.get((job.index, _VALUES_FOR.get(job.kind, job.kind)))
-    return None if drawing is job else drawing
-
-

@@ -155,6 +155,8 @@ class HttpTransport:
         return headers
 
     async def _post(self, data: bytes, overrides: HeaderOverrides = ()) -> None:
+        if self._closed.is_set():  # closed between `send` and now: its client refuses to send (RuntimeError)
+            return
         message = _parsed(data)
         method = message.get("method") if isinstance(message.get("method"), str) else None
         request_id = message.get("id") if method is not None and "id" in message else None

@@ -148,8 +148,11 @@ class Exploration(BatchTrials):
         whole timeout and could only find the same rule again.
         """
         try:
-            if self.canonical is not None and self.lost is None:
+            if self.canonical is not None:
                 cases, sent = self.canonical
+                if self.lost is not None:  # only the one finding the loss makes, if it is here
+                    kept = [index for index, outcome in enumerate(sent) if outcome.unverifiable]
+                    cases, sent = [cases[index] for index in kept], [sent[index] for index in kept]
                 self.sent += len(cases)
                 for case, finding in zip(cases, self._judge_sent(cases, sent), strict=True):
                     self._keep_canonical(case, finding)

@@ -104,7 +104,7 @@ class BatchTrials:
                 findings.append(None)
                 continue
             hang_found = any(finding is not None and finding.rule.id == HANG_RULE for finding in findings)
-            if outcome.doubtful or (outcome.doubtful_silence and recheck and not hang_found):
+            if outcome.doubtful or (outcome.doubtful_silence and recheck and not hang_found and self.lost is None):
                 outcome = self._alone(case)
             finding = self._judge(case, outcome, unwanted)
             if finding is not None and outcome.unverifiable:
