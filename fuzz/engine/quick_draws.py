@@ -53,7 +53,7 @@ if ConjectureData is not None:
         def draw(self, strategy: Any, label: int | None = None, observe_as: str | None = None) -> Any:
             prefix = self.prefix
             if self.depth == 0 or (prefix is not None and self.index < len(prefix) and isinstance(prefix[self.index], ValueHole)):
-                return ConjectureData.draw(self, strategy, label, observe_as)
+                return super().draw(strategy, label, observe_as)
             strategy.validate()
             if strategy.is_empty:
                 self.mark_invalid(f"empty strategy {strategy!r}")

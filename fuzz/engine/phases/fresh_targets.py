@@ -49,7 +49,7 @@ class _Spare:
 
 
 class FreshTargets:
-    """The target in use and its spare, in `nursery` (which must outlive them: `aclose` first)."""
+    """The target in use and its spares, in `nursery` (which must outlive them: `aclose` first)."""
 
     def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float, protocol_version: str | None,
                  max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
@@ -67,7 +67,7 @@ class FreshTargets:
         """Whether sequences get a fresh target each: a stdio target that starts in `CHEAP_START`."""
 
     async def start(self) -> Target:
-        """The first target (raises TargetStartError when it does not start), and its spare
+        """The first target (raises TargetStartError when it does not start), and its spares
         when a start is cheap (`CHEAP_START`)."""
         began = time.monotonic()
         self.current = await self._started()
@@ -78,8 +78,8 @@ class FreshTargets:
         return self.current
 
     async def fresh(self) -> Target:
-        """A target no sequence has touched: the spare, once it has started (the same target
-        when it is not `restartable`)."""
+        """A target no sequence has touched: the oldest spare, once it has started (the same
+        target when it is not `restartable`)."""
         if not self.restartable or not self._spares:  # (none once closing: the phase is over)
             return self.current
         spare = self._spares.popleft()
