@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from strategies.arguments import VALID_LABEL, invalid_arguments, valid_arguments
 from strategies.characters import json_text
-from strategies.drawing import mapped
+from strategies.drawing import mapped, tupled
 from strategies.envelopes import (
     ABSENT,
     call_message,
@@ -140,14 +140,14 @@ def cases(
             raise ValueError(f"{kind.value} cases exist only under the stateless revision{' over HTTP' if stateless else ''}")
         runnable = _runnable_arguments(tool, accepted, known)
         if kind is CaseKind.MALFORMED_META:
-            return mapped(st.tuples(runnable, malformed_metas(tool.name, stateless.meta)),
+            return mapped(tupled(runnable, malformed_metas(tool.name, stateless.meta)),
                 lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"malformed: {drawn[1].label}", own_meta=True)
             )
         if kind is CaseKind.UNSUPPORTED_VERSION:
-            return mapped(st.tuples(runnable, unsupported_version_calls(tool.name, stateless.meta, stateless.supported)),
+            return mapped(tupled(runnable, unsupported_version_calls(tool.name, stateless.meta, stateless.supported)),
                 lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"unsupported revision: {drawn[1].label}", own_meta=True)
             )
-        return mapped(st.tuples(runnable, header_mismatches(tool.name, stateless.version)),
+        return mapped(tupled(runnable, header_mismatches(tool.name, stateless.version)),
             lambda drawn: Case(kind, tool.name, call_params(tool.name, drawn[0]), f"header mismatch: {drawn[1].label}", headers=drawn[1].value)
         )
 
@@ -165,7 +165,7 @@ def cases(
     if kind is CaseKind.UNKNOWN_TOOL:
         longest = HEADER_NAME_LONGEST if stateless is not None and stateless.over_http else LONGEST_NAME
         return mapped(
-            st.tuples(unknown_tool_names(listed_names, longest=longest), _any_arguments),
+            tupled(unknown_tool_names(listed_names, longest=longest), _any_arguments),
             lambda drawn: case(call_params(drawn[0].value, drawn[1]), f"unknown tool: {drawn[0].label}"),
         )
     return mapped(malformed_arguments(tool.name), lambda p: case(p.value, f"malformed: {p.label}"))

@@ -8,7 +8,7 @@ from typing import Any, TypeGuard
 
 from hypothesis import strategies as st
 
-from strategies.drawing import drawn, mapped, pick
+from strategies.drawing import drawn, mapped, pick, tupled
 from strategies.generation import from_schema
 from strategies.labelled import Labelled
 from strategies.mutations import Mutation, Site, absent_property_sites, format_path, sites
@@ -33,7 +33,7 @@ def valid_objects(check: SchemaCheck, *, known: Known | None = None) -> st.Searc
     values = from_schema(check.schema, check.subschema_accepts)
     if known:
         chosen = st.fixed_dictionaries({name: st.sampled_from(list(choices)) for name, choices in known.items()})
-        values = mapped(st.tuples(values, chosen), _with_known)
+        values = mapped(tupled(values, chosen), _with_known)
     return values.filter(_is_object).filter(check.accepts_strictly).filter(encodes_as_json)
 
 

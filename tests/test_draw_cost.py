@@ -3,9 +3,9 @@
 Each test fails on the code before issue 33's changes: a filtered strategy validated at every
 draw, a batch of invalid arguments thrown away whenever one of its eight cases drew a base with
 nothing to mutate, a tool's schema checked against its metaschema at every listing. The others
-hold the hot path's own `mapped`, `deferred` and `QuickDraws` to what they stand for: the same
-values from the same choices as `.map`, `st.deferred` and Hypothesis's own draws, and the same
-shrinking.
+hold the hot path's own `mapped`, `deferred`, `tupled` and `QuickDraws` to what they stand for:
+the same values from the same choices as `.map`, `st.deferred`, `st.tuples` and Hypothesis's own
+draws, and the same shrinking.
 """
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ from fuzz.engine.fresh_batches import FRESH, fresh_generation
 from fuzz.engine.quick_draws import QuickDraws, quick
 from strategies import CaseKind, InvalidSchema, SchemaCheck, Tool, cases, invalid_arguments
 from strategies.cases import envelope_cases
-from strategies.drawing import deferred, drawn, mapped
+from strategies.drawing import deferred, drawn, mapped, tupled
 from strategies.pools import draw_outside_a_test
 
 ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "integer"}}}
@@ -221,3 +221,21 @@ def test_an_explorations_examples_draw_quickly_shrinking_included_and_anyone_els
             test()
     assert classes == {"fresh": {QuickDraws}, "other": {ConjectureData}}, "shrinking and the final replay included"
     assert shrunk["fresh"] == shrunk["other"] == [501, 1000], shrunk
+
+
+def test_tupled_draws_the_values_and_spans_st_tuples_draws_from_the_same_choices() -> None:
+    """`tupled` leaves out only what the explain phase and the printout read (arg spans, a
+    printer): the same label, values, status and spans, so the same shrinking."""
+    compared = 0
+    for strategy in _demo_case_strategies():
+        ours, theirs = tupled(strategy, strategy, strategy), st.tuples(strategy, strategy, strategy)
+        assert ours.label == theirs.label
+        for seed in range(4):
+            generated = ConjectureData(random=Random(seed))
+            _replayed(generated, theirs)
+            expected = _replayed(ConjectureData.for_choices(generated.choices), theirs)
+            assert _replayed(ConjectureData.for_choices(generated.choices), ours) == expected, strategy
+            compared += len(expected[2])
+    assert compared > 5000, "spans compared"
+    big = lambda pair: len(pair[0]) + len(pair[1]) > 20  # noqa: E731
+    assert find(tupled(st.text(), st.text()), big) == find(st.tuples(st.text(), st.text()), big)

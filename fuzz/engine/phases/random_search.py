@@ -39,6 +39,7 @@ from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria
 from strategies import Case, CaseKind, Tool, cases
 from strategies.cases import ENVELOPE, coercion_cases, envelope_cases
+from strategies.drawing import tupled
 from strategies.meta import Stateless
 from strategies.values import Known
 
@@ -215,7 +216,7 @@ class Exploration(BatchTrials):
                     strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
                 # A tuple, not a list of fixed size: the same cases, without a (forced) "one more?"
                 # choice and its span per case for Hypothesis to record, mutate and shrink.
-                batches = st.tuples(*[strategy] * self.batch_size)
+                batches = tupled(*[strategy] * self.batch_size)
                 batches.validate()
             left = -(-self.max_examples // self.batch_size)
             part = 0
