@@ -147,9 +147,9 @@ def tupled(*strategies: SearchStrategy[Any]) -> SearchStrategy[tuple[Any, ...]]:
     Hypothesis's tuple wraps each element's draw in `track_arg_label` and `track_arg_span`, and
     keeps a printer for the tuple: what its explain phase and its falsifying example's printout
     read, neither of which the harness runs (it reports its own request). A batch of cases is a
-    tuple of sixteen, and an unknown tool's call a tuple of a name and arguments: about 4 µs an
-    element. The strategy, its label, its spans and its values from the same choices are the
-    tuple's."""
+    tuple of 32 (16 over HTTP), and an unknown tool's call a tuple of a name and arguments:
+    about 4 µs an element. The strategy, its label, its spans and its values from the same
+    choices are the tuple's."""
     return _Tupled(strategies)
 
 

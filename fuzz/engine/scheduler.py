@@ -37,7 +37,7 @@ from fuzz.engine.hypothesis_threads import in_worker_thread
 from fuzz.engine.jobs import Job, built_on
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import BoundaryValues, batch_size, canonical_for, send_canonical
+from fuzz.engine.phases.canonical import BoundaryValues, batch_size_for, canonical_for, send_canonical
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.phases.sequences import SequenceExploration, explore_sequences
 from fuzz.engine.phases.trials import ACCEPTED_KEPT
@@ -193,7 +193,7 @@ class Runner:
                         sent: list[Sent] = []
                         with trio.move_on_at(on_trio_clock(self.deadline)):
                             await send_canonical(self.dispatcher, cases, sent, timeout=self.options.timeout,
-                                                 batch=batch_size(self.options.max_examples_for(job.tool.name if job.tool else None)))
+                                                 batch=batch_size_for(self.options, job.tool.name if job.tool else None))
                         job.canonical = (cases[: len(sent)], sent)
                         sent_before, left_before = self.boundary_counts.get(job.index, (0, 0))
                         boundary_sent = max(0, len(sent) - (len(cases) - boundary))

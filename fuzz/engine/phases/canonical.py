@@ -20,6 +20,8 @@ from typing import Any
 
 from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.hypothesis_threads import BUILDING
+from fuzz.engine.options import RunOptions
+from fuzz.wire.target import HttpTarget
 from strategies import Case, CaseKind, Tool
 from strategies.boundaries import BOUNDARY_KINDS, Boundaries, boundary_cases, boundary_values
 from strategies.cases import canonical_cases, canonical_envelope_cases
@@ -45,26 +47,40 @@ NO_VERDICTS = CanonicalVerdicts()
 """A first round's: it sends deterministic cases of its own."""
 
 
-CASES_PER_EXAMPLE = 16
-"""Cases in one Hypothesis example of the random search; an eighth of --max-examples when that
-is fewer, so that a short run still has several examples (the first of an exploration's first
-run is each case's simplest form: `fuzz.engine.fresh_batches.SIMPLEST_FIRST`).
+CASES_PER_EXAMPLE = 32
+"""Cases in one Hypothesis example of the random search over stdio (`CASES_PER_EXAMPLE_OVER_HTTP`
+over HTTP); an eighth of --max-examples when that is fewer, so that a short run still has several
+examples (the first of an exploration's first run is each case's simplest form:
+`fuzz.engine.fresh_batches.SIMPLEST_FIRST`).
 
 What an example costs besides its cases' draws is paid once a batch: Hypothesis's bookkeeping
 (about 330 µs: a ConjectureData, the tree of choices, the cache, the statistics), the hand-off
 to trio's thread and back, the dispatcher's scopes, one write. From 8 to 16, on the demo at
 the defaults: 5,640-5,831 calls a second to 6,907-7,268 (three interleaved 10 s pairs, the
-same findings), the `mcp` SDK server over stdio +13-18%, over HTTP +2-6%; 32 adds 5% more on
-the demo, for twice the requests a server sees at once from one exploration."""
+same findings), the `mcp` SDK server over stdio +13-18%, over HTTP +2-6%. From 16 to 32 on the
+demo: 10% less of the harness's CPU a call, 15% more calls a second (medians of four
+interleaved 10 s pairs; six more pairs another night: +15%). What it costs: twice the requests
+a server sees at once from one exploration, and a shrinking try sends the whole batch."""
+
+CASES_PER_EXAMPLE_OVER_HTTP = 16
+"""The batch over Streamable HTTP, where each request is a POST of its own on a pool of 64
+connections (`fuzz.wire.streamable_http`): four explorations' batches of 16 fill it; a request
+that waited for a connection would wait on its --timeout."""
 
 
-def batch_size(max_examples: int) -> int:
+def batch_size(max_examples: int, *, over_http: bool = False) -> int:
     """Deterministic cases in flight at once for one exploration: as many as the random search's
     batches hold (`CASES_PER_EXAMPLE`, fewer for a short run, one for a run of under
     16 examples). A tool's boundary values may be a few hundred, and a server that answers one at
     a time must not see them all wait its --timeout at once; and one that dies among several in
     flight cannot say which killed it."""
-    return max(1, min(CASES_PER_EXAMPLE, max_examples // 8))
+    largest = CASES_PER_EXAMPLE_OVER_HTTP if over_http else CASES_PER_EXAMPLE
+    return max(1, min(largest, max_examples // 8))
+
+
+def batch_size_for(options: RunOptions, tool: str | None) -> int:
+    """`batch_size` for a run's tool (None: the malformed envelopes) and target."""
+    return batch_size(options.max_examples_for(tool), over_http=isinstance(options.target, HttpTarget))
 
 
 def canonical_for(tool: Tool | None, kind: CaseKind, listed: tuple[str, ...], stateless: Stateless | None = None) -> list[Case]:

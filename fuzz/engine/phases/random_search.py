@@ -1,13 +1,14 @@
 """One exploration: Hypothesis searching one case kind of one tool, in a worker thread.
 
-Each Hypothesis example is a batch of `CASES_PER_EXAMPLE` cases, sent with every request in
+Each Hypothesis example is a batch of cases (`fuzz.engine.phases.canonical.batch_size`), sent with every request in
 flight at once (through the run's `Dispatcher`, beside the batches of the other explorations).
 A batch costs Hypothesis's per-example bookkeeping and one hand-off to trio's thread once for
 all its cases, and a request the server drops costs one timeout for the batch, not one each.
 The batch is failed by the first of its cases, in order, that violates a rule this exploration
 has not found yet (else by its first violation); Hypothesis then shrinks the whole batch: the cases that do not matter become their simplest form, the one that
-does becomes its minimal request, which is the one reported. The batch size is fixed (it does
-not depend on --workers or on the machine), so a run is repeatable from its seed.
+does becomes its minimal request, which is the one reported. The batch size depends on
+--max-examples and the transport only (not on --workers or the machine), so a run is repeatable
+from its seed.
 
 A violated rule raises an exception whose type is unique to the rule, so Hypothesis treats each
 rule as a distinct bug and shrinks each to its own minimal request (`report_multiple_bugs`).
@@ -30,7 +31,7 @@ from fuzz.engine.examples import example_database
 from fuzz.engine.fresh_batches import FRESH, SIMPLEST_FIRST, Novelty, fresh_generation
 from fuzz.engine.hypothesis_threads import BUILDING, collect_finished_runs
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size
+from fuzz.engine.phases.canonical import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size_for
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.schema_reach import SchemaReach
@@ -45,13 +46,13 @@ from strategies.values import Known
 
 fresh_generation()
 
-EXAMPLES_PER_RUN = 100
-"""Batches in one Hypothesis run at most; a longer exploration is several runs, each with a seed
-of its own part, until one finds something. Hypothesis keeps what it tried for the length of a
-run (a cache of 10,000 examples and the tree of choices made), which grows with the batches; in
-parts, memory stays flat over a night. On the demo at the defaults (two processes, the second
-worker often running), 100k calls into a 40-minute budget: 144 MB summed RSS with parts of 500
-batches, 112 MB with 100, the same cases per second."""
+CASES_PER_RUN = 1600
+"""Cases in one Hypothesis run at most (100 batches of 16, 50 of 32); a longer exploration is
+several runs, each with a seed of its own part, until one finds something. Hypothesis keeps what
+it tried for the length of a run (a cache of 10,000 examples and the tree of choices made),
+which grows with the batches; in parts, memory stays flat over a night. On the demo at the
+defaults (two processes, the second worker often running), 100k calls into a 40-minute budget:
+144 MB summed RSS with parts of 500 batches of 16, 112 MB with 100, the same cases per second."""
 
 class Exploration(BatchTrials):
     """`kind` cases for `tool` (None: malformed envelopes that name no tool); `run` it in a
@@ -221,7 +222,7 @@ class Exploration(BatchTrials):
             left = -(-self.max_examples // self.batch_size)
             part = 0
             while left > 0:
-                examples = min(left, EXAMPLES_PER_RUN)
+                examples = min(left, max(1, CASES_PER_RUN // self.batch_size))
                 checked = self._batches_checked
                 try:
                     self._hypothesis_test(batches, examples, part)()
@@ -254,7 +255,7 @@ class Exploration(BatchTrials):
 
     @property
     def batch_size(self) -> int:
-        return batch_size(self.max_examples)
+        return batch_size_for(self.options, self.tool.name if self.tool else None)
 
     @property
     def max_examples(self) -> int:
@@ -263,7 +264,7 @@ class Exploration(BatchTrials):
 
     def _hypothesis_test(self, batches: st.SearchStrategy[tuple[Case, ...]], examples: int, part: int) -> Callable[[], None]:
         """One Hypothesis run of `examples` batches, the `part`-th of this exploration (see
-        `EXAMPLES_PER_RUN`)."""
+        `CASES_PER_RUN`)."""
         size = self.batch_size
         config = settings(
             parent=settings.get_profile("default"),

@@ -40,7 +40,7 @@ from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.hypothesis_threads import collect_finished_runs, in_worker_thread
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.fresh_targets import FreshTargets
-from fuzz.engine.phases.random_search import EXAMPLES_PER_RUN, derived_seed, where_raised
+from fuzz.engine.phases.random_search import derived_seed, where_raised
 from fuzz.engine.phases.sequence_machine import machine_class
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.plan import may_take_part
@@ -57,6 +57,10 @@ from strategies.arguments import valid_arguments
 from strategies.cases import SEQUENCES
 from strategies.envelopes import call_params
 from strategies.learning import Learned, fits, fitting_fields, learned_from
+
+EXAMPLES_PER_RUN = 100
+"""Sequences in one Hypothesis run at most (`fuzz.engine.phases.random_search.CASES_PER_RUN`
+says why a long search is many runs)."""
 
 SEQUENCE_STEPS = 10
 
@@ -193,7 +197,7 @@ class SequenceExploration:
     def _run_part(self, machine: Any, examples: int, part: int) -> None:
         """One Hypothesis run of `examples` sequences, the `part`-th of the phase: a run's engine
         keeps every sequence it ran (its tree of choices), so a long phase is many runs, as the
-        random search's explorations are (`EXAMPLES_PER_RUN`). The first part's seed is the
+        random search's explorations are (`CASES_PER_RUN`). The first part's seed is the
         phase's own."""
         machine._hypothesis_internal_use_seed = derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE, part=part)
         config = settings(
