@@ -7,6 +7,7 @@ draws a lone surrogate: every value is JSON text a conforming client could send.
 
 from __future__ import annotations
 
+from functools import lru_cache
 from typing import Literal
 
 from hypothesis import strategies as st
@@ -33,9 +34,11 @@ as one or two units (`ecma_patterns.unit_sensitive`) are drawn from, since a str
 gets no verdict and would be thrown away (`^\\S+@\\S+$`: two draws in three)."""
 
 
+@lru_cache(maxsize=256)
 def json_text(min_size: int = 0, max_size: int | None = None) -> st.SearchStrategy[str]:
     """`st.text` over `JSON_CHARACTERS`: the one way strategies here draw free text. Shrinks
-    towards the shortest text allowed."""
+    towards the shortest text allowed. Built once per size (a mutator asks for one inside a
+    draw)."""
     return st.text(JSON_CHARACTERS, min_size=min_size, max_size=max_size)
 
 

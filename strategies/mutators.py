@@ -148,12 +148,12 @@ def _too_many_items(draw: st.DrawFn, schema: Mapping[str, Any], value: list[Any]
 
 def _too_few_items(draw: st.DrawFn, schema: Mapping[str, Any], value: list[Any]) -> Mutant:
     limit = schema["minItems"]
-    replacement = value[: draw(st.integers(0, limit - 1))]
+    replacement = value[: pick(draw, range(limit))]
     return Mutant(replacement, f"{len(replacement)} items, below minItems {limit}")
 
 
 def _duplicate_items(draw: st.DrawFn, schema: Mapping[str, Any], value: list[Any]) -> Mutant:
-    index = draw(st.integers(0, len(value) - 1))
+    index = pick(draw, range(len(value)))
     return Mutant([*value, value[index]], f"item {index} repeated (uniqueItems)")
 
 

@@ -62,7 +62,7 @@ class _Edit:
 
 
 def _position(draw: st.DrawFn, name: str, *, inclusive: bool) -> int:
-    return draw(st.integers(min_value=0, max_value=max(0, len(name) - (0 if inclusive else 1))))
+    return pick(draw, range(max(0, len(name) - (0 if inclusive else 1)) + 1))
 
 
 def _char(draw: st.DrawFn) -> str:

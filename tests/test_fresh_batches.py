@@ -15,6 +15,7 @@ from hypothesis.internal.conjecture.engine import ConjectureRunner
 
 from fuzz.engine.fresh_batches import STALE_BATCHES
 from fuzz.engine.options import RunPhase
+from fuzz.engine.phases.canonical import batch_size
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.plan import Selection
 from fuzz.wire.target import StdioTarget
@@ -83,5 +84,5 @@ def test_an_exploration_that_has_sent_every_case_it_can_draw_stops(monkeypatch: 
     sent = _sent_by_exploration(monkeypatch, CaseKind.VALID_ARGUMENTS, "set_volume", 4000)
     levels = {json.loads(params)["arguments"]["level"] for params in sent}
     assert levels <= set(range(12)) and len({json.dumps(level) for level in levels}) >= 12
-    assert len(sent) <= 8 * 4 * STALE_BATCHES, len(sent)
+    assert len(sent) <= 2 * STALE_BATCHES * batch_size(4000), len(sent)
 
