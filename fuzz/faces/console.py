@@ -19,14 +19,23 @@ stayed with the process. On the demo at the defaults, the peak PSS summed over b
 went from 95.2 to 90.2 MB (medians of four interleaved runs each), the cases per second within
 noise.
 A finished Hypothesis run is collected when it ends (`collect_runs_when_they_end`).
+
+A Ctrl-C that lands where Python cannot raise is delivered again rather than printed and lost
+(`interrupts_kept`): trio's handler raises KeyboardInterrupt wherever the main thread is, and
+there was once inside Hypothesis's garbage-collector callback, which CPython reports as
+"Exception ignored in" with a traceback on stderr.
+
 The pytest plugin leaves the user's process as it is.
 """
 
 from __future__ import annotations
 
+import _thread
 import contextlib
 import ctypes
 import os
+import signal
+import sys
 import warnings
 from collections.abc import Iterator
 
@@ -42,6 +51,7 @@ _M_ARENA_MAX = -8
 
 def entry_point() -> None:
     compact_allocator()
+    interrupts_kept()
     collect_runs_when_they_end()
     chosen = os.environ.get(_NO_PLUGINS)
     os.environ[_NO_PLUGINS] = "1"
@@ -68,6 +78,22 @@ def compact_allocator() -> None:
         return
     for parameter, value in ((_M_ARENA_MAX, 1), (_M_TRIM_THRESHOLD, 0), (_M_TOP_PAD, 0)):
         mallopt(parameter, value)
+
+
+def interrupts_kept() -> None:
+    """Make a KeyboardInterrupt raised where Python can only report it (a garbage-collector
+    callback, a `__del__`, a weakref callback: `sys.unraisablehook`) trip SIGINT again, so that
+    its handler runs once that code has returned; any other such exception is reported as
+    before."""
+    reported = sys.unraisablehook
+
+    def hook(unraisable: sys.UnraisableHookArgs) -> None:
+        if isinstance(unraisable.exc_value, KeyboardInterrupt):
+            _thread.interrupt_main(signal.SIGINT)
+            return
+        reported(unraisable)
+
+    sys.unraisablehook = hook
 
 
 @contextlib.contextmanager
