@@ -58,8 +58,8 @@ What an example costs besides its cases' draws is paid once a batch: Hypothesis'
 to trio's thread and back, the dispatcher's scopes, one write. From 8 to 16, on the demo at
 the defaults: 5,640-5,831 calls a second to 6,907-7,268 (three interleaved 10 s pairs, the
 same findings), the `mcp` SDK server over stdio +13-18%, over HTTP +2-6%. From 16 to 32 on the
-demo: 10% less of the harness's CPU a call, 15% more calls a second (medians of four
-interleaved 10 s pairs; six more pairs another night: +15%). What it costs: twice the requests
+demo: 10% less of the harness's CPU a call, 8% more calls a second (medians of four
+interleaved 10 s pairs; six pairs another night: +15%). What it costs: twice the requests
 a server sees at once from one exploration, and a shrinking try sends the whole batch."""
 
 CASES_PER_EXAMPLE_OVER_HTTP = 16

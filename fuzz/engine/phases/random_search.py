@@ -1,14 +1,14 @@
 """One exploration: Hypothesis searching one case kind of one tool, in a worker thread.
 
-Each Hypothesis example is a batch of cases (`fuzz.engine.phases.canonical.batch_size`), sent with every request in
-flight at once (through the run's `Dispatcher`, beside the batches of the other explorations).
-A batch costs Hypothesis's per-example bookkeeping and one hand-off to trio's thread once for
-all its cases, and a request the server drops costs one timeout for the batch, not one each.
-The batch is failed by the first of its cases, in order, that violates a rule this exploration
-has not found yet (else by its first violation); Hypothesis then shrinks the whole batch: the cases that do not matter become their simplest form, the one that
-does becomes its minimal request, which is the one reported. The batch size depends on
---max-examples and the transport only (not on --workers or the machine), so a run is repeatable
-from its seed.
+Each Hypothesis example is a batch of cases (`fuzz.engine.phases.canonical.batch_size`), sent
+with every request in flight at once (through the run's `Dispatcher`, beside the batches of the
+other explorations). A batch costs Hypothesis's per-example bookkeeping and one hand-off to
+trio's thread once for all its cases, and a request the server drops costs one timeout for the
+batch, not one each. The batch is failed by the first of its cases, in order, that violates a
+rule this exploration has not found yet (else by its first violation); Hypothesis then shrinks
+the whole batch: the cases that do not matter become their simplest form, the one that does
+becomes its minimal request, which is the one reported. The batch size depends on --max-examples
+and the transport only (not on --workers or the machine), so a run is repeatable from its seed.
 
 A violated rule raises an exception whose type is unique to the rule, so Hypothesis treats each
 rule as a distinct bug and shrinks each to its own minimal request (`report_multiple_bugs`).
