@@ -172,7 +172,9 @@ BOOK = Tool.from_listing({
     },
 })
 
-_SHRINK = settings(database=None, max_examples=500, phases=[Phase.generate, Phase.shrink])
+_SHRINK = settings(database=None, max_examples=500, derandomize=True, phases=[Phase.generate, Phase.shrink])
+"""Derandomized: a random `find` missed the uniqueItems mutation in its 500 examples once, in a
+loaded `-n 4` run; the same examples every run, so the test passes or fails for its code alone."""
 
 
 @pytest.mark.parametrize(
