@@ -16,7 +16,9 @@ Its bugs, each a violation of SEP-2145 that real servers commit:
 - `mirror` (a mirror tool: it returns its `output` argument as structuredContent) never checks
   that output against its outputSchema: `output-schema`;
 - `lookup` of "gamma" fails inside the tool, and the error text carries the Python traceback:
-  `internal-details-leak` (advisory).
+  `internal-details-leak` (advisory). Its file names are relative to the package's directory
+  (`fuzz/demo_server.py`), so the demo answers alike on every machine and its reproductions,
+  committed or shown in the docs, carry no machine's paths.
 
 `maintenance` is listed but refused with a proper tool execution error (run the demo with
 `--unavailable maintenance`, as `mcp-toolfuzz run` with no target does), and `reset` is
@@ -31,6 +33,7 @@ from __future__ import annotations
 import json
 import sys
 import traceback
+from pathlib import Path
 from typing import Any
 
 PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
@@ -222,8 +225,17 @@ def handle(method: str, params: Any) -> dict[str, Any]:
         except ProtocolError:
             raise
         except Exception:
-            return text_result(f"Tool {name} failed:\n{traceback.format_exc()}", is_error=True)
+            return text_result(f"Tool {name} failed:\n{_traceback()}", is_error=True)
     raise ProtocolError(-32601, f"Method not found: {method}")
+
+
+_INSTALLED_IN = f"{Path(__file__).resolve().parent.parent}/"
+
+
+def _traceback() -> str:
+    """The exception being handled, as Python prints it, with paths relative to where the
+    package is installed (see the module's docstring)."""
+    return traceback.format_exc().replace(_INSTALLED_IN, "")
 
 
 def answer(line: str) -> dict[str, Any] | None:

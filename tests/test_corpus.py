@@ -37,6 +37,7 @@ def _buggy_run(directory: Path, protocol_version: str | None = None) -> list[Pat
     return sorted(directory.glob("*/*.json"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("protocol_version", "opening"), [
     (None, ["server/discover"]),  # the reference server is detected as stateless (2026-07-28)
     ("2025-06-18", ["initialize", "notifications/initialized"]),
@@ -66,15 +67,23 @@ def test_the_same_finding_found_twice_is_one_file(tmp_path: Path) -> None:
     assert first == second and len(first) == 1
 
 
-def test_the_repo_corpus_replays_still_failing_against_the_demo() -> None:
-    files = sorted(REPO_CORPUS.glob("*.json"))
+@pytest.mark.slow
+def test_the_repo_corpus_holds_only_the_demos_reproductions_and_they_replay_still_failing_from_anywhere(tmp_path: Path) -> None:
+    """The committed corpus is the demo's: each file names the demo (not an interpreter's path),
+    and replays from a copy in another directory with the interpreter that runs the harness."""
+    files = sorted(REPO_CORPUS.rglob("*.json"))
     assert len(files) >= 10
-    replay = mcp_toolfuzz("replay", str(REPO_CORPUS))
+    assert {path.parent.name for path in files} == {"mcp-toolfuzz-demo--4469577ada"}, "one target's directory: the demo's"
+    for path in files:
+        assert json.loads(path.read_text())["target"] == {"transport": "stdio", "command": ["python", "-m", "fuzz.demo_server"], "demo": True}, path
+    copy = shutil.copytree(REPO_CORPUS, tmp_path / "elsewhere" / "corpus")
+    replay = mcp_toolfuzz("replay", str(copy), cwd=tmp_path)
     assert replay.returncode == 1
     assert sum(line.startswith("STILL FAILING ") for line in replay.stdout.splitlines()) == len(files), replay.stdout
     assert f"{len(files)} replayed: 0 FIXED, {len(files)} STILL FAILING, 0 ERROR" in replay.stdout
 
 
+@pytest.mark.slow
 def test_run_replays_the_corpus_first_and_skips_a_corrupt_file_by_name(tmp_path: Path) -> None:
     directory = tmp_path / "corpus"
     (made,) = _buggy_run(directory)
@@ -95,6 +104,7 @@ def test_run_replays_the_corpus_first_and_skips_a_corrupt_file_by_name(tmp_path:
     assert f"corpus  ERROR         {directory / 'broken.json'}" in run.stdout
 
 
+@pytest.mark.slow
 def test_baselines_accept_known_findings_and_report_stale_ones(tmp_path: Path) -> None:
     base = tmp_path / "baseline.json"
     server = [sys.executable, str(SERVERS / "reference_server.py")]
@@ -113,6 +123,7 @@ def test_baselines_accept_known_findings_and_report_stale_ones(tmp_path: Path) -
     assert new_bug.returncode == 1, "a finding not in the baseline fails the run"
 
 
+@pytest.mark.slow
 def test_a_bad_baseline_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     bad = tmp_path / "bad.json"
     bad.write_text("{}")
@@ -122,6 +133,7 @@ def test_a_bad_baseline_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     ]
 
 
+@pytest.mark.slow
 def test_export_writes_a_pytest_file_that_fails_on_the_bug_and_passes_on_the_fix(tmp_path: Path) -> None:
     _buggy_run(tmp_path / "corpus")
     output = tmp_path / "test_exported.py"
@@ -213,6 +225,7 @@ def _short(value: Any) -> str:
     return text if len(text) <= 200 else f"{text[:200]}... ({len(text)} characters)"
 
 
+@pytest.mark.slow
 def test_two_runs_with_one_seed_give_identical_reports_but_for_timings_and_ids(tmp_path: Path) -> None:
     """The JSON-RPC ids a request gets depend on what else was in flight (other explorations'
     batches, the canonical cases sent ahead); everything else is the same, whatever --workers and
@@ -230,6 +243,7 @@ def test_two_runs_with_one_seed_give_identical_reports_but_for_timings_and_ids(t
     assert without_jsonrpc_ids(alone[0]) == without_jsonrpc_ids(three), _difference(alone[0], three)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signal_number", [signal.SIGINT, signal.SIGTERM])
 def test_an_interrupted_run_leaves_every_finding_on_disk_complete(tmp_path: Path, signal_number: int) -> None:
     directory = tmp_path / "corpus"
@@ -282,6 +296,7 @@ def test_the_example_database_survives_missing_read_only_and_corrupt_states(tmp_
     assert [f.rule.id for f in result.findings] == ["arguments-not-validated"]
 
 
+@pytest.mark.slow
 def test_secrets_in_the_command_are_never_written(tmp_path: Path) -> None:
     token = "sk-live-0123456789abcdef"
     report = tmp_path / "report.json"

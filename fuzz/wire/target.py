@@ -41,18 +41,24 @@ class StdioTarget:
     env: tuple[tuple[str, str], ...] = ()
     """Variables added to the harness's environment for the server (from an mcpServers config)."""
     demo: bool = False
-    """The bundled demo server: recorded without the interpreter's path, so that reproductions of
-    it replay on any machine (with the interpreter that runs the harness)."""
+    """The bundled demo server: printed and recorded without the interpreter's path, so that its
+    reports read alike and its reproductions replay on any machine (with the interpreter that
+    runs the harness)."""
 
     def describe(self) -> str:
         """The command as printed and written to reports: secret-looking values redacted, and
         environment variables named without their values."""
         env = f" (env {redact_names(name for name, _ in self.env)})" if self.env else ""
-        return shlex.join(redact_command(self.command)) + env
+        return shlex.join(redact_command(self.shown_command)) + env
+
+    @property
+    def shown_command(self) -> tuple[str, ...]:
+        """The command as reports show it: the demo's interpreter is `python`."""
+        return ("python", *self.command[1:]) if self.demo else self.command
 
     def as_json(self) -> dict[str, object]:
         if self.demo:
-            return {"transport": "stdio", "command": ["python", *self.command[1:]], "demo": True}
+            return {"transport": "stdio", "command": list(self.shown_command), "demo": True}
         recorded: dict[str, object] = {"transport": "stdio", "command": redact_command(self.command)}
         if self.env:
             recorded["env"] = {name: REDACTED for name, _ in sorted(self.env)}

@@ -17,7 +17,8 @@ Tools:
 MCPServer 2.3.0 has no API to disable a tool (only ``remove_tool(name)``, after
 which the tool is simply unknown), so there is no ``secret`` tool here.
 
-Run: ``python python_sdk_mirror.py`` (with /work/main/.venv's python).
+Run: ``.venv/bin/python tests/servers/python_sdk_mirror.py`` (the project venv's python, from the
+checkout's root).
 """
 
 import json

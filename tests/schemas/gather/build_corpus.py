@@ -12,7 +12,9 @@ Reads the raw corpus files written by collect_stdio.py, gen_pydantic.py and gen_
   SDK, hand-written;
 * writes each group to tests/schemas/<group>.json, schemas unchanged.
 
-    /work/main/.venv/bin/python build_corpus.py [--raw /tmp/schema-gather/raw]
+From tests/schemas/gather/, with the project venv:
+
+    ../../../.venv/bin/python build_corpus.py [--raw /tmp/schema-gather/raw]
 
 Not a test module (no ``test_`` prefix): pytest does not collect it.
 """

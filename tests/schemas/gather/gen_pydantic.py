@@ -11,9 +11,9 @@ list[...], scalars).  ``serve fastmcp`` serves the same functions with fastmcp.
 Without ``serve`` it starts itself over stdio for each framework, lists the tools with
 collect_stdio.list_tools (the wire answer, exactly as sent) and writes
 ``<out>/python-sdk-pydantic.json`` and ``<out>/python-fastmcp.json``.  Run it with the
-project venv (mcp 2.3.0, fastmcp 4.x):
+project venv (mcp 2.3.0, fastmcp 4.x), from tests/schemas/gather/:
 
-    /work/main/.venv/bin/python gen_pydantic.py --out /tmp/schema-gather/raw
+    ../../../.venv/bin/python gen_pydantic.py --out /tmp/schema-gather/raw
 
 Not a test module (no ``test_`` prefix): pytest does not collect it.
 """

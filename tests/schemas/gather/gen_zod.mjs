@@ -13,7 +13,7 @@
 // tests/servers/typescript/node_modules without touching it. ESM ignores NODE_PATH, so copy
 // this file to a scratch dir holding a symlink to that node_modules and run it there:
 //   mkdir -p /tmp/schema-gather/zod && cp gen_zod.mjs /tmp/schema-gather/zod/ &&
-//   ln -sfn /work/main/tests/servers/typescript/node_modules /tmp/schema-gather/zod/node_modules &&
+//   ln -sfn "$PWD/../../servers/typescript/node_modules" /tmp/schema-gather/zod/node_modules &&
 //   node /tmp/schema-gather/zod/gen_zod.mjs /tmp/schema-gather/raw
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
