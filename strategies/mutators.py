@@ -18,7 +18,7 @@ from typing import Any
 from hypothesis import strategies as st
 
 from strategies.characters import JSON_CHARACTERS, json_text
-from strategies.drawing import pick
+from strategies.drawing import mapped, pick
 from strategies.ecma_patterns import verdict
 from strategies.mutations import (
     Mutation,
@@ -200,11 +200,17 @@ _SCALARS: st.SearchStrategy[Any] = st.one_of(
     st.floats(allow_nan=False, allow_infinity=False),
 )
 
+_EXACT_HALVES = 2.0**52 - 1
+"""The largest integral float whose half-step is a float too. A number (not an integer) is made,
+never filtered: two floats in three that Hypothesis draws are integral, and a filter that tried
+three times threw away the whole case one time in four (a batch of eight invalid arguments of a
+schema with one integer property: one in seven)."""
+
 _JSON_TYPES: dict[str, st.SearchStrategy[Any]] = {
     "null": st.none(),
     "boolean": st.booleans(),
     "integer": st.integers(),
-    "number": st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
+    "number": mapped(st.floats(min_value=-_EXACT_HALVES, max_value=_EXACT_HALVES), lambda f: f + 0.5 if f.is_integer() else f),
     "string": json_text(max_size=20),
     "array": st.lists(_SCALARS, max_size=3),
     "object": st.dictionaries(json_text(max_size=8), _SCALARS, max_size=3),

@@ -10,6 +10,7 @@ draws, and the same shrinking.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
 from random import Random
@@ -21,6 +22,7 @@ from hypothesis import Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 from hypothesis.errors import StopTest, Unsatisfiable
+from hypothesis.internal.conjecture.choice import ChoiceTemplate
 from hypothesis.internal.conjecture.data import ConjectureData, Status
 from hypothesis.strategies._internal.lazy import unwrap_strategies
 from hypothesis.strategies._internal.strategies import FilteredStrategy
@@ -31,6 +33,7 @@ from fuzz.engine.quick_draws import QuickDraws, quick
 from strategies import CaseKind, InvalidSchema, SchemaCheck, Tool, cases, invalid_arguments
 from strategies.cases import envelope_cases
 from strategies.drawing import deferred, drawn, mapped, tupled
+from strategies.mutators import _JSON_TYPES
 from strategies.pools import draw_outside_a_test
 
 ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "integer"}}}
@@ -67,6 +70,38 @@ def test_eight_invalid_arguments_of_a_schema_with_one_optional_property_pass_the
     assert len(batches) >= 20
     check = SchemaCheck.for_schema(ONE_OPTIONAL_INTEGER)
     assert all(not check.accepts(drawn.value) for batch in batches for drawn in batch)
+
+
+def test_over_many_seeds_a_batch_of_invalid_arguments_is_never_thrown_away_and_rarely_over_hypothesiss_early_cap() -> None:
+    """Hypothesis's health checks fail a test whose first examples are too often thrown away
+    (INVALID: a filter that failed three times) or over its early size cap (OVERRUN: more
+    choices than five times the simplest example's). Over 300 seeds, at that cap, a batch of
+    eight invalid arguments of a schema with one optional integer property is never thrown away
+    (before: one in seven, the wrong type `number` filtered out of floats that are integral two
+    times in three) and over the cap one time in five at most (16% measured)."""
+    tool = Tool.from_listing({"name": "maintenance", "inputSchema": ONE_OPTIONAL_INTEGER})
+    batch = st.tuples(*[invalid_arguments(tool)] * 8)
+    simplest = ConjectureData(prefix=[ChoiceTemplate("simplest", count=None)], max_choices=10_000, random=Random(0))
+    draw_outside_a_test(batch, simplest)
+    cap = 5 * len(simplest.choices)
+    statuses: dict[Status, int] = {}
+    for seed in range(300):
+        data = ConjectureData(random=Random(seed), max_choices=cap)
+        with contextlib.suppress(StopTest):
+            draw_outside_a_test(batch, data)
+            data.freeze()
+        statuses[data.status] = statuses.get(data.status, 0) + 1
+    assert statuses.get(Status.INVALID, 0) == 0, statuses
+    assert statuses.get(Status.OVERRUN, 0) <= 60, statuses
+
+
+def test_a_wrong_type_number_is_never_an_integer_and_shrinks_to_one_half() -> None:
+    """The wrong type `number` of an integer property is made, not filtered: every draw counts."""
+    number = _JSON_TYPES["number"]
+    assert find(number, lambda value: True) == 0.5
+    drawn = [draw_outside_a_test(number, ConjectureData(random=Random(seed))) for seed in range(500)]
+    assert all(isinstance(value, float) and not value.is_integer() for value in drawn)
+    assert len(set(drawn)) > 100
 
 
 def test_a_schema_is_checked_against_its_metaschema_once_however_often_a_tool_is_made(monkeypatch: pytest.MonkeyPatch) -> None:
