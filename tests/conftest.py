@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
@@ -9,7 +10,7 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -92,6 +93,27 @@ def _run_in_a_scratch_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     """`mcp-toolfuzz run` keeps a corpus in ./corpus by default: tests run where that is harmless,
     never in the repository, whose corpus/ holds the demo's seed reproductions."""
     monkeypatch.chdir(tmp_path)
+
+
+def made_once(tmp_path_factory: pytest.TempPathFactory, name: str, make: Callable[[Path], None]) -> Path:
+    """A directory that `make(directory)` fills once per test session, whatever the number of
+    xdist workers: a module fixture that costs a whole run is otherwise made again in each
+    worker its module's tests are spread over. The first worker to ask makes it, under a lock;
+    the others wait for it. Each caller gets a copy of its own, to write beside what was made."""
+    base = tmp_path_factory.getbasetemp()
+    shared = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+    directory = shared / f"made-once-{name}"
+    with open(shared / f"made-once-{name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            if not (directory / ".done").exists():
+                shutil.rmtree(directory, ignore_errors=True)
+                directory.mkdir()
+                make(directory)
+                (directory / ".done").touch()
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return Path(shutil.copytree(directory, tmp_path_factory.mktemp(name) / name))
 
 
 @contextmanager

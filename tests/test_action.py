@@ -10,6 +10,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 import yaml
 
 from tests.workflow_steps import INSTALLED, ActionRun, Runner, checkout_env
@@ -152,6 +153,7 @@ def test_a_markdown_report_over_githubs_limit_is_cut_in_the_summary(tmp_path: Pa
     assert all(line == "| a line of a long report |" for line in summary.splitlines()[:-2])
 
 
+@pytest.mark.slow
 def test_the_action_fuzzes_the_demo_and_reports(tmp_path: Path) -> None:
     workspace = tmp_path / "workspace"
     workspace.mkdir()

@@ -13,21 +13,30 @@ from pathlib import Path
 
 import jsonschema
 import junitparser
+import pytest
 import xmlschema
 
 from tests.conftest import SERVERS
 from tests.test_stateless_revision import _typescript_v2
+
+pytestmark = pytest.mark.slow
+"""Every test here starts real servers or whole runs (the fast tier, `-m "not slow"`, leaves them out)."""
 
 SCHEMAS = Path(__file__).parent / "report_schemas"
 HANDSHAKE_REVISIONS = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"]
 EVERY_REVISION = ["2026-07-28", *HANDSHAKE_REVISIONS]
 
 
-def _all(tmp_path: Path, *command: str, reports: tuple[str, ...] = ("json",), extra: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+def _all(
+    tmp_path: Path, *command: str, reports: tuple[str, ...] = ("json",), extra: tuple[str, ...] = (), sequences: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """`run --protocol-version all`; the sequence phase only where a test compares sequences (a
+    sequence restarts the server, and the SDK servers cost a second of CPU a start)."""
     written = [argument for kind in reports for argument in ("--report", f"{kind}:{tmp_path / ('r.' + kind)}")]
+    phases = () if sequences else ("--phases", "boundary,random")
     return subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--seed", "5", "--max-examples", "15",
-         "--timeout", "2", "--protocol-version", "all", *written, *extra, "--", *command],
+         "--timeout", "2", "--protocol-version", "all", *phases, *written, *extra, "--", *command],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )
 
@@ -141,7 +150,7 @@ def test_what_one_revision_alone_judged_is_listed_apart_not_hidden_behind_no_dif
     nothing both judged differs. The comparison says what it compared, and lists apart what one
     revision alone judged, with its findings (issue 35)."""
     run = _all(tmp_path, sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unsupported-version",
-               extra=("--allow-destructive", "--tools", "book,echo"))
+               extra=("--allow-destructive", "--tools", "book,echo"), sequences=True)
     assert run.returncode == 1, run.stdout + run.stderr
     report = _report(tmp_path)
     assert [section["protocolVersion"] for section in report["revisions"]] == ["2026-07-28", "2025-06-18"]

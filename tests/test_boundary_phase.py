@@ -184,6 +184,7 @@ def test_a_rule_a_canonical_case_found_does_not_end_the_random_search() -> None:
     assert failure.request["params"]["arguments"] == {"a": 0, "b": 0}
 
 
+@pytest.mark.slow
 def test_no_round_of_the_search_shrinks_what_a_canonical_case_found(monkeypatch: pytest.MonkeyPatch) -> None:
     """Later rounds send no canonical case of their own: they keep the first round's verdicts."""
     failed: list[tuple[int, str]] = []

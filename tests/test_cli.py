@@ -23,6 +23,7 @@ def mcp_toolfuzz(*arguments: str, timeout: float = 120, env: dict[str, str] | No
     )
 
 
+@pytest.mark.slow
 def test_demo_run_reports_its_deliberate_bugs_and_writes_json(tmp_path: Path) -> None:
     report = tmp_path / "out" / "report.json"
     run = mcp_toolfuzz("run", "--seed", "42", "--max-examples", "25", "--report", f"json:{report}")
@@ -59,6 +60,7 @@ def test_demo_run_reports_its_deliberate_bugs_and_writes_json(tmp_path: Path) ->
     assert volume["level"] == "SHOULD"
 
 
+@pytest.mark.slow
 def test_hypothesis_storage_goes_to_the_user_cache_and_holds_no_codec_table(tmp_path: Path) -> None:
     """A first run on a machine must not encode every code point (`characters(codec="utf-8")`,
     Hypothesis's default text alphabet: ~200 MiB of peak memory), nor write into the working
@@ -78,6 +80,7 @@ def test_compliant_server_exits_zero(tmp_path: Path) -> None:
     assert "no findings" in run.stdout
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
@@ -206,6 +209,7 @@ def test_a_ctrl_c_that_lands_in_a_gc_callback_is_delivered_again_not_printed_and
         assert run.stdout.strip() == "0" and "Exception ignored" in run.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("arguments", "expected"),
     [

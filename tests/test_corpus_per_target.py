@@ -10,6 +10,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from fuzz.corpus import reproductions as corpus
 from fuzz.corpus.targets import identity_of
 from tests.conftest import SERVERS
@@ -37,6 +39,7 @@ def _unknown_tool_codes(paths: list[Path]) -> set[int]:
             if json.loads(path.read_text())["rule"] == "unknown-tool"}
 
 
+@pytest.mark.slow
 def test_two_servers_from_one_directory_keep_replay_and_judge_their_own_reproductions(tmp_path: Path) -> None:
     _, first = _run(FIRST, "first.json", tmp_path)
     first_files = sorted({tmp_path / finding["reproduction"] for finding in first["findings"]})
@@ -72,6 +75,7 @@ def test_two_servers_from_one_directory_keep_replay_and_judge_their_own_reproduc
     assert "corpus  STILL FAILING" in third_run.stdout
 
 
+@pytest.mark.slow
 def test_replay_given_files_and_a_target_replays_what_it_is_given(tmp_path: Path) -> None:
     _run(SECOND, "second.json", tmp_path)
     files = corpus.discover([tmp_path / "corpus"])
@@ -81,6 +85,7 @@ def test_replay_given_files_and_a_target_replays_what_it_is_given(tmp_path: Path
     assert f"{len(files)} replayed: {len(files)} FIXED" in fixed.stdout
 
 
+@pytest.mark.slow
 def test_a_corpus_written_before_targets_were_recorded_is_read_as_before_and_said_so_once(tmp_path: Path) -> None:
     _, made = _run(FIRST, "made.json", tmp_path)
     written = sorted({tmp_path / finding["reproduction"] for finding in made["findings"]})

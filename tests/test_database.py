@@ -64,6 +64,7 @@ def test_an_unreachable_redis_is_one_line_and_exit_2_before_the_target_starts(tm
     assert not (tmp_path / "r.json").exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("value", "expected"),
     [
@@ -110,6 +111,7 @@ def without_redis(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return findings_of(report)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_redis_killed_mid_run_is_one_warning_and_loses_no_finding(
     server: RedisServer, tmp_path: Path, processes: str, without_redis: list[str]
@@ -224,6 +226,7 @@ runpy.run_path(sys.argv[0], run_name="__main__")
 """
 
 
+@pytest.mark.slow
 def test_read_only_leaves_the_examples_of_fixed_failures_where_a_writing_run_deletes_them(server: RedisServer, tmp_path: Path) -> None:
     """The same command (so the same database key) is the buggy server, then the fixed one: the
     bug comes from the environment, which the target's description does not show."""
@@ -255,6 +258,7 @@ def _examples_in(directory: Path) -> list[Path]:
     return [path for path in directory.rglob("*") if path.is_file()] if directory.is_dir() else []
 
 
+@pytest.mark.slow
 def test_none_writes_no_directory_and_a_path_is_where_examples_go(tmp_path: Path) -> None:
     none = toolfuzz("run", *DIVIDE, "--corpus", "corpus-a", "--database", "none", cwd=tmp_path)
     assert none.returncode == 1, none.stderr
@@ -269,6 +273,7 @@ def test_none_writes_no_directory_and_a_path_is_where_examples_go(tmp_path: Path
     assert default.returncode == 1 and _examples_in(tmp_path / "corpus-c" / ".hypothesis"), "the default: beside the corpus"
 
 
+@pytest.mark.slow
 def test_the_settings_file_keys(tmp_path: Path) -> None:
     settings = tmp_path / "mcp-toolfuzz.toml"
     settings.write_text('database = "kept-examples"\ndatabase-read-only = true\nmax-examples = 16\nphases = "random"\nno-corpus = true\n')
@@ -286,6 +291,7 @@ def test_the_settings_file_keys(tmp_path: Path) -> None:
     assert f"{settings}: database 'ftp://x' is not a place for Hypothesis's examples" in line
 
 
+@pytest.mark.slow
 def test_a_redis_password_is_used_and_never_printed_or_written(tmp_path: Path) -> None:
     with redis_server(password="s3cr3t-pw") as guarded:
         report = tmp_path / "r.json"

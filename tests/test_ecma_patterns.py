@@ -207,6 +207,7 @@ def test_the_regex_format_is_ecma_262() -> None:
 PATTERNS = [r"^[0-9]{3}-\d{4}$", r"^\w+$", r"^[a-z]+(?:-[a-z]+)*$", r"^\S+@\S+$", r"^\d{2,6}$", r"^[^\n]{1,8}$", r"^\p{L}+$", r"^.{2}$", r"^\s*$"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", PATTERNS)
 @PROPERTY
 @given(data=st.data())
@@ -215,6 +216,7 @@ def test_valid_strings_match_by_ecma_262(pattern: str, data: st.DataObject) -> N
     assert isinstance(value, str) and search(pattern, value), repr(value)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("pattern", PATTERNS)
 @PROPERTY
 @given(data=st.data())
@@ -229,6 +231,7 @@ def test_valid_objects_match_by_ecma_262_and_pattern_mutants_do_not(pattern: str
         assert where is not None and search(pattern, where) is False, mutant
 
 
+@pytest.mark.slow
 def test_strings_for_a_pattern_that_reads_astral_characters_either_way_are_all_decided() -> None:
     """`\\S` reads a character past U+FFFF as one character with the `u` flag and as two without:
     a text holding one gets no verdict, and was drawn and thrown away two times in three (with
@@ -380,6 +383,7 @@ def test_the_listed_patterns_are_the_regexps_source(javascript: _StdioClient) ->
     assert {name: next(iter(schema["properties"].values()))["pattern"] for name, schema in listed.items()} == TOOLS
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("tool", list(TOOLS))
 @settings(max_examples=80, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 @given(data=st.data())

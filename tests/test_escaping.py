@@ -62,6 +62,7 @@ def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.Co
     return run, out
 
 
+@pytest.mark.slow
 def test_a_hostile_server_reaches_the_terminal_and_the_ci_log_escaped(hostile_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     run, _ = hostile_run
     assert_inert(run.stdout, "stdout")
@@ -81,6 +82,7 @@ def test_replay_prints_what_the_server_says_escaped(hostile_run: tuple[subproces
     assert_inert(replayed.stdout + replayed.stderr, "replay")
 
 
+@pytest.mark.slow
 def test_a_harness_error_quoting_the_server_is_one_escaped_line(tmp_path: Path) -> None:
     run = mcp_toolfuzz("run", "--no-corpus", "--", *SERVER, "--refuse-initialize", cwd=tmp_path)
     assert run.returncode == 2 and run.stdout == ""
@@ -151,6 +153,7 @@ def test_the_json_report_keeps_the_exact_values(hostile_run: tuple[subprocess.Co
                for finding in document["findings"])
 
 
+@pytest.mark.slow
 def test_many_tools_with_one_behaviour_read_as_one_line(tmp_path: Path) -> None:
     run = mcp_toolfuzz("run", "--no-corpus", "--seed", "1", "--max-examples", "1", "--rules", "unknown-tool",
                        "--", *SERVER, "--many", "79", cwd=tmp_path)

@@ -12,6 +12,7 @@ from typing import Any
 
 import jsonschema
 import junitparser
+import pytest
 import xmlschema
 import yaml
 
@@ -45,6 +46,7 @@ def test_the_workflow_runs_the_action_with_every_ci_report_and_uploads_them() ->
     assert fuzz["with"]["max-time"] and "--baseline" in fuzz["with"]["args"] and "--corpus" in fuzz["with"]["args"]
 
 
+@pytest.mark.slow
 def test_the_workflow_steps_run_against_the_demo_and_their_reports_validate(tmp_path: Path) -> None:
     job, steps = _steps()
     workspace = tmp_path / "workspace"

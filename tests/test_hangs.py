@@ -10,8 +10,13 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from tests.conftest import SERVERS
 from tests.servers.emoji_hang_server import HANGING_TOOLS, TOOLS, is_emoji
+
+pytestmark = pytest.mark.slow
+"""Every test here starts real servers or whole runs (the fast tier, `-m "not slow"`, leaves them out)."""
 
 EMOJI_HANG = (sys.executable, str(SERVERS / "emoji_hang_server.py"))
 

@@ -121,6 +121,7 @@ def test_the_compliant_baseline_has_no_finding() -> None:
     assert result.findings == () and result.exit_code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("mode", ["deep", "huge", "huge-id-last", "not-utf8"])
 def test_an_unreadable_answer_is_a_finding_on_the_request_it_answered(mode: str) -> None:
     result = _run(mode)
@@ -141,6 +142,7 @@ def test_one_huge_answer_is_that_call_s_finding_and_the_calls_after_it_are_answe
     assert sum(summary.cases_sent.values()) > 20, "the run went on after the huge answer"
 
 
+@pytest.mark.slow
 def test_a_line_that_never_ends_is_a_finding_and_the_target_is_restarted_not_called_dead() -> None:
     result = _run("endless")
     assert _pairs(result) == {("response-well-formed", "echo")}, [f.message for f in result.findings]
@@ -167,10 +169,11 @@ def test_a_flood_of_answers_to_ids_never_sent_is_a_finding_of_the_request_in_fli
     assert "no request in flight has" in result.findings[0].why
 
 
+@pytest.mark.slow
 def test_a_lone_surrogate_is_kept_exactly_in_the_json_report_and_the_reproduction(tmp_path: Path) -> None:
     report, corpus = tmp_path / "report.json", tmp_path / "corpus"
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "10", "--corpus", str(corpus),
+        [sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "10", "--phases", "boundary,random", "--corpus", str(corpus),
          "--report", f"json:{report}", "--report", f"markdown:{tmp_path / 'report.md'}",
          "--", sys.executable, str(SERVERS / HOSTILE), "lone-surrogate"],
         capture_output=True, text=True, timeout=120,
@@ -182,10 +185,12 @@ def test_a_lone_surrogate_is_kept_exactly_in_the_json_report_and_the_reproductio
     assert json.loads(reproduction.read_text(encoding="utf-8"))["response"]["error"]["message"] == "bad \udfff here"
 
 
+@pytest.mark.slow
 def test_replay_reads_answers_with_the_size_limit_it_is_given(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     server = [sys.executable, str(SERVERS / HOSTILE), "huge"]
-    made = subprocess.run([sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "5", "--corpus", str(corpus), "--", *server],
+    made = subprocess.run([sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "5", "--phases", "boundary,random", "--corpus", str(corpus),
+                           "--", *server],
                           capture_output=True, text=True, timeout=120)
     assert made.returncode == 1, made.stdout[-2000:]
     (reproduction,) = corpus.glob("*/response-well-formed--*.json")

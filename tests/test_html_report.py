@@ -222,6 +222,7 @@ def test_every_revision_is_a_section_of_one_page() -> None:
     assert set(by_revision.WRITERS) == set(WRITERS), "every format is written under --protocol-version all too"
 
 
+@pytest.mark.slow
 def test_the_demos_html_report_names_its_findings(tmp_path: Path) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "5", "--no-corpus",

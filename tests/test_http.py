@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fuzz.engine.plan import Selection
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
@@ -27,6 +29,7 @@ def _tool_pairs(result: object) -> set[tuple[str, str]]:
     return {(rule, tool) for rule, tool in rule_tool_pairs(result) if tool != ENVELOPE}  # type: ignore[arg-type]
 
 
+@pytest.mark.slow
 def test_python_sdk_over_http_gets_the_findings_it_gets_over_stdio() -> None:
     with serving_http(sys.executable, str(SERVERS / "python_sdk_highlevel.py")) as target:
         result = _sdk_run(target)
@@ -38,6 +41,7 @@ def test_python_sdk_over_http_gets_the_findings_it_gets_over_stdio() -> None:
     assert envelope.rule.id == "response-well-formed" and "on this request's own HTTP response" in envelope.why
 
 
+@pytest.mark.slow
 def test_typescript_sdk_over_http_gets_the_findings_it_gets_over_stdio(typescript_server: StdioTarget) -> None:
     with serving_http(*typescript_server.command) as target:
         result = _sdk_run(target)
@@ -48,6 +52,7 @@ def test_typescript_sdk_over_http_gets_the_findings_it_gets_over_stdio(typescrip
     }
 
 
+@pytest.mark.slow
 def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on() -> None:
     tools = frozenset({"hang", "garbage", "wrong_id", "double", "status500"})
     with serving_http(*MISBEHAVING) as target:
@@ -107,6 +112,7 @@ def test_an_http_server_that_dies_with_requests_in_flight_is_one_finding_that_sa
         assert "could not be restarted to re-check each alone: this request may not be the cause" in finding.message
 
 
+@pytest.mark.slow
 def test_no_header_value_reaches_any_output_or_file(tmp_path: Path) -> None:
     secret = "tok-5f1c-very-secret-9e2a"
     report, corpus = tmp_path / "report.json", tmp_path / "corpus"

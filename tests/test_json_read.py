@@ -137,6 +137,7 @@ SHOWN: dict[str, Callable[[RunResult], bool]] = {
 """What each run must hold for its round trip to prove something."""
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name", RUNS)
 def test_a_report_reads_back_into_the_run_it_was_written_from(name: str, tmp_path: Path) -> None:
     result = RUNS[name](tmp_path)

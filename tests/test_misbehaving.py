@@ -22,6 +22,7 @@ from tests.conftest import SERVERS, fuzz, processes_running
 MISBEHAVING = (sys.executable, str(SERVERS / "misbehaving_server.py"))
 
 
+@pytest.mark.slow
 def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> None:
     marker = f"--label=misbehaving-{os.getpid()}-{time.monotonic_ns()}"
     tools = frozenset({"crash", "hang", "garbage", "wrong_id", "double"})
@@ -61,6 +62,7 @@ def test_huge_answers_and_floods_of_notifications_are_answers_like_any_other() -
     assert oversized.request["params"]["arguments"] == {"n": 100} and capped.target_restarts == 0
 
 
+@pytest.mark.slow
 def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     started = time.monotonic()
@@ -81,6 +83,7 @@ def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_p
     assert run.returncode == 1 and "Traceback" not in run.stderr
 
 
+@pytest.mark.slow
 def test_a_time_boxed_run_without_violations_exits_zero() -> None:
     run = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--max-time", "2", "--max-examples", "100000", "--tools", "slow", "--timeout", "5",
@@ -91,6 +94,7 @@ def test_a_time_boxed_run_without_violations_exits_zero() -> None:
     assert "--max-time 2 s reached" in run.stdout
 
 
+@pytest.mark.slow
 def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
     marker = f"--label=interrupted-{os.getpid()}-{time.monotonic_ns()}"
     process = subprocess.Popen(
@@ -110,6 +114,7 @@ def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
     assert processes_running(marker) == [], stdout[-3000:] + stderr[-3000:]
 
 
+@pytest.mark.slow
 def test_a_server_from_an_mcp_servers_config_with_env(tmp_path: Path) -> None:
     config = tmp_path / "mcp.json"
     config.write_text(json.dumps({"mcpServers": {

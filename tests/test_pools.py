@@ -9,6 +9,7 @@ import threading
 from random import Random
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture.data import ConjectureData
@@ -21,6 +22,7 @@ from strategies.pools import FROM_POOL, POOL_SIZE, draw_outside_a_test, draw_poo
 JUNK = st.dictionaries(st.text(max_size=8), st.none() | st.booleans() | st.integers(), max_size=3)
 
 
+@pytest.mark.slow
 def test_a_pool_is_the_same_in_another_process() -> None:
     here = repr(draw_pool(JUNK, "test junk", POOL_SIZE))
     script = (

@@ -11,6 +11,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from fuzz.engine.shards import assign
 
 SERVERS = Path(__file__).parent / "servers"
@@ -29,6 +31,7 @@ def test_each_tool_goes_to_one_process_the_least_loaded_by_case_kinds() -> None:
     assert sorted(owners.count(number) for number in range(4)) == [2, 2, 2, 3]
 
 
+@pytest.mark.slow
 def test_every_process_fuzzes_its_own_copy_of_the_target_and_one_report_has_every_tool(tmp_path: Path) -> None:
     started = tmp_path / "started"
     command = f'echo $$ >> {started}; exec {" ".join(REFERENCE)} --bug unknown-tool'
@@ -45,6 +48,7 @@ def test_every_process_fuzzes_its_own_copy_of_the_target_and_one_report_has_ever
     assert {finding["tool"] for finding in document["findings"]} == set(listed[1:]), "every tool's unknown-tool finding, from both processes"
 
 
+@pytest.mark.slow
 def test_a_server_that_allows_one_copy_at_a_time_is_one_line_naming_processes_1(tmp_path: Path) -> None:
     lock = tmp_path / "server.lock"
     command = ["flock", "--nonblock", str(lock), *REFERENCE]
@@ -90,6 +94,7 @@ def _start_demo(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
     return process, report
 
 
+@pytest.mark.slow
 def test_a_worker_killed_mid_run_loses_no_finding_it_reported(tmp_path: Path) -> None:
     process, report = _start_demo(tmp_path)
     (forked,) = _workers_of(process.pid)  # the second worker: the harness's own process runs the first
@@ -106,6 +111,7 @@ def test_a_worker_killed_mid_run_loses_no_finding_it_reported(tmp_path: Path) ->
     assert {Path(finding["reproduction"]).name for finding in document["findings"]} <= written
 
 
+@pytest.mark.slow
 def test_ctrl_c_to_the_whole_process_group_stops_every_worker_and_keeps_what_they_found(tmp_path: Path) -> None:
     process, report = _start_demo(tmp_path)
     workers = _workers_of(process.pid)

@@ -21,6 +21,7 @@ def _harness(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=180, cwd=cwd)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("version", ACCEPTED_PROTOCOL_VERSIONS)
 def test_the_demo_is_fuzzed_under_the_revision_asked_for_and_its_reproductions_replay_it(tmp_path: Path, version: str) -> None:
     corpus, report = tmp_path / "corpus", tmp_path / "report.json"
@@ -39,6 +40,7 @@ def test_the_demo_is_fuzzed_under_the_revision_asked_for_and_its_reproductions_r
     assert replay.returncode == 1 and "STILL FAILING" in replay.stdout, replay.stdout
 
 
+@pytest.mark.slow
 def test_a_revision_the_target_does_not_answer_is_one_line_and_exit_2(tmp_path: Path) -> None:
     run = _harness("run", "--max-examples", "4", "--no-corpus", "--protocol-version", "2025-11-25", "--", *REFERENCE, cwd=tmp_path)
     assert run.returncode == 2
@@ -57,6 +59,7 @@ def test_a_revision_not_spoken_is_refused_in_one_line(tmp_path: Path, value: str
     assert run.returncode == 2 and says in run.stderr and "Traceback" not in run.stderr
 
 
+@pytest.mark.slow
 def test_the_plugin_takes_the_revision_as_a_keyword(tmp_path: Path) -> None:
     project = tmp_path / "project"
     (project / "tests").mkdir(parents=True)

@@ -17,6 +17,9 @@ from junitparser import Error, Failure, JUnitXml, Skipped
 
 from tests.conftest import SERVERS, TYPESCRIPT_SERVER, processes_running
 
+pytestmark = pytest.mark.slow
+"""Every test here starts real servers or whole runs (the fast tier, `-m "not slow"`, leaves them out)."""
+
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pytest"
 SEED = "5"
 BUDGET = 48
@@ -79,11 +82,13 @@ def test_the_plugin_fails_exactly_the_tool_rule_pairs_the_cli_finds(tmp_path: Pa
         pytest.fail("the TypeScript SDK is not installed: run `npm ci --prefix tests/servers/typescript`")
     cli_options = [part for name, value in options.items() for one in (value if isinstance(value, list) else [value])
                    for part in (f"--{name.replace('_', '-')}", one)]
-    expected = _cli_pairs(tmp_path, command, *cli_options)
+    # Single cases only, in both: a sequence restarts the server (a Python SDK server costs a
+    # second of CPU to start), and the sequence pairs have their test below.
+    expected = _cli_pairs(tmp_path, command, "--phases", "boundary,random", *cli_options)
     assert expected, f"{server} has findings at this budget (tests/test_sdk_servers.py says which)"
     keywords = ", ".join(f"{name}={value!r}" for name, value in options.items())
     project = _project(tmp_path, f"test_sdk = invariants(*{command!r}, allow_destructive=True, timeout=2, "
-                                 f"max_examples={BUDGET}, {keywords})\n")
+                                 f"max_examples={BUDGET}, phases='boundary,random', {keywords})\n")
     run = _pytest(project, "--hypothesis-seed", SEED, "--junitxml", "report.xml")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr
     outcomes = _outcomes(project / "report.xml")
@@ -151,7 +156,9 @@ def test_every_revision_at_once_is_refused_naming_the_declaration(tmp_path: Path
 
 def test_a_server_the_suite_starts_in_a_fixture_is_fuzzed_with_a_subtest_per_pair(tmp_path: Path) -> None:
     highlevel = SERVERS / "python_sdk_highlevel.py"
-    project = _project(tmp_path, "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=48, seed=5)\n",
+    # Single cases: the assertions are on the tools' pairs (the sequence pairs have their own test).
+    project = _project(tmp_path, "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=48, seed=5, "
+                                 "phases='boundary,random')\n",
                        conftest=f"""
         import socket, subprocess, sys, time
         import pytest

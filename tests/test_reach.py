@@ -27,7 +27,7 @@ _FIND = settings(max_examples=2000, database=None, suppress_health_check=list(He
 
 def _run(*arguments: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--max-examples", "50", "--report", "json:report.json",
+        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--max-examples", "50", "--phases", "boundary,random", "--report", "json:report.json",
          *arguments, "--", *LAX_COMMAND],
         capture_output=True, text=True, timeout=180,
     )
@@ -51,6 +51,7 @@ def test_a_coerced_integer_is_found_one_mutation_from_accepted_arguments(seed: i
     assert not [f for f in result.findings if f.tool == "read_lines"], "read_lines cannot be reached without its root"
 
 
+@pytest.mark.slow
 def test_without_the_known_value_the_rules_it_needs_are_reported_not_exercised() -> None:
     run, document = _run("--seed", "4")
     read_lines = next(tool for tool in document["tools"] if tool["name"] == "read_lines")
@@ -71,6 +72,7 @@ def test_without_the_known_value_the_rules_it_needs_are_reported_not_exercised()
     assert read_lines_row.split()[1:] == ["-"], "arguments-not-validated is not exercised on read_lines, not clean"
 
 
+@pytest.mark.slow
 def test_with_the_known_value_the_lax_tool_is_reached_and_caught() -> None:
     run, document = _run("--seed", "4", "--argument", "read_lines.root=/srv/data")
     assert run.returncode == 1, run.stdout
@@ -85,6 +87,7 @@ def test_with_the_known_value_the_lax_tool_is_reached_and_caught() -> None:
     assert document["options"]["arguments"] == [{"field": "read_lines.root", "value": "/srv/data"}]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("argument", "expected"),
     [
@@ -158,8 +161,9 @@ def test_documented_examples_and_defaults_are_drawn_when_the_schema_accepts_them
     rejected_example_is_never_drawn()
 
 
+@pytest.mark.slow
 def test_the_demo_exercises_every_rule() -> None:
-    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--no-corpus", "--seed", "3", "--max-examples", "25",
+    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--no-corpus", "--seed", "3", "--max-examples", "25", "--phases", "boundary,random",
                           "--report", "json:report.json"], capture_output=True, text=True, timeout=180)
     document = json.loads(Path("report.json").read_text())
     assert {rule: value for rule, value in document["coverage"].items() if not value["exercised"]} == {}, run.stdout

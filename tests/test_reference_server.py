@@ -64,6 +64,7 @@ def _kinds_sent(result: RunResult) -> set[CaseKind]:
     return {kind for summary in result.tools for kind, count in summary.cases_sent.items() if count}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("era", [HANDSHAKE, None])
 def test_compliant_server_gets_no_finding_over_thousands_of_cases(era: str | None) -> None:
     """Out-of-order answers, noisy stderr, `isError` omitted on success, a paginated tool list,
@@ -80,6 +81,7 @@ def test_compliant_server_gets_no_finding_over_thousands_of_cases(era: str | Non
     assert _kinds_sent(result) & stateless_kinds == (set() if era else stateless_kinds)
 
 
+@pytest.mark.slow
 def test_compliant_server_over_http_gets_no_finding_with_its_headers_checked() -> None:
     with _reference_over_http() as target:
         result = fuzz(target, seed=11, max_examples=60, timeout=2.0, selection=REFERENCE)
@@ -127,6 +129,7 @@ def test_arguments_not_validated_bug_is_caught_with_the_bound_plus_one() -> None
     assert finding.label == "boundary: arguments.nights: maximum 30: 31, one past it (invalid)"
 
 
+@pytest.mark.slow
 def test_arguments_not_validated_bug_is_caught_by_the_random_search_alone_too() -> None:
     result = _only_finding("arguments-not-validated", phases=frozenset({RunPhase.RANDOM}))
     (finding,) = result.findings
@@ -134,6 +137,7 @@ def test_arguments_not_validated_bug_is_caught_by_the_random_search_alone_too() 
     assert finding.label == "arguments.nights: above maximum 30, in arguments the server accepted"
 
 
+@pytest.mark.slow
 def test_error_as_success_bug_is_caught_on_the_city_whose_failure_is_dressed() -> None:
     result = _reference("error-as-success")
     assert {finding.rule.id for finding in result.findings} == {"error-as-success"}
@@ -168,6 +172,7 @@ def test_malformed_request_code_bug_is_caught_with_no_params() -> None:
             assert finding.request["params"] == {"name": finding.tool, "arguments": None}
 
 
+@pytest.mark.slow
 def test_request_answered_bug_is_caught_with_the_smallest_hanging_value() -> None:
     """The random search shrinks a hang to the smallest hanging value (the boundary phase would
     report the first edge it hung on, `maximum` 30)."""
@@ -184,6 +189,7 @@ def test_response_well_formed_bug_is_caught_with_the_simplest_call() -> None:
     assert "content" in finding.message
 
 
+@pytest.mark.slow
 def test_target_alive_bug_is_caught_and_the_run_goes_on_after_a_restart() -> None:
     result = _only_finding("target-alive")
     (finding,) = result.findings
@@ -210,6 +216,7 @@ def test_output_schema_bug_is_caught_with_a_non_object_output() -> None:
     assert finding.rule.level is Level.SHOULD
 
 
+@pytest.mark.slow
 def test_error_message_bug_is_caught_as_advisory_and_does_not_fail_the_run() -> None:
     result = _reference("error-message")
     assert {f.rule.id for f in result.findings} == {"error-message"}
@@ -245,6 +252,7 @@ def test_disabled_rules_are_not_judged() -> None:
     assert result.findings == ()
 
 
+@pytest.mark.slow
 def test_profiles_judge_the_same_servers_differently() -> None:
     """An unknown tool answered with JSON-RPC error -32602 breaks SEP-2145 and is what 2025-11-25
     asks for; the compliant server's tool execution error for it is the reverse."""
@@ -258,6 +266,7 @@ def test_profiles_judge_the_same_servers_differently() -> None:
     assert revision.profile == "2025-11-25"
 
 
+@pytest.mark.slow
 def test_profiles_give_output_schema_its_own_level() -> None:
     """SEP-2145 asks servers to report bad output as a tool execution error (SHOULD); 2025-11-25
     requires structured results to conform (MUST)."""
@@ -273,6 +282,7 @@ def test_profiles_give_output_schema_its_own_level() -> None:
 STATELESS_RULES = {"malformed-meta", "unsupported-version", "header-mismatch"}
 
 
+@pytest.mark.slow
 def test_malformed_meta_bug_is_caught_with_client_capabilities_left_out() -> None:
     result = _only_finding("malformed-meta", era=STATELESS, timeout=2.0)  # a patient timeout: a loaded machine's stall is no hang
     assert rule_tool_pairs(result) == {("malformed-meta", tool) for tool in ARGUMENT_TOOLS}
@@ -292,6 +302,7 @@ def test_unsupported_version_bug_is_caught_with_the_first_revision_never_release
         assert "data.requested is null, not the revision requested" in finding.message, finding.message
 
 
+@pytest.mark.slow
 def test_header_mismatch_bug_is_caught_with_the_name_header_left_out() -> None:
     """The server never compares `Mcp-Name` with the body: of the headers' disagreements, a
     left-out name is the simplest it accepts."""
@@ -304,6 +315,7 @@ def test_header_mismatch_bug_is_caught_with_the_name_header_left_out() -> None:
         assert finding.response is not None and "result" in finding.response
 
 
+@pytest.mark.slow
 def test_tool_name_bug_is_caught_once_for_the_name_listed_twice() -> None:
     """`weather` listed twice is one advisory finding on it. The duplicate's definitions are
     the same: the tool is fuzzed once, as usual, and nothing else is found. Under the published
@@ -318,6 +330,7 @@ def test_tool_name_bug_is_caught_once_for_the_name_listed_twice() -> None:
     assert published.findings == () and published.exit_code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", sorted(STATELESS_RULES))
 def test_a_stateless_revision_bug_is_not_reached_under_the_handshake(bug: str) -> None:
     """Under 2025-06-18 there is no `_meta` envelope to check: the seeded bug is never reached."""
@@ -325,6 +338,7 @@ def test_a_stateless_revision_bug_is_not_reached_under_the_handshake(bug: str) -
     assert result.findings == () and result.exit_code == 0
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("bug", sorted({rule.id for rule in RULES} - STATELESS_RULES))
 def test_each_handshake_era_bug_is_also_caught_under_the_stateless_revision(bug: str) -> None:
     """The seeded bugs above, under 2026-07-28: the tools behave the same whatever the envelope,
@@ -339,6 +353,7 @@ def test_every_rule_has_a_seeded_bug_test() -> None:
     assert tested == {rule.id for rule in RULES}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 2])
 def test_same_seed_same_findings(seed: int) -> None:
     # 3 s to answer: a loaded CI machine's stall of half a second would be a hang in one run only

@@ -49,6 +49,7 @@ def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.C
     return _demo(tmp_path_factory.mktemp("demo"))
 
 
+@pytest.mark.slow
 def test_the_demo_is_six_problems_not_twenty_findings(demo_reports: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     run, out = demo_reports
     document = json.loads((out / "r.json").read_text())
@@ -91,6 +92,7 @@ def test_junit_is_valid_against_the_jenkins_schema_and_reads_in_junitparser(
     assert suites["mcp-toolfuzz.add"].failures == 2 and suites["mcp-toolfuzz.add"].tests >= 10
 
 
+@pytest.mark.slow
 def test_sarif_is_valid_and_its_fingerprints_do_not_change_from_night_to_night(
     demo_reports: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path,
 ) -> None:
@@ -113,11 +115,12 @@ def test_sarif_is_valid_and_its_fingerprints_do_not_change_from_night_to_night(
     assert sorted(result["partialFingerprints"]["mcpToolfuzzProblem/v1"] for result in later) == fingerprints
 
 
+@pytest.mark.slow
 def test_sarif_points_at_the_servers_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     server = tmp_path / "server.py"
     server.write_text((SERVERS / "lax_server.py").read_text())
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--max-examples", "50", "--report", "sarif:r.sarif", "--",
+        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--max-examples", "50", "--phases", "boundary,random", "--report", "sarif:r.sarif", "--",
          sys.executable, "server.py"],
         capture_output=True, text=True, timeout=120, cwd=tmp_path,
     )
@@ -157,6 +160,7 @@ def test_junit_carries_no_character_xml_cannot(tmp_path: Path) -> None:
     assert len(group(result.findings)) == len(result.findings) >= 1
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("request_text", ["xml:r.xml", "junit", "sarif:"])
 def test_a_report_format_that_does_not_exist_is_one_line_and_exit_2(request_text: str) -> None:
     run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--report", request_text], capture_output=True, text=True, timeout=60)

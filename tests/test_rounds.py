@@ -141,6 +141,7 @@ def test_waiting_load_averages_the_explorations_waiting_over_the_last_second() -
     assert after < during * math.exp(-0.25 / WAITING_WINDOW)
 
 
+@pytest.mark.slow
 def test_what_other_explorations_of_a_tool_sent_survives_a_slow_check_of_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
     """A finding is checked on a fresh copy of the target (`fuzz.engine.fresh_probe`) between its
     exploration's end and its merge into the tool's summary; the tool's other explorations,

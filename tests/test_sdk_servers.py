@@ -6,6 +6,8 @@ The expectations were established by sending the raw requests by hand first (mcp
 
 from __future__ import annotations
 
+import pytest
+
 from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.judging.findings import RunResult
 from fuzz.wire.target import StdioTarget
@@ -54,6 +56,7 @@ TYPESCRIPT_TOOL_FINDINGS = (
 results whose text reads "MCP error -32602: ..."; that text is not a protocol error."""
 
 
+@pytest.mark.slow
 def test_python_sdk_high_level_server() -> None:
     result = _sdk_run(python_server("python_sdk_highlevel.py"))
     expected = (
@@ -68,6 +71,7 @@ def test_python_sdk_high_level_server() -> None:
     assert {f.case.value for f in result.findings if f.rule.id == "arguments-not-validated"} == {"invalid-arguments"}
 
 
+@pytest.mark.slow
 def test_python_sdk_low_level_server() -> None:
     result = _sdk_run(python_server("python_sdk_lowlevel.py"))
     tools = ("add", "color", "explode")
@@ -108,6 +112,7 @@ def test_typescript_sdk_server(typescript_server: StdioTarget) -> None:
     assert rule_tool_pairs(result) == expected, [f.message for f in result.findings]
 
 
+@pytest.mark.slow
 def test_fastmcp_server_with_a_disabled_tool_and_a_mirror() -> None:
     selection = Selection(destructive=DestructiveMode.ALLOW, unavailable=frozenset({"secret"}), mirror_tool="mirror")
     result = _sdk_run(python_server("fastmcp_server.py"), selection=selection)
@@ -133,6 +138,7 @@ def test_fastmcp_server_with_a_disabled_tool_and_a_mirror() -> None:
     assert secret.cases_sent[CaseKind.UNAVAILABLE_TOOL] >= 30
 
 
+@pytest.mark.slow
 def test_python_sdk_high_level_mirror_validates_output_laxly() -> None:
     selection = Selection(destructive=DestructiveMode.ALLOW, mirror_tool="mirror", tools=frozenset({"mirror"}))
     result = fuzz(python_server("python_sdk_mirror.py"), seed=5, max_examples=300, timeout=5.0, selection=selection)

@@ -22,9 +22,10 @@ from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.judging.findings import SequenceStep, Use
 from fuzz.wire.target import open_target
 from strategies import CaseKind
-from tests.conftest import SERVERS, fuzz, python_server, serving_http
+from tests.conftest import SERVERS, fuzz, made_once, python_server, serving_http
 
 NOTES = str(SERVERS / "notes_server.py")
+
 
 
 def mcp_toolfuzz(*arguments: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -34,11 +35,14 @@ def mcp_toolfuzz(*arguments: str, cwd: Path, timeout: float = 600) -> subprocess
 @pytest.fixture(scope="module")
 def sequence_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """The sequence reproductions one run of the sequence phase writes for the notes server."""
-    directory = tmp_path_factory.mktemp("sequences")
-    run = mcp_toolfuzz("run", "--phases", "sequence", "--allow-destructive", "--max-examples", "50", "--seed", "1",
-                       "--corpus", str(directory / "corpus"), "--report", f"json:{directory / 'report.json'}",
-                       "--", sys.executable, NOTES, cwd=directory)
-    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+
+    def search(directory: Path) -> None:
+        run = mcp_toolfuzz("run", "--phases", "sequence", "--allow-destructive", "--max-examples", "50", "--seed", "1",
+                           "--corpus", str(directory / "corpus"), "--report", f"json:{directory / 'report.json'}",
+                           "--", sys.executable, NOTES, cwd=directory)
+        assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+
+    directory = made_once(tmp_path_factory, "notes-sequences", search)
     return sorted((directory / "corpus").glob("*/*.json"))
 
 
@@ -49,6 +53,7 @@ def sequence_report(sequence_files: list[Path]) -> dict[str, Any]:
     return document
 
 
+@pytest.mark.slow
 def test_use_after_delete_a_second_delete_and_a_tool_switched_off_are_found_in_the_steps_they_need(sequence_report: dict[str, Any]) -> None:
     document = sequence_report
     found = {(finding["rule"], finding["tool"]): finding for finding in document["findings"]}
@@ -98,6 +103,7 @@ def test_the_corpus_holds_each_sequence_with_its_steps(sequence_files: list[Path
         assert corpus.load(path).file_name == path.name
 
 
+@pytest.mark.slow
 def test_each_sequence_replays_still_failing_from_an_empty_directory_then_fixed(sequence_files: list[Path], tmp_path: Path) -> None:
     for index, path in enumerate(sequence_files):
         copy = alone(path, tmp_path / f"empty{index}")
@@ -144,6 +150,7 @@ def test_a_value_no_answer_holds_is_sent_as_recorded_and_said(sequence_files: li
     assert "holds no value at structuredContent.gone; sent the recorded value" in outcome.detail
 
 
+@pytest.mark.slow
 def test_an_exported_sequence_replays_its_steps(sequence_files: list[Path], tmp_path: Path) -> None:
     directory = tmp_path / "target"
     directory.mkdir()
@@ -163,6 +170,7 @@ def test_an_exported_sequence_replays_its_steps(sequence_files: list[Path], tmp_
     assert fixed.returncode == 0 and f"{len(sequence_files)} passed" in fixed.stdout, fixed.stdout[-2000:]
 
 
+@pytest.mark.slow
 def test_a_sequence_replayed_over_http_says_its_target_is_not_fresh(tmp_path: Path) -> None:
     with serving_http(sys.executable, str(SERVERS / "reference_server.py"), "--bug", "arguments-not-validated") as target:
         fuzz(target, selection=Selection(destructive=DestructiveMode.ALLOW, tools=frozenset({"book"})), corpus=tmp_path, envelope=False,
@@ -210,6 +218,7 @@ def test_a_sequence_reproduction_round_trips_and_is_named_without_its_reused_val
     assert "steps" not in single.as_json() and corpus.Reproduction.from_json(single.as_json()).steps == ()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("steps", "says"), [
     (None, "'steps' is None; a sequence's reproduction lists the requests before the one judged"),
     ([{"request": "tools/call"}], "'steps'[0] is {'request': 'tools/call'}, expected"),

@@ -71,12 +71,14 @@ def test_only_tools_a_single_case_may_call_with_valid_arguments_take_part() -> N
     assert not may_take_part(safe, Selection(unavailable=frozenset({"get"})))
 
 
+@pytest.mark.slow
 def test_without_the_bugs_no_sequence_finds_anything(tmp_path: Path) -> None:
     document = _run(tmp_path, "--allow-destructive", "--max-examples", "20", "--seed", "2", server=[*NOTES, "--fixed"])
     assert document["findings"] == []
     assert document["options"]["phases"] == ["boundary", "random", "sequence"]
 
 
+@pytest.mark.slow
 def test_destructive_tools_stay_out_of_sequences_by_default(tmp_path: Path) -> None:
     document = _run(tmp_path, "--phases", "sequence", "--max-examples", "30", "--seed", "1")
     assert document["findings"] == [], "get_note after delete needs delete_note, which is destructive"
@@ -84,6 +86,7 @@ def test_destructive_tools_stay_out_of_sequences_by_default(tmp_path: Path) -> N
     assert summary["casesSent"]["sequence"] > 0
 
 
+@pytest.mark.slow
 def test_a_failure_dressed_as_a_success_is_an_advisory_finding_and_no_success(tmp_path: Path) -> None:
     document = _run(tmp_path, "--allow-destructive", "--max-examples", "10", "--seed", "1", "--tools", "get_note", server=[*NOTES, "--dressed"])
     (finding,) = document["findings"]
@@ -112,6 +115,7 @@ def test_what_counts_as_a_failure_dressed_as_a_success(result: dict[str, Any], a
 SERVERS = Path(__file__).parent / "servers"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("server", [
     [sys.executable, str(SERVERS / "reference_server.py")],
     [sys.executable, str(SERVERS / "python_sdk_highlevel.py")],

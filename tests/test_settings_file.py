@@ -28,6 +28,7 @@ def _pyproject(root: Path, body: str) -> Path:
     return path
 
 
+@pytest.mark.slow
 def test_settings_are_found_upward_and_the_command_line_wins(tmp_path: Path) -> None:
     _pyproject(tmp_path, 'max-examples = 50\nno-corpus = true\nseed = 4\nreport = ["json:from-settings.json"]\n'
                          '[tool.mcp-toolfuzz.tools.read_lines]\narguments = { root = "${DATA_ROOT}" }\n')
@@ -67,6 +68,7 @@ def test_config_file_names_a_file_anywhere(tmp_path: Path) -> None:
     assert f"config  {elsewhere}" in run.stdout and run.returncode in (0, 1), run.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
@@ -88,6 +90,7 @@ def test_a_wrong_setting_is_one_line_and_exit_2(tmp_path: Path, body: str, expec
     assert len(run.stderr.strip().splitlines()) == 1, run.stderr
 
 
+@pytest.mark.slow
 def test_a_pyproject_without_the_table_is_not_a_settings_file(tmp_path: Path) -> None:
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "unrelated"\n')
     run = _run(tmp_path, "--max-examples", "8", "--no-corpus", "--", *LAX)
@@ -103,6 +106,7 @@ def _comparable(path: Path) -> str:
     return without_jsonrpc_ids(document)
 
 
+@pytest.mark.slow
 def test_a_settings_file_and_the_same_command_line_give_the_same_report(tmp_path: Path) -> None:
     with_file, with_flags = tmp_path / "file", tmp_path / "flags"
     with_file.mkdir()
@@ -116,6 +120,7 @@ def test_a_settings_file_and_the_same_command_line_give_the_same_report(tmp_path
     assert _comparable(with_file / "r.json") == _comparable(with_flags / "r.json")
 
 
+@pytest.mark.slow
 def test_per_tool_allow_destructive_and_example_count(tmp_path: Path) -> None:
     demo = [sys.executable, "-m", "fuzz.demo_server"]
     _pyproject(tmp_path, "")

@@ -232,6 +232,7 @@ def test_the_workflow_is_a_matrix_of_shards_and_a_merge_that_always_runs() -> No
     assert sarif["with"]["category"] == "mcp-toolfuzz" and not _uses(fuzz["steps"], "github/codeql-action/upload-sarif")
 
 
+@pytest.mark.slow
 def test_the_shards_merged_are_the_unsharded_run(tmp_path: Path) -> None:
     workflow = _workflow()
     fuzz, merge = workflow["jobs"]["fuzz"], workflow["jobs"]["merge"]

@@ -20,7 +20,7 @@ from fuzz.engine.sharding import parse_shard, split
 from fuzz.errors import ConfigurationError
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind, Tool
-from tests.conftest import one_line_exit_2, without_jsonrpc_ids
+from tests.conftest import made_once, one_line_exit_2, without_jsonrpc_ids
 
 SERVERS = Path(__file__).parent / "servers"
 SCHEMAS = Path(__file__).parent / "report_schemas"
@@ -87,12 +87,14 @@ def test_a_wrong_shard_on_the_command_line_is_one_line_and_exit_2(tmp_path: Path
 def three_shards(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """One unsharded run of the boundary server (six seeded bugs) and its three shards, each with
     the JSON report a CI job would upload."""
-    cwd = tmp_path_factory.mktemp("shards")
-    common = ("--seed", "4", "--max-examples", "16", "--no-corpus", "--allow-destructive")
-    _run(cwd, "whole.json", *common, server=BOUNDARY)
-    for number in (1, 2, 3):
-        _run(cwd, f"shard-{number}.json", *common, "--shard", f"{number}/3", server=BOUNDARY)
-    return cwd
+
+    def runs(cwd: Path) -> None:
+        common = ("--seed", "4", "--max-examples", "16", "--no-corpus", "--allow-destructive")
+        _run(cwd, "whole.json", *common, server=BOUNDARY)
+        for number in (1, 2, 3):
+            _run(cwd, f"shard-{number}.json", *common, "--shard", f"{number}/3", server=BOUNDARY)
+
+    return made_once(tmp_path_factory, "three-shards", runs)
 
 
 def _comparable(document: dict[str, Any]) -> str:
@@ -105,6 +107,7 @@ def _comparable(document: dict[str, Any]) -> str:
     return without_jsonrpc_ids(kept)
 
 
+@pytest.mark.slow
 def test_three_shards_merged_are_the_unsharded_run(three_shards: Path) -> None:
     shards = [json.loads((three_shards / f"shard-{number}.json").read_text()) for number in (1, 2, 3)]
     owned = [unit for shard in shards for unit in shard["shard"]["owned"]]
@@ -141,6 +144,7 @@ def test_a_missing_shard_is_named_with_the_tools_it_did_not_fuzz(three_shards: P
     assert merged.returncode == 1, "the merged shards' findings still fail the run"
 
 
+@pytest.mark.slow
 def test_the_baseline_applies_to_the_merged_run(three_shards: Path) -> None:
     baseline = three_shards / "baseline.json"
     written = _harness("run", "--seed", "4", "--max-examples", "16", "--no-corpus", "--allow-destructive", "--no-progress",
@@ -150,6 +154,7 @@ def test_the_baseline_applies_to_the_merged_run(three_shards: Path) -> None:
     assert merged.returncode == 0, merged.stdout[-2000:] + merged.stderr
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("files", "expected"), [
     (["shard-1.json", "shard-1.json"], "are both shard 1 of 3"),
     (["shard-1.json", "whole.json"], "is the report of a whole run, not of a shard"),
@@ -166,6 +171,7 @@ def test_reports_that_are_not_one_run_s_shards_are_one_line_and_exit_2(three_sha
     assert expected in one_line_exit_2(_harness("merge", *files, cwd=three_shards))
 
 
+@pytest.mark.slow
 def test_each_shard_replays_only_its_own_units_reproductions(tmp_path: Path) -> None:
     common = ("--seed", "2", "--max-examples", "12", "--corpus", "corpus", "--allow-destructive", "--phases", "boundary,random")
     first = _run(tmp_path, "first.json", *common, server=BOUNDARY)

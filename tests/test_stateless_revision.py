@@ -23,6 +23,9 @@ from strategies import CaseKind
 from strategies.cases import ENVELOPE
 from tests.conftest import SERVERS, fuzz, python_server, rule_tool_pairs, serving_http
 
+pytestmark = pytest.mark.slow
+"""Every test here starts real servers or whole runs (the fast tier, `-m "not slow"`, leaves them out)."""
+
 TYPESCRIPT_V2 = SERVERS / "typescript-v2"
 STATELESS_KINDS = {CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION}
 

@@ -10,6 +10,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 import trio
 
 from fuzz.wire.replies import Answered, Exchange, NoAnswer
@@ -78,6 +79,7 @@ def transport_lines_unmarked(script: Path) -> bool:
     return trio.run(main) == ("a", "b")
 
 
+@pytest.mark.slow
 def test_a_finding_about_an_unanswered_request_never_quotes_another_request_s_traceback_as_its_own(tmp_path: Path) -> None:
     """`job` hangs on an even `n` and writes a traceback for an odd one: batches of valid calls
     mix both, so unanswered calls are in flight while others write their tracebacks."""

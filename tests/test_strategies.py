@@ -336,6 +336,7 @@ def claimed_keywords(description: str) -> set[str]:
 # --------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("schema_name", list(SCHEMAS))
 @SLOW
 @given(data=st.data())
@@ -348,6 +349,7 @@ def test_valid_arguments_are_accepted_with_formats_asserted(schema_name: str, da
     assert errors == [], (drawn.value, errors)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("schema_name", BREAKABLE)
 @SLOW
 @given(data=st.data())

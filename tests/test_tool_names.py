@@ -134,6 +134,7 @@ def _name_findings(document: dict[str, Any]) -> list[dict[str, Any]]:
     return [finding for finding in document["findings"] if finding["rule"] == "tool-name"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("processes", ["1", "2"])
 def test_exactly_the_bad_names_get_one_advisory_finding_each(tmp_path: Path, processes: str) -> None:
     """Once per run with worker processes too (each tool's owner judges its name)."""
@@ -154,6 +155,7 @@ def test_exactly_the_bad_names_get_one_advisory_finding_each(tmp_path: Path, pro
     assert run.returncode == 0, "advisory findings fail no run by default"
 
 
+@pytest.mark.slow
 def test_the_rule_follows_rules_options_and_fail_on(tmp_path: Path) -> None:
     _, document = _run(tmp_path, "tool_names_server.py", "--exclude-rules", "tool-name")
     assert _name_findings(document) == [] and "tool-name" not in document["coverage"]
@@ -161,6 +163,7 @@ def test_the_rule_follows_rules_options_and_fail_on(tmp_path: Path) -> None:
     assert len(_name_findings(document)) == len(SERVER.BAD) and run.returncode == 1
 
 
+@pytest.mark.slow
 def test_under_a_revision_without_the_section_only_the_default_profile_judges_names(tmp_path: Path) -> None:
     """sep-2145 judges by the accepted texts whatever the revision; published by the spoken
     revision's own text, and 2025-06-18 says nothing of names."""
