@@ -35,7 +35,7 @@ def _all(
     written = [argument for kind in reports for argument in ("--report", f"{kind}:{tmp_path / ('r.' + kind)}")]
     phases = () if sequences else ("--phases", "boundary,random")
     return subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--seed", "5", "--max-examples", "15",
+        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--seed", "5", "--max-examples", "8",
          "--timeout", "2", "--protocol-version", "all", *phases, *written, *extra, "--", *command],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )

@@ -108,7 +108,7 @@ def test_run_replays_the_corpus_first_and_skips_a_corrupt_file_by_name(tmp_path:
 def test_baselines_accept_known_findings_and_report_stale_ones(tmp_path: Path) -> None:
     base = tmp_path / "baseline.json"
     server = [sys.executable, str(SERVERS / "reference_server.py")]
-    common = ["run", "--seed", "1", "--max-examples", "30", "--allow-destructive", "--tools", "book", "--no-corpus"]
+    common = ["run", "--seed", "1", "--max-examples", "30", "--phases", "boundary,random", "--allow-destructive", "--tools", "book", "--no-corpus"]
     update = mcp_toolfuzz(*common, "--baseline", str(base), "--baseline-update", "--", *server, "--bug", "arguments-not-validated")
     assert update.returncode == 1
     entries = json.loads(base.read_text())["findings"]
