@@ -25,7 +25,7 @@ from fuzz.reports import json_report, junit, markdown
 from fuzz.reports.markdown import _fenced
 from fuzz.reports.problems import group
 from fuzz.reports.terminal import TerminalReporter
-from tests.conftest import SERVERS, fuzz, python_server
+from tests.conftest import SERVERS, fuzz, made_once, python_server
 from tests.test_html_report import ADD_COVERAGE, HOSTILE_PROPERTY, HOSTILE_TOOL, keyword, made_result, parsed, side
 
 SCHEMAS = Path(__file__).parent / "report_schemas"
@@ -46,7 +46,16 @@ def _demo(tmp_path: Path, *extra: str, seed: int = 42) -> tuple[subprocess.Compl
 
 @pytest.fixture(scope="module")
 def demo_reports(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
-    return _demo(tmp_path_factory.mktemp("demo"))
+    """One demo run for the session (`made_once`), its output kept beside its reports."""
+
+    def make(directory: Path) -> None:
+        run, _ = _demo(directory)
+        (directory / "stdout.txt").write_text(run.stdout)
+        (directory / "stderr.txt").write_text(run.stderr)
+
+    directory = made_once(tmp_path_factory, "demo-reports", make)
+    stdout, stderr = ((directory / name).read_text() for name in ("stdout.txt", "stderr.txt"))
+    return subprocess.CompletedProcess([], 1, stdout, stderr), directory / "out-42"
 
 
 @pytest.mark.slow

@@ -34,7 +34,7 @@ def _pairs(rule: str, *tools: str) -> set[tuple[str, str]]:
     return {(rule, tool) for tool in tools}
 
 
-def _run(target: TargetSpec, max_examples: int = 30, **options: object) -> RunResult:
+def _run(target: TargetSpec, max_examples: int = 15, **options: object) -> RunResult:
     return fuzz(target, seed=5, max_examples=max_examples, timeout=2.0, **options)  # type: ignore[arg-type]
 
 
