@@ -13,11 +13,11 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from fuzz.corpus.reproductions import Reproduction
 from fuzz.errors import HarnessError
-from fuzz.judging.findings import Use
+from fuzz.judging.findings import SequenceStep, Use
 from fuzz.wire.lifecycle import list_tools
 from fuzz.wire.replies import Answered
 from fuzz.wire.target import Target
@@ -37,6 +37,21 @@ class Played:
     tools: tuple[Tool, ...] | None = None
     """The tools listed again when the target said its tools changed during the steps; None when
     it did not."""
+    steps: tuple[SequenceStep, ...] = ()
+    """The steps as this replay sent them (with its ids and resolved values) and their answers."""
+
+
+class Steps(Protocol):
+    """What a sequence is to be played from: a reproduction, or a sequence finding."""
+
+    @property
+    def steps(self) -> tuple[SequenceStep, ...]: ...
+
+    @property
+    def request(self) -> dict[str, Any]: ...
+
+    @property
+    def uses(self) -> tuple[Use, ...]: ...
 
 
 def steps_in(reproduction: Reproduction) -> int:
@@ -44,29 +59,33 @@ def steps_in(reproduction: Reproduction) -> int:
     return len(reproduction.steps) + 1
 
 
-async def play_steps(target: Target, reproduction: Reproduction, timeout: float) -> Played:
-    """Send the reproduction's steps to `target`, in order, each reused value resolved from the
-    answers they get; the request to judge is returned, not sent."""
+async def play_steps(target: Target, reproduction: Steps, timeout: float) -> Played:
+    """Send the steps of `reproduction` (a reproduction or a sequence finding) to `target`, in
+    order, each reused value resolved from the answers they get; the request to judge is
+    returned, not sent."""
     answers: list[dict[str, Any] | None] = []
+    played: list[SequenceStep] = []
     notes: list[str] = []
     changes = target.session.tools_changed
+    count = len(reproduction.steps) + 1
     for index, step in enumerate(reproduction.steps):
         request = resolved(step.request, step.uses, answers, notes, f"step {index + 1}")
         exchange = await target.session.send_request(with_id(request), timeout=timeout)
         reply = exchange.reply
         if target.session.closed:
-            return Played(reproduction.request, tuple(notes), f"the target exited at step {index + 1} of {steps_in(reproduction)}")
+            return Played(reproduction.request, tuple(notes), f"the target exited at step {index + 1} of {count}")
         answers.append(reply.message if isinstance(reply, Answered) else None)
+        played.append(SequenceStep(exchange.request, answers[-1], step.uses))
         if not isinstance(reply, Answered):
             notes.append(f"step {index + 1} was not answered")
-    request = resolved(reproduction.request, reproduction.uses, answers, notes, f"step {steps_in(reproduction)}")
+    request = resolved(reproduction.request, reproduction.uses, answers, notes, f"step {count}")
     tools: tuple[Tool, ...] | None = None
     if target.session.tools_changed != changes:
         try:
             tools = tuple(await list_tools(target.session, timeout=timeout, meta=target.request_meta))
         except HarnessError:
             notes.append("the tools could not be listed again after the target said they changed")
-    return Played(request, tuple(notes), None, tools)
+    return Played(request, tuple(notes), None, tools, tuple(played))
 
 
 def with_id(request: dict[str, Any]) -> Callable[[int], dict[str, Any]]:

@@ -149,7 +149,7 @@ class Dispatcher:
         crowded = len(batch) > 1 or others_in_flight > 0 or self._sends_started != started_mark
         if not crowded:
             return [await self._after(batch[0], exchanges[0], generation, timeout)]
-        held_up = not await self.target.session.stream_frees(within=timeout)
+        held_up = not await self._stream_frees(timeout)
         dead = any(isinstance(exchange.reply, TargetExited) for exchange in exchanges) or self.target.session.closed
         if not dead and not held_up and any(isinstance(exchange.reply, (NoAnswer, NotDelivered)) for exchange in exchanges):
             dead = not await self.target.ping(timeout=self._ping_timeout)
@@ -183,13 +183,22 @@ class Dispatcher:
         death or silence, restart the target so that the next case meets a live one. A line past
         the size limit that does not end holds the one stream: the target is restarted too, to be
         heard again (though alive: the finding is the unreadable answer, not `target-alive`)."""
-        held_up = not await self.target.session.stream_frees(within=timeout)
+        held_up = not await self._stream_frees(timeout)
         answers_ping = True
         if not held_up and isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not self.target.session.closed:
             answers_ping = await self.target.ping(timeout=self._ping_timeout)
         if isinstance(exchange.reply, TargetExited) or self.target.session.closed or not answers_ping or held_up:
             await self._restart(generation, case)
         return Sent(exchange, answers_ping)
+
+    async def _stream_frees(self, timeout: float) -> bool:
+        """Whether the line past the size limit holding the stream (if any) ends: waited for to its
+        end while `Target.long_lines_end`, which one that goes on past the timeout turns off."""
+        target = self.target
+        frees = await target.session.stream_frees(within=timeout, to_its_end=target.long_lines_end)
+        if not frees:
+            target.long_lines_end = False
+        return frees
 
     async def _send_each(self, batch: Sequence[Case], timeout: float, *, counted: bool = False) -> list[Exchange]:
         """Send each case of `batch` at once; `counted`: they were counted in flight by `_enter`,

@@ -146,6 +146,7 @@ def merge(summary: ToolSummary, exploration: Exploration | SequenceExploration, 
         refused_fields=_added(summary.refused_fields, exploration.refused_fields),
         has_output_schema=exploration.tool is not None and exploration.tool.output_schema is not None,
         takes_arguments=exploration.tool is None or exploration.tool.takes_arguments,
+        conclusion=exploration.conclusion or summary.conclusion,
     )
 
 

@@ -165,6 +165,9 @@ class ToolSummary:
     """Cases the boundary phase sent (`fuzz.engine.phases.canonical`), of its argument and output kinds."""
     boundary_left_out: int = 0
     """Boundary values the phase's bound per schema left out (`strategies.boundaries.BOUNDARY_LIMIT`)."""
+    conclusion: str | None = None
+    """What the phase of this unit concluded about the target, in words: the sequence phase's,
+    whether the target keeps state and what that earned (`fuzz.engine.phases.state_probe`)."""
 
     @property
     def total_sent(self) -> int:

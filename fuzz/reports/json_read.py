@@ -170,6 +170,7 @@ def _summary(node: _Node, findings: list[Finding], taken: int) -> ToolSummary:
         schema_coverage=tuple(_keyword(entry) for entry in node["schemaCoverage"].items()),
         boundary_cases=node["boundaryCases"].integer(),
         boundary_left_out=node["boundaryLeftOut"].integer(),
+        conclusion=node["conclusion"].optional_string() if node.has("conclusion") else None,
     )
 
 

@@ -49,6 +49,7 @@ def as_json(result: RunResult) -> dict[str, Any]:
                 "schemaCoverage": [entry.as_json() for entry in summary.schema_coverage],
                 "boundaryCases": summary.boundary_cases,
                 "boundaryLeftOut": summary.boundary_left_out,
+                "conclusion": summary.conclusion,
                 "findings": list(places),
                 "refusedFields": dict(summary.refused_fields),
                 "hasOutputSchema": summary.has_output_schema,

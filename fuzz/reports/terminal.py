@@ -108,6 +108,8 @@ class TerminalReporter:
                 self._print(f"    {keywords.line(summary.schema_coverage)}")
             if summary.boundary_left_out:
                 self._print(f"    boundary phase: {summary.boundary_cases} cases; {summary.boundary_left_out} more values left out by its bound per schema")
+            if summary.conclusion:
+                self._print(f"    {printable(summary.conclusion)}")
         elif isinstance(event, Warned):
             self._print(f"warning {printable(event.warning)}")
         elif isinstance(event, CorpusReplayed):

@@ -73,6 +73,7 @@ class Session:
         """What was odd on the shared stream, the latest of them (see `_ANOMALIES_KEPT`)."""
         self._anomalies_dropped = 0
         self._closed = trio.Event()
+        self.long_lines_end = True  # `Target.long_lines_end`
         self.tools_changed = 0  # `notifications/tools/list_changed` seen: the sequence phase lists the tools again
         self._written = 0
         self._latest_written_answered = -1
@@ -105,14 +106,13 @@ class Session:
         since = self.transport.blocked_since
         return 0.0 if since is None else time.monotonic() - since
 
-    async def stream_frees(self, *, within: float) -> bool:
-        """Wait for the message past the size limit that holds the shared stream (if any) to end.
-        False when it goes on `within` seconds more, or past `ENDLESS_FACTOR` times the limit:
-        a line that never ends, after which the target must be restarted to be heard again."""
+    async def stream_frees(self, *, within: float, to_its_end: bool = True) -> bool:
+        """Wait for the message past the size limit holding the stream (if any) to end; False (restart
+        the target to hear it again) if it goes on `within` s, or past `ENDLESS_FACTOR` x the limit."""
         transport = self.transport
         if transport.blocked_since is None:
             return True
-        cap = ENDLESS_FACTOR * transport.max_message_bytes
+        cap = float("inf") if to_its_end else ENDLESS_FACTOR * transport.max_message_bytes  # (`Target.long_lines_end`)
         with trio.move_on_after(within):
             while transport.blocked_since is not None and transport.blocked_bytes < cap and not self.closed:
                 await trio.sleep(0.01)
@@ -353,9 +353,9 @@ class Session:
             self._tell_unreadable(incoming, None, final=True)
 
     def _held_up_by_endless_line(self) -> None:
-        """A line that seems never to end holds the shared stream: no request waits out its timeout."""
+        """A line that seems never to end holds the stream, unless read to its end (`long_lines_end`)."""
         for waiter in self._waiters.values():
-            if waiter.message is None and waiter.unreadable is None and waiter.written >= 0:
+            if not self.long_lines_end and waiter.message is None and waiter.unreadable is None and waiter.written >= 0:
                 waiter.held_up = True
                 waiter.wake()
                 waiter.end()

@@ -126,6 +126,22 @@ class Target:
         """Every entry `tools/list` gave, in order, a name listed twice included (`fuzz.engine.plan`
         fuzzes each name once)."""
         self.restarts = 0
+        self._long_lines_end = True
+        """(`long_lines_end`) An answer past the size limit is waited for to its end, however long (read past: the
+        target is kept, and the next request answered), until one does not end within the
+        timeout; from then on, one past `ENDLESS_FACTOR` times the limit is taken for a line
+        that never ends, and the target is restarted at once (`Session.stream_frees`): a server
+        that writes without end costs one timeout, not one per request it answers so."""
+
+    @property
+    def long_lines_end(self) -> bool:
+        return self._long_lines_end
+
+    @long_lines_end.setter
+    def long_lines_end(self, value: bool) -> None:
+        self._long_lines_end = value
+        if hasattr(self, "session"):
+            self.session.long_lines_end = value
 
     async def start(self) -> None:
         transport = self._transport = await self.spec.connect(max_message_bytes=self.max_message_bytes)
@@ -133,6 +149,7 @@ class Target:
             await self.aclose(grace=RESTART_GRACE)
             self._refuse_when_closing()
         session = Session(transport)
+        session.long_lines_end = self._long_lines_end
         self._scope = await self._nursery.start(_serve, session)
         self.session = session
         try:

@@ -1,26 +1,31 @@
 """Fresh targets for the sequence phase, one at hand whenever a sequence begins.
 
-Each sequence starts from a target no other sequence touched; Hypothesis runs hundreds of them
-(its shrinking most), and a restart of a Python server over stdio costs about 40 ms: most of
-the phase's time. So `SPARES` spares are started beside the target in use, while the sequences
-run, and the oldest is swapped in when the next one begins (another is started in its place);
-the old one is closed in the background. A target given by URL is never restarted (there is
-one server), nor one slow to start (`CHEAP_START`): `fresh` gives the same one.
+On a target that keeps state (`fuzz.engine.phases.state_probe`), each sequence starts from a
+target no other sequence touched; Hypothesis runs hundreds of them (its shrinking most), and a
+restart of a Python server over stdio costs about 40 ms: most of the phase's time. So, once the
+phase knows it will restart (`ahead`), spares are started beside the target in use while the
+sequences run, and the oldest is swapped in when the next one begins (another is started in its
+place); the old one is closed in the background. Until then none is started ahead: a phase that
+finds no state restarts once (its probe) and keeps no spare alive. A target given by URL is never
+restarted (there is one server), nor one slow to start (`CHEAP_START`): `fresh` gives the same
+one, and `on_its_own` starts a copy for one use.
 """
 
 from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import trio
 
-from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.errors import HarnessError, TargetStartError
 from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from fuzz.wire.target import RESTART_GRACE, HttpTarget, Target, TargetSpec
-from strategies import Case
+
+T = TypeVar("T")
 
 CHEAP_START = 0.3
 """Seconds: a target that starts (spawned, handshake, tools listed) within this is restarted
@@ -30,7 +35,7 @@ other phases together, so its sequences share it, as they share a target given b
 only what they created (their reused values come from their own answers)."""
 
 SPARES = 2
-"""Targets started ahead of the sequences that will need them. A sequence of a few calls takes
+"""Targets started ahead of the sequences that will need them, on a target that keeps state. A sequence of a few calls takes
 a few milliseconds, and a start tens: with one spare, the phase waited for each start in turn.
 Starts are mostly the target's own work (a Python server's interpreter and imports), which a
 second core does beside the first. The notes test server (`--phases sequence --max-examples 30
@@ -65,25 +70,31 @@ class FreshTargets:
         self.start_seconds = 0.0
         self.restartable = False
         """Whether sequences get a fresh target each: a stdio target that starts in `CHEAP_START`."""
+        self.ahead = 0
+        """Spares to keep starting ahead (`SPARES` once the phase knows it will restart often);
+        taken up at the next `fresh`."""
+
+    @property
+    def can_start_copies(self) -> bool:
+        """Whether a fresh copy can be had at all (in place, or `on_its_own`): not by URL."""
+        return not isinstance(self._spec, HttpTarget)
 
     async def start(self) -> Target:
-        """The first target (raises TargetStartError when it does not start), and its spares
-        when a start is cheap (`CHEAP_START`)."""
+        """The first target (raises TargetStartError when it does not start)."""
         began = time.monotonic()
         self.current = await self._started()
         self.start_seconds = time.monotonic() - began
-        self.restartable = not isinstance(self._spec, HttpTarget) and self.start_seconds <= CHEAP_START
-        for _ in range(SPARES if self.restartable else 0):
-            self._prepare_spare()
+        self.restartable = self.can_start_copies and self.start_seconds <= CHEAP_START
         return self.current
 
     async def fresh(self) -> Target:
-        """A target no sequence has touched: the oldest spare, once it has started (the same
-        target when it is not `restartable`)."""
-        if not self.restartable or not self._spares:  # (none once closing: the phase is over)
+        """A target no sequence has touched: the oldest spare, or one started now, once it has
+        started (the same target when it is not `restartable`, or once closing: the phase is over)."""
+        if not self.restartable or self._closing:
             return self.current
-        spare = self._spares.popleft()
-        self._prepare_spare()
+        spare = self._spares.popleft() if self._spares else self._prepare_spare(queued=False)
+        while len(self._spares) < self.ahead:
+            self._prepare_spare()
         await spare.ready.wait()
         if spare.failed is not None or spare.target is None:
             raise TargetStartError(f"a fresh target for the next sequence did not start: {spare.failed}")
@@ -91,12 +102,12 @@ class FreshTargets:
         self._nursery.start_soon(self._close, old)
         return self.current
 
-    async def sent_alone(self, case: Case, timeout: float) -> Sent:
-        """`case` sent to a target started for it alone, then closed (one try on a fresh target
-        when the phase's own is not restarted)."""
+    async def on_its_own(self, use: Callable[[Target], Awaitable[T]]) -> T:
+        """`use` of a copy of the target started for it alone, then closed (a try on a fresh
+        target when the phase's own is not restarted; never by URL: `can_start_copies`)."""
         target = await self._started()
         try:
-            return await Dispatcher(target, ping_timeout=timeout).alone(case, timeout=timeout)
+            return await use(target)
         finally:
             with trio.CancelScope(shield=True):
                 await self._close(target)
@@ -106,12 +117,12 @@ class FreshTargets:
         for target in list(self._open):
             await self._close(target)
 
-    def _prepare_spare(self) -> None:
-        if not self.restartable or self._closing:
-            return
+    def _prepare_spare(self, *, queued: bool = True) -> _Spare:
         spare = _Spare(trio.Event())
-        self._spares.append(spare)
+        if queued:
+            self._spares.append(spare)
         self._nursery.start_soon(self._start_spare, spare)
+        return spare
 
     async def _start_spare(self, spare: _Spare) -> None:
         try:

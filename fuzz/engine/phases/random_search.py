@@ -58,6 +58,9 @@ class Exploration(BatchTrials):
     """`kind` cases for `tool` (None: malformed envelopes that name no tool); `run` it in a
     worker thread of a trio run that serves `dispatcher`."""
 
+    conclusion: str | None = None
+    """(The sequence phase's conclusion about the target's state: a search of single cases draws none.)"""
+
     def __init__(
         self,
         options: RunOptions,

@@ -12,57 +12,75 @@ When the target says `notifications/tools/list_changed`, the sequence lists the 
 tool that was listed and is gone is called once more, with the arguments it last had, and must
 be answered as an unknown tool; a tool that appears joins the sequence.
 
-Each sequence starts from a fresh target of its own (stdio: restarted before a sequence when the
-one before called a tool not annotated read-only; about 40 ms for a Python server), apart from the
-target the single cases use, so that neither sees the other's state. A target given by URL
+The phase first asks whether the target keeps state at all (`fuzz.engine.phases.state_probe`: a
+few calls per tool). A target that shows a sign gets the phase's whole budget (--max-examples
+sequences), each sequence on a fresh target of its own (stdio: restarted before a sequence when
+the one before called a tool not annotated read-only; about 40 ms for a Python server); one that
+shows none gets `WITHOUT_STATE` of it, all on one target (there is no state to leak from one
+sequence to the next), and the whole budget after all if a sequence sees its tools change. The
+report says which, and why (`SequenceExploration.conclusion`). The phase's targets are apart from
+the target the single cases use, so that neither sees the other's state. A target given by URL
 cannot be restarted: its sequences share its state, and only reuse what they created.
 
 A violation fails the Hypothesis example with the rule's own exception (as in
 `fuzz.engine.phases.random_search`), so that each rule shrinks to its shortest sequence: steps
 removed, values simplified. The finding carries the steps before the violating request
 (`Finding.steps`) and where each reused value came from (`Use`), so that a replay on a fresh
-target learns the values again.
+target learns the values again; once Hypothesis is done, the steps the violation does not need
+are taken out, each confirmed by such a replay (`fuzz.engine.phases.sequence_shrink`).
 """
 
 from __future__ import annotations
 
-import json
+import math
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, TypeVar
 
 import trio
 from hypothesis import HealthCheck, Phase, Verbosity, reject, settings
 from hypothesis.stateful import run_state_machine_as_test
 
-from fuzz.engine.dispatch import Dispatcher, Sent
-from fuzz.engine.hypothesis_threads import collect_finished_runs, in_worker_thread
+from fuzz.engine.dispatch import Sent
+from fuzz.engine.hypothesis_threads import BUILDING, collect_finished_runs, in_worker_thread
 from fuzz.engine.options import RunOptions
-from fuzz.engine.phases.fresh_targets import FreshTargets
+from fuzz.engine.phases.fresh_targets import SPARES, FreshTargets
+from fuzz.engine.phases.phase_targets import PhaseTargets
 from fuzz.engine.phases.random_search import derived_seed, where_raised
+from fuzz.engine.phases.sequence_blame import SingleRequestBugs
 from fuzz.engine.phases.sequence_machine import machine_class
+from fuzz.engine.phases.sequence_shrink import replayed, shortest, step_label
+from fuzz.engine.phases.state_probe import StateProbe, StateSigns
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.plan import may_take_part
-from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
-from fuzz.errors import HarnessError
+from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.coverage import SUCCESS, answer_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.oracle import Criteria, assess, describe_violation
-from fuzz.wire.lifecycle import list_tools
 from fuzz.wire.replies import Answered
-from fuzz.wire.target import HttpTarget
+from fuzz.wire.target import Target
 from strategies import Case, CaseKind, Tool
 from strategies.arguments import valid_arguments
+from strategies.boundaries.simplest import NOTHING, Simplest
 from strategies.cases import SEQUENCES
 from strategies.envelopes import call_params
 from strategies.learning import Learned, fits, fitting_fields, learned_from
+
+T = TypeVar("T")
 
 EXAMPLES_PER_RUN = 100
 """Sequences in one Hypothesis run at most (`fuzz.engine.phases.random_search.CASES_PER_RUN`
 says why a long search is many runs)."""
 
 SEQUENCE_STEPS = 10
+"""Calls in one sequence at most (Hypothesis's `stateful_step_count`)."""
+
+WITHOUT_STATE = 0.1
+"""The share of the phase's budget (--max-examples sequences) a target gets that shows no sign
+of state (`fuzz.engine.phases.state_probe`): enough for what the probe cannot see, at a tenth of
+the cost. On the bundled demo at --max-examples 300, the whole budget was three quarters of the
+run's time and found nothing."""
 
 _SINGLE_CASE_RULES = frozenset({"request-answered", "target-alive"})
 
@@ -70,7 +88,6 @@ SLOW_CALL = 1.0
 """Seconds: a tool whose call took longer is not called again in sequences. Their calls go one at
 a time, so a tool that takes 2 s a call would make the phase take minutes; the single cases, sent
 in batches, still test it."""
-"""Calls in one sequence at most (Hypothesis's `stateful_step_count`)."""
 
 
 @dataclass
@@ -118,15 +135,12 @@ class SequenceExploration:
                  deadline: float = float("inf"), share_deadline: float = float("inf")) -> None:
         self.options = options
         self.targets = targets
-        self.target = targets.current
-        self.dispatcher = Dispatcher(self.target, ping_timeout=options.timeout)
-        self._lost: str | None = None
+        self.link = PhaseTargets(targets, timeout=options.timeout, deadline=deadline, share_deadline=share_deadline)
+        """The target in use, fresh ones, and the phase's deadlines."""
         self.tools = list(tools)
         self.criteria = criteria
         self.is_safe = is_safe
         """Whether a tool may take part (as a single case's plan would let it get valid arguments)."""
-        self.deadline = deadline
-        self.share_deadline = min(share_deadline, deadline)
         self.sent = 0
         self.findings: list[Finding] = []
         self.skip: str | None = None
@@ -138,22 +152,30 @@ class SequenceExploration:
         self.share_spent = False
         self.unsatisfiable = False
         self.restarts = 0
+        self.conclusion: str | None = None
+        """What the phase concluded about the target's state, and what that earned (reports show it)."""
+        self.signs: StateSigns | None = None
+        self._budget = 0
+        """Sequences the phase runs (`_probe`)."""
+        self._restart_between = True
+        """Whether a sequence after one that may have changed the target's state gets a fresh one."""
         self._dirty = False
         self._strategies = {tool.name: valid_arguments(tool) for tool in self.tools}
         self._sequence = _Sequence()
-        self._intrinsic_bugs: set[tuple[str, str]] = set()
-        """(rule, tool) violations a single request makes on a fresh target (`_intrinsic`)."""
-        self._tried: set[str] = set()
+        self._single = SingleRequestBugs(criteria, self._sent_on_a_fresh_target)
         self._latest: dict[str, Finding] = {}
         """By rule and tool: the violation with the fewest steps so far (kept if the phase stops mid-shrink)."""
         self._silent: set[str] = set()
         """Tools a call left unanswered (or the target dead), or answered slowly (`SLOW_CALL`): no
         longer called. The single cases confirm and report a hang; a sequence would wait it out
         again at every try."""
+        self._known_tools: dict[str, Tool] = {tool.name: tool for tool in self.tools}
+        """Every tool a sequence called, by name (those that appeared too): what a shortened
+        sequence's last request is judged against."""
 
     @property
     def lost(self) -> str | None:
-        return self._lost or self.dispatcher.lost
+        return self.link.lost
 
     def run(self) -> None:
         started = time.monotonic()
@@ -161,28 +183,32 @@ class SequenceExploration:
             self._run()
         finally:
             self.seconds = time.monotonic() - started
+            self.out_of_time = self.out_of_time or self.link.out_of_time
+            self.share_spent = self.share_spent or self.link.share_spent
 
     def _run(self) -> None:
         if not self.tools:
             self.skip = "no tool may take part: every listed tool may be destructive (see --allow-destructive)"
             return
         machine = machine_class(self)
-        left = self.options.max_examples_for(SEQUENCES)
+        budget = self.options.max_examples_for(SEQUENCES)
         part = 0
         try:
-            while left > 0:
-                examples = min(left, EXAMPLES_PER_RUN)
+            self._budget = self._probe(budget)
+            done = 0
+            while done < self._budget:
+                examples = min(self._budget - done, EXAMPLES_PER_RUN)
                 sent = self.sent
                 self._run_part(machine, examples, part)
-                left -= examples
+                done += examples
                 part += 1
                 if self.sent == sent:  # Hypothesis ran out of sequences to try
                     break
         except BaseException as error:
             if leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
                 raise
-            self.out_of_time = self.out_of_time or leaves_of_type(error, (OutOfTime,))
-            self.share_spent = self.share_spent or leaves_of_type(error, (ShareSpent,))
+            self.out_of_time = self.link.out_of_time or leaves_of_type(error, (OutOfTime,))
+            self.share_spent = self.link.share_spent or leaves_of_type(error, (ShareSpent,))
             stopped = self.out_of_time or self.share_spent or self.lost is not None or leaves_of_type(error, (TargetLost,))
             violations = violations_in(error)
             if not violations and not stopped:
@@ -192,7 +218,43 @@ class SequenceExploration:
             # Stopped mid-shrink (--max-time, a lost target: Hypothesis may then report the run as
             # flaky rather than the violations): the shortest sequence each violation had so far.
             found = [violation.finding for violation in violations] or list(self._latest.values())
-            self.findings = [finding for finding in found if self._needs_its_steps(finding)]
+            if not stopped:
+                found = [self._shortest(finding) for finding in found]
+            stopped = stopped or self.link.out_of_time or self.link.share_spent
+            self.findings = [finding for finding in found
+                             if self._single.needs_its_steps(finding, self._known_tools.get(finding.tool), stopped=stopped)]
+
+    def _probe(self, budget: int) -> int:
+        """Ask whether the target keeps state (`StateProbe`), conclude, and return how many
+        sequences that earns."""
+        simplest: dict[str, dict[str, Any]] = {}
+        with BUILDING:  # Hypothesis finds the simplest values: one thread at a time
+            for tool in self.tools:
+                value = Simplest(tool.input_check).value(tool.input_check.schema)
+                if value is not NOTHING and isinstance(value, dict):
+                    simplest[tool.name] = value
+        probe = StateProbe(self.tools, simplest, self.criteria, send=self.link.send, on_a_fresh_target=self._sent_on_a_fresh_target,
+                           changes=lambda: self.link.target.session.tools_changed)
+        signs = self.signs = probe.run()
+        self.sent += signs.calls
+        self._silent.update(signs.slow)
+        self._dirty = True
+        if signs.stateful:
+            self._keeps_state(budget)
+            return budget
+        few = max(1, math.ceil(budget * WITHOUT_STATE))
+        self._restart_between = False
+        self.conclusion = signs.without_state(few, budget)
+        return few
+
+    def _keeps_state(self, budget: int, sign: str | None = None) -> None:
+        """The target keeps state (`sign`: seen during a sequence, not by the probe): the whole
+        budget, a fresh target after a sequence that may have changed it, spares started ahead."""
+        self._budget = budget
+        self._restart_between = True
+        self.targets.ahead = SPARES
+        if self.signs is not None:
+            self.conclusion = self.signs.with_state(budget, restarted=self.targets.restartable, seen_later=sign)
 
     def _run_part(self, machine: Any, examples: int, part: int) -> None:
         """One Hypothesis run of `examples` sequences, the `part`-th of the phase: a run's engine
@@ -216,91 +278,51 @@ class SequenceExploration:
         finally:
             collect_finished_runs()
 
-    def _intrinsic(self, case: Case, tool: Tool, rule_id: str) -> bool:
-        """Whether a violation of `rule_id` by `tool`, on a request that reuses nothing, is the
-        tool's own (the same request to a fresh target makes it too): then the sequence ends
-        there (the single cases report it), and every later one of the kind is taken as the
-        same without a try. Tried once per request."""
-        if (rule_id, tool.name) in self._intrinsic_bugs:
-            return True
-        key = f"{rule_id} {json.dumps(case.params, sort_keys=True, default=str)}"
-        if key in self._tried:
-            return False
-        self._tried.add(key)
-        if self._violated_on_a_fresh_target(case, tool, rule_id):
-            self._intrinsic_bugs.add((rule_id, tool.name))
-            return True
-        return False
+    def _on_a_fresh_target(self, use: Callable[[Target], Awaitable[T]]) -> T | None:
+        """`PhaseTargets.on_a_fresh_target`: the target in use after it has had calls."""
+        self._dirty = True
+        return self.link.on_a_fresh_target(use)
 
-    def _needs_its_steps(self, finding: Finding) -> bool:
-        """Whether a sequence finding needs the calls before it: not when its request reuses no
-        value and, sent alone to a fresh target, violates the same rule (a single case's bug,
-        which the other phases report; a sequence that shrank to it says nothing more)."""
-        if not finding.steps:
-            return False
-        if finding.uses or self.lost is not None or self.out_of_time or self.share_spent:
-            return True
-        tool = next((tool for tool in self.tools if tool.name == finding.tool), None)
-        if tool is None:
-            return True
-        case = Case(finding.judged_as or CaseKind.VALID_ARGUMENTS, tool.name, finding.request.get("params"), finding.label)
+    def _sent_on_a_fresh_target(self, cases: Sequence[Case]) -> list[Sent] | None:
+        self._dirty = True
+        return self.link.sent_on_a_fresh_target(cases)
+
+    def _shortest(self, finding: Finding) -> Finding:
+        """`finding` without the steps its violation does not need (`sequence_shrink`), each
+        removal confirmed by a replay on a fresh target; as it is where none can be had."""
+        if not finding.steps or not self.targets.can_start_copies or finding.tool not in self._known_tools:
+            return finding
         try:
-            return not self._violated_on_a_fresh_target(case, tool, finding.rule.id)
-        except (OutOfTime, ShareSpent):
-            return True
+            return shortest(finding, self._still_fails)
+        except (OutOfTime, ShareSpent, TargetLost):
+            return finding
 
-    def _violated_on_a_fresh_target(self, case: Case, tool: Tool, rule_id: str) -> bool:
-        """Whether `case`, alone on a target no call has touched, violates `rule_id`: on the next
-        fresh target (the sequence in progress ends), or a target started for the one try when
-        the phase's target is not restarted for each sequence (`FreshTargets.restartable`); never
-        for a target given by URL (no fresh one can be had)."""
-        if isinstance(self.target.spec, HttpTarget):
-            return False
-        if self.targets.restartable:
-            self._call(self._restart)
-            self._dirty = True
-            sent: Sent = self._call(self._send, case)
-        else:
-            sent = self._call(self.targets.sent_alone, case, self.options.timeout)
-        _, again = assess(case, sent.exchange, tool, self.criteria, answers_ping=sent.answers_ping)
-        return again is not None and again.rule.id == rule_id
+    def _still_fails(self, candidate: Finding) -> Finding | None:
+        """`candidate` as a replay on a fresh target made it, if it still fails (`replayed`)."""
+        tool, timeout, criteria = self._known_tools[candidate.tool], self.options.timeout, self.criteria
+        return self._on_a_fresh_target(lambda target: replayed(target, candidate, tool, criteria, timeout))
 
     def begin(self) -> _Sequence:
-        """A new sequence, on a fresh target when the one before may have changed its state."""
-        if self._dirty and self.targets.restartable:
-            self._call(self._restart)
+        """A new sequence, on a fresh target when the one before may have changed its state (on
+        a target that keeps state: `_restart_between`)."""
+        if self._dirty and self.targets.restartable and self._restart_between:
+            self.link.restart()
             self.restarts += 1
         self._dirty = False
-        self._sequence = _Sequence(listed={tool.name: tool for tool in self.tools}, changes_seen=self.target.session.tools_changed)
+        self._sequence = _Sequence(listed={tool.name: tool for tool in self.tools}, changes_seen=self.link.target.session.tools_changed)
         return self._sequence
-
-    async def _restart(self) -> None:
-        """A fresh target in place of the one in use (`FreshTargets`)."""
-        try:
-            self.target = await self.targets.fresh()
-        except HarnessError as error:
-            self._lost = str(error)
-            raise TargetLost(self._lost) from None
-        self.dispatcher = Dispatcher(self.target, ping_timeout=self.options.timeout)
 
     def call(self, tool: Tool, arguments: dict[str, Any], uses: tuple[Use, ...] = (), *, kind: CaseKind | None = None) -> None:
         """One step: send, judge, learn, and follow a change of the tool list."""
         sequence = self._sequence
         if tool.name in self._silent:
             return
-        if self.lost is not None:
-            raise TargetLost(self.lost)
-        if time.monotonic() >= self.deadline:
-            self.out_of_time = True
-            raise OutOfTime()
-        if time.monotonic() >= self.share_deadline:
-            self.share_spent = True
-            raise ShareSpent()
+        self.link.check()
         if kind is None:
             kind = CaseKind.VALID_ARGUMENTS if tool.input_check.accepts(arguments) else CaseKind.INVALID_ARGUMENTS
-        label = f"step {len(sequence.steps) + 1}: {tool.name}" + (f" with {', '.join(use.argument for use in uses)} from earlier answers" if uses else "")
+        label = step_label(len(sequence.steps) + 1, tool.name, uses)
         case = Case(kind, tool.name, call_params(tool.name, arguments), label)
-        sent: Sent = self._call(self._send, case)
+        sent = self.link.send(case)
         self.sent += 1
         self._dirty = self._dirty or not _read_only(tool)
         exchange = sent.exchange
@@ -311,7 +333,7 @@ class SequenceExploration:
             reject()
         if violation is not None and not uses and not sequence.changed_state:
             violation = None  # the target is as fresh as a single case's: a single case's bug, not the sequence's
-        if violation is not None and not uses and self._intrinsic(case, tool, violation.rule.id):
+        if violation is not None and not uses and self._single.intrinsic(case, tool, violation.rule.id):
             reject()
         answer = answer_bucket(observation, arguments)
         self.answers[answer] = self.answers.get(answer, 0) + 1
@@ -333,17 +355,20 @@ class SequenceExploration:
         sequence.last_arguments[tool.name] = arguments
         if answer == SUCCESS and observation.result is not None:
             sequence.learned += [(len(sequence.steps) - 1, learned) for learned in learned_from(observation.result)]
-        if self.target.session.tools_changed != sequence.changes_seen:
+        if self.link.target.session.tools_changed != sequence.changes_seen:
+            if self.signs is not None and not self.signs.stateful and not self._restart_between:
+                self._keeps_state(self.options.max_examples_for(SEQUENCES), "the target said its tools changed")
             self._relist(sequence)
 
     def _relist(self, sequence: _Sequence) -> None:
         """The target said its tools changed: list them again; call each tool that is gone once
         more (it must be answered as an unknown tool), and let each that appeared take part."""
-        sequence.changes_seen = self.target.session.tools_changed
-        tools = self._call(self._listing)
+        sequence.changes_seen = self.link.target.session.tools_changed
+        tools = self.link.listing()
         now = {tool.name: tool for tool in tools}
         gone = [sequence.listed[name] for name in sequence.listed if name not in now]
         for tool in tools:
+            self._known_tools.setdefault(tool.name, tool)
             if tool.name not in sequence.listed and self.is_safe(tool):
                 sequence.appeared.append(tool.name)
                 if tool.name not in self._strategies:
@@ -352,27 +377,11 @@ class SequenceExploration:
         for tool in gone:
             self.call(tool, sequence.last_arguments.get(tool.name, {}), kind=CaseKind.UNKNOWN_TOOL)
 
-    async def _send(self, case: Case) -> Sent:
-        return await self.dispatcher.alone(case, timeout=self.options.timeout)
-
-    async def _listing(self) -> list[Tool]:
-        return await list_tools(self.target.session, timeout=self.options.timeout, meta=self.target.request_meta)
-
-    def _call(self, function: Callable[..., Any], *arguments: Any) -> Any:
-        """`function(*arguments)` in trio, cut short by --max-time (or the phase's share of it)."""
-        return trio.from_thread.run(self._before_deadline, function, *arguments)
-
-    async def _before_deadline(self, function: Callable[..., Any], *arguments: Any) -> Any:
-        with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
-            return await function(*arguments)
-        assert scope.cancelled_caught
-        self.out_of_time = time.monotonic() >= self.deadline
-        self.share_spent = not self.out_of_time
-        raise OutOfTime() if self.out_of_time else ShareSpent()
-
     def reuse(self, tool: Tool, arguments: dict[str, Any], fresh: bool, pick: int) -> tuple[dict[str, Any], tuple[Use, ...]]:
         """`arguments` with each argument of the id or name family given a value an earlier
-        answer gave (unless `fresh`), the `pick`-th that fits, counting round."""
+        answer gave (unless `fresh`), the `pick`-th that fits counting back from the latest, round
+        (so that a pick of 0, where Hypothesis shrinks it, is the latest value, whatever steps
+        before it the shrinker takes out)."""
         if fresh:
             return arguments, ()
         uses: list[Use] = []
@@ -381,7 +390,7 @@ class SequenceExploration:
             for name in fitting_fields(tool.input_check, family):
                 offered = [(step, item) for step, item in self._sequence.learned if item.family == family and fits(tool.input_check, name, item.value)]
                 if offered:
-                    step, item = offered[pick % len(offered)]
+                    step, item = offered[-1 - pick % len(offered)]
                     arguments[name] = item.value
                     uses.append(Use(name, step, item.path))
         return arguments, tuple(uses)

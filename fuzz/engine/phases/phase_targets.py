@@ -1,0 +1,119 @@
+"""The sequence phase's targets as its worker thread uses them: the target in use and its
+dispatcher, a fresh one when asked, and every call into trio cut short at the phase's deadline.
+
+Hypothesis runs the sequences in a worker thread; the targets live in trio's. Each call crosses
+over (`call`) and is cut short by --max-time or the phase's share of it, which then raises
+`OutOfTime` or `ShareSpent` (and says which: `out_of_time`, `share_spent`) so that Hypothesis
+stops where it is. A target that cannot be restarted is `lost`, and raises `TargetLost`.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, TypeVar
+
+import trio
+
+from fuzz.engine.dispatch import Dispatcher, Sent
+from fuzz.engine.phases.fresh_targets import FreshTargets
+from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
+from fuzz.errors import HarnessError
+from fuzz.wire.lifecycle import list_tools
+from fuzz.wire.target import Target
+from strategies import Case, Tool
+
+T = TypeVar("T")
+
+
+class PhaseTargets:
+    """`targets` (started) seen from the phase's worker thread, within `deadline` (--max-time)
+    and `share_deadline` (the phase's share of it)."""
+
+    def __init__(self, targets: FreshTargets, *, timeout: float, deadline: float, share_deadline: float) -> None:
+        self.targets = targets
+        self.target = targets.current
+        self.timeout = timeout
+        self.dispatcher = Dispatcher(self.target, ping_timeout=timeout)
+        self.deadline = deadline
+        self.share_deadline = min(share_deadline, deadline)
+        self.out_of_time = False
+        self.share_spent = False
+        self._lost: str | None = None
+
+    @property
+    def lost(self) -> str | None:
+        """Why the phase cannot go on (a fresh target did not start, the target died for good)."""
+        return self._lost or self.dispatcher.lost
+
+    def check(self) -> None:
+        """Raise what stops the phase now: a lost target, --max-time, the phase's share of it."""
+        if self.lost is not None:
+            raise TargetLost(self.lost)
+        if time.monotonic() >= self.deadline:
+            self.out_of_time = True
+            raise OutOfTime()
+        if time.monotonic() >= self.share_deadline:
+            self.share_spent = True
+            raise ShareSpent()
+
+    def send(self, case: Case) -> Sent:
+        """`case`, alone, to the target in use."""
+        sent: Sent = self.call(self._send, case)
+        return sent
+
+    def listing(self) -> list[Tool]:
+        """The target in use's tools, listed again."""
+        tools: list[Tool] = self.call(self._listing)
+        return tools
+
+    def restart(self) -> None:
+        """A fresh target in place of the one in use (`FreshTargets.fresh`)."""
+        self.call(self._restart)
+
+    def on_a_fresh_target(self, use: Callable[[Target], Awaitable[T]]) -> T | None:
+        """`use` of a target no call has touched: the next fresh target, in place of the one in
+        use, or a copy started for this use when the phase's target is not restarted
+        (`FreshTargets.restartable`); None for a target given by URL."""
+        if not self.targets.can_start_copies:
+            return None
+        if self.targets.restartable:
+            self.restart()
+            result: T = self.call(use, self.target)
+            return result
+        return self.call(self.targets.on_its_own, use)  # type: ignore[no-any-return]
+
+    def sent_on_a_fresh_target(self, cases: Sequence[Case]) -> list[Sent] | None:
+        """`cases`, sent one after another to a target no call has touched (`on_a_fresh_target`)."""
+
+        async def send(target: Target) -> list[Sent]:
+            dispatcher = self.dispatcher if target is self.target else Dispatcher(target, ping_timeout=self.timeout)
+            return [await dispatcher.alone(case, timeout=self.timeout) for case in cases]
+
+        return self.on_a_fresh_target(send)
+
+    def call(self, function: Callable[..., Any], *arguments: Any) -> Any:
+        """`function(*arguments)` in trio, cut short by --max-time (or the phase's share of it)."""
+        return trio.from_thread.run(self._before_deadline, function, *arguments)
+
+    async def _before_deadline(self, function: Callable[..., Any], *arguments: Any) -> Any:
+        with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
+            return await function(*arguments)
+        assert scope.cancelled_caught
+        self.out_of_time = time.monotonic() >= self.deadline
+        self.share_spent = not self.out_of_time
+        raise OutOfTime() if self.out_of_time else ShareSpent()
+
+    async def _send(self, case: Case) -> Sent:
+        return await self.dispatcher.alone(case, timeout=self.timeout)
+
+    async def _listing(self) -> list[Tool]:
+        return await list_tools(self.target.session, timeout=self.timeout, meta=self.target.request_meta)
+
+    async def _restart(self) -> None:
+        try:
+            self.target = await self.targets.fresh()
+        except HarnessError as error:
+            self._lost = str(error)
+            raise TargetLost(self._lost) from None
+        self.dispatcher = Dispatcher(self.target, ping_timeout=self.timeout)
