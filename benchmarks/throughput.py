@@ -18,6 +18,11 @@ Contenders, each on each target:
   as far as `mcp-toolfuzz run --help` offers those options; "–" when it offers neither), and each
   of its phases alone (`--phases boundary`, `random`, `sequence`: a second table, beside the
   defaults' rate, where `run --help` offers `--phases`);
+- toolfuzz on fixed workloads, as a user runs it: `mcp-toolfuzz run --no-corpus --seed 1
+  --protocol-version 2025-11-25` with no `--max-time` and the default `--max-examples` (all
+  phases), and the same with `--phases boundary,random` and with `--phases sequence` (the phase
+  split): a fourth table of their seconds and rates, the defaults' rate over mcp-fuzzer's, and
+  the defaults' time over boundary + random's (what the sequence phase adds to a run);
 - mcp-fuzzer, toolproof: they take a count budget (mcp-fuzzer has no time limit; toolproof's
   `--max-time` only stops its calls, not its Hypothesis loop), so each is first calibrated per
   target to a budget that runs about `--seconds`, untimed, and then measured with that budget.
@@ -40,7 +45,9 @@ worker processes are forked: RSS counts the pages they share with their parent o
 upper bound; PSS shares them out), sampled every 50 ms, and the largest single process's peak
 RSS (`/usr/bin/time`, else getrusage). And the RSS summed over mcp-toolfuzz's processes over a
 long run on the demo, sampled every half second with the server's count, at 10k and 100k
-tools/call (`--quick` stops at 10k). Results go to benchmarks/results/throughput-<date>.json.
+tools/call (`--quick` stops at 10k). And the peak of the whole process tree (the contender, its
+workers and every server copy they start; RSS summed) of mcp-toolfuzz's fixed-workload default run
+and of toolproof, first and warm. Results go to benchmarks/results/throughput-<date>.json.
 """
 
 from __future__ import annotations
@@ -230,7 +237,8 @@ def run_process(argv: Sequence[str], scratch: Scratch, *, env: dict[str, str], t
     """Run `argv` in `scratch.cwd` under a peak-RSS wrapper, output to run_dir/output.log.
 
     With `watch` (a count directory), also note when the server's first tools/call arrived; with
-    `tree_of`, the peak memory of the processes in its group whose command line holds it."""
+    `tree_of`, the peak memory of the processes in its group whose command line holds it ("":
+    every process of the group, the servers it started included)."""
     rss_file = scratch.run_dir / "peak-rss-kb"
     wrapped = ([str(TIME), "-f", "%M", "-o", str(rss_file), *argv] if TIME.exists()
                else [sys.executable, "-c", RUSAGE_WRAPPER, str(rss_file), *argv])
@@ -250,16 +258,16 @@ def run_process(argv: Sequence[str], scratch: Scratch, *, env: dict[str, str], t
 def _wait(process: subprocess.Popen[bytes], started: float, timeout: float, watch: Path | None,
           tree_of: str | None) -> tuple[int | None, float | None, TreeMemory | None]:
     first_call = None
-    peak = TreeMemory(0, 0) if tree_of else None
+    peak = TreeMemory(0, 0) if tree_of is not None else None
     seen: set[tuple[int, int]] = set()
     while True:
         try:
-            return process.wait(timeout=TREE_EVERY if watch or tree_of else timeout), first_call, peak
+            return process.wait(timeout=TREE_EVERY if watch or tree_of is not None else timeout), first_call, peak
         except subprocess.TimeoutExpired:
             elapsed = time.perf_counter() - started
             if watch is not None and first_call is None and count_in(watch):
                 first_call = elapsed
-            if tree_of and peak is not None:
+            if tree_of is not None and peak is not None:
                 now = tree_memory(process.pid, tree_of, seen)
                 peak = TreeMemory(max(peak.rss_kb, now.rss_kb), max(peak.pss_kb, now.pss_kb))
             if elapsed >= timeout:
@@ -394,17 +402,19 @@ class Context:
         return 4 * self.seconds + 120
 
 
-def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float, run_dir: Path, extra: Sequence[str] = (),
-                     max_examples: int = 100_000) -> tuple[list[str], dict[str, str]]:
+def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float | None, run_dir: Path, extra: Sequence[str] = (),
+                     max_examples: int | None = 100_000) -> tuple[list[str], dict[str, str]]:
     """The harness's command line, and the variables that make the demo count its calls.
 
     The demo is fuzzed as a user would, with no target arguments: the harness starts
     `python -m fuzz.demo_server` itself, and servers/hook/sitecustomize.py counts its calls.
     The revision is the raw client's and the peers' (2025-11-25, the handshake): mcp 2.3.0
-    would otherwise be fuzzed under 2026-07-28, which it answers at another cost."""
-    argv = [str(TOOLFUZZ), "run", "--no-corpus", "--seed", str(SEED), "--max-time", f"{seconds:g}",
-            "--max-examples", str(max_examples), "--protocol-version", "2025-11-25",
+    would otherwise be fuzzed under 2026-07-28, which it answers at another cost. `seconds` and
+    `max_examples` None: the defaults (a fixed workload)."""
+    argv = [str(TOOLFUZZ), "run", "--no-corpus", "--seed", str(SEED), "--protocol-version", "2025-11-25",
             "--report", f"json:{run_dir / 'report.json'}"]
+    argv += ["--max-time", f"{seconds:g}"] if seconds is not None else []
+    argv += ["--max-examples", str(max_examples)] if max_examples is not None else []
     argv += list(extra)
     if target is DEMO:
         return argv, {"PYTHONPATH": str(HOOK), "TOOLFUZZ_BENCH_COUNT_DIR": str(point.count_dir)}
@@ -424,10 +434,14 @@ def measure_raw(context: Context, target: Target, round_: int, in_flight: int) -
     return Measurement(round_, target.name, name, calls, result.seconds, note=note, distinct=distinct)
 
 
-def measure_toolfuzz(context: Context, target: Target, round_: int, options: Sequence[str], name: str = "toolfuzz") -> Measurement:
+def measure_toolfuzz(context: Context, target: Target, round_: int, options: Sequence[str], name: str = "toolfuzz", *,
+                     fixed: bool = False) -> Measurement:
+    """One run of the harness: for `--seconds` (`--max-time`), or (`fixed`) at its default
+    example counts, to its end."""
     scratch = context.scratch(f"r{round_}-{target.name}-{name}", "toolfuzz")
     with endpoint(target, scratch.run_dir) as point:
-        argv, extra = toolfuzz_command(target, point, seconds=context.seconds, run_dir=scratch.run_dir, extra=options)
+        argv, extra = toolfuzz_command(target, point, seconds=None if fixed else context.seconds, run_dir=scratch.run_dir,
+                                       extra=options, max_examples=None if fixed else 100_000)
         finished = run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout)
         calls, distinct = count_in(point.count_dir), distinct_in(point.count_dir)
     return Measurement(round_, target.name, name, calls, finished.seconds, finished.peak_rss_kb,
@@ -521,27 +535,31 @@ def first_and_warm(context: Context, contender: str, run: Callable[[Scratch], Fi
 
 
 def memory(context: Context) -> dict[str, dict[str, dict[str, int | None]]]:
-    def toolfuzz(options: Sequence[str]) -> Callable[[Scratch], Finished]:
+    def toolfuzz(options: Sequence[str], *, fixed: bool = False, tree: bool = False) -> Callable[[Scratch], Finished]:
         def run(scratch: Scratch) -> Finished:
             count_dir = scratch.run_dir / "counts"
             count_dir.mkdir()
-            argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=context.seconds, run_dir=scratch.run_dir,
-                                           extra=options)
-            return run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout, tree_of=str(TOOLFUZZ))
+            argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=None if fixed else context.seconds, run_dir=scratch.run_dir,
+                                           extra=options, max_examples=None if fixed else 100_000)
+            return run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout, tree_of="" if tree else str(TOOLFUZZ))
         return run
 
-    def toolproof(scratch: Scratch) -> Finished:
-        peer = PEERS[1]
-        count_dir = scratch.run_dir / "counts"
-        count_dir.mkdir()
-        command = (str(PYTHON), str(COUNTING), "--count-dir", str(count_dir), DEMO.server)
-        budget = context.budgets[(peer.name, DEMO.name)]
-        argv = [str(peer.path), *peer.arguments(budget, Endpoint(count_dir, command), scratch.run_dir)]
-        return run_process(argv, scratch, env=scratch.env(), timeout=context.timeout, tree_of=str(peer.path))
+    def toolproof(*, tree: bool = False) -> Callable[[Scratch], Finished]:
+        def run(scratch: Scratch) -> Finished:
+            peer = PEERS[1]
+            count_dir = scratch.run_dir / "counts"
+            count_dir.mkdir()
+            command = (str(PYTHON), str(COUNTING), "--count-dir", str(count_dir), DEMO.server)
+            budget = context.budgets[(peer.name, DEMO.name)]
+            argv = [str(peer.path), *peer.arguments(budget, Endpoint(count_dir, command), scratch.run_dir)]
+            return run_process(argv, scratch, env=scratch.env(), timeout=context.timeout, tree_of="" if tree else str(peer.path))
+        return run
 
     return {"toolfuzz": first_and_warm(context, "toolfuzz", toolfuzz(())),
             **({SINGLE: first_and_warm(context, "toolfuzz-single", toolfuzz(context.single))} if context.single else {}),
-            "toolproof": first_and_warm(context, "toolproof", toolproof)}
+            "toolproof": first_and_warm(context, "toolproof", toolproof()),
+            WHOLE_TREE_TOOLFUZZ: first_and_warm(context, "toolfuzz-tree", toolfuzz((), fixed=True, tree=True)),
+            WHOLE_TREE_TOOLPROOF: first_and_warm(context, "toolproof-tree", toolproof(tree=True))}
 
 
 @dataclass(frozen=True, slots=True)
@@ -651,6 +669,52 @@ RATIOS = (("toolfuzz/raw1", "toolfuzz", "raw 1"), ("toolfuzz/raw4", "toolfuzz", 
 still in flight)."""
 
 
+FIXED = (("fixed: defaults", ()), ("fixed: boundary+random", ("--phases", "boundary,random")), ("fixed: sequence", ("--phases", "sequence")))
+"""The harness on fixed workloads, as a user runs it (no --max-time, the default --max-examples):
+at its defaults (all phases), and the phase split."""
+FIXED_COLUMNS = (*(name for name, _ in FIXED), "mcp-fuzzer")
+WHOLE_TREE_TOOLFUZZ = "toolfuzz fixed defaults, whole tree"
+WHOLE_TREE_TOOLPROOF = "toolproof, whole tree"
+
+
+def fixed_summary(measurements: Sequence[Measurement]) -> list[Row]:
+    """Per target: the median seconds and rate of each fixed-workload run (and mcp-fuzzer's rate,
+    at its calibrated budget), the median per-round ratio of the defaults' rate to mcp-fuzzer's,
+    and of the defaults' seconds to boundary + random's."""
+    rows = []
+    for target in TARGETS:
+        by: dict[str, dict[int, Measurement]] = {}
+        for m in measurements:
+            if m.target == target.name and m.contender in FIXED_COLUMNS:
+                by.setdefault(m.contender, {})[m.round] = m
+        row: Row = {"target": target.name}
+        for column in FIXED_COLUMNS:
+            runs = by.get(column, {}).values()
+            row[f"{column} s"] = statistics.median(m.seconds for m in runs) if runs else None
+            row[f"{column} /s"] = statistics.median(m.rate for m in runs) if runs else None
+        defaults, base, peer = (by.get(name, {}) for name in ("fixed: defaults", "fixed: boundary+random", "mcp-fuzzer"))
+        over_peer = [defaults[r].rate / peer[r].rate for r in defaults if r in peer and peer[r].rate]
+        over_base = [defaults[r].seconds / base[r].seconds for r in defaults if r in base and base[r].seconds]
+        row["defaults/mcp-fuzzer"] = statistics.median(over_peer) if over_peer else None
+        row["defaults time / boundary+random time"] = statistics.median(over_base) if over_base else None
+        rows.append(row)
+    return rows
+
+
+def fixed_table(rows: Sequence[Row]) -> str:
+    headers = ["target", *(f"{c} {unit}" for c in FIXED_COLUMNS for unit in ("s", "/s")), "defaults/mcp-fuzzer",
+               "defaults time / boundary+random time"]
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    for row in rows:
+        cells = [str(row["target"])]
+        for column in FIXED_COLUMNS:
+            seconds = row[f"{column} s"]
+            cells += [MISSING if seconds is None else f"{seconds:.1f}", _rate(row[f"{column} /s"])]  # type: ignore[arg-type]
+        cells += [_ratio(row["defaults/mcp-fuzzer"]), _ratio(row["defaults time / boundary+random time"])]  # type: ignore[arg-type]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def _column(contender: str) -> str:
     return contender
 
@@ -737,6 +801,8 @@ def rounds(context: Context, count: int) -> list[Measurement]:
         lambda t, r: measure_toolfuzz(context, t, r, ()),
         *([lambda t, r: measure_toolfuzz(context, t, r, context.single, SINGLE)] if context.single else []),
         *[lambda t, r, name=name, options=options: measure_toolfuzz(context, t, r, options, name) for name, options in context.phases],
+        *[lambda t, r, name=name, options=options: measure_toolfuzz(context, t, r, options, name, fixed=True)
+          for name, options in FIXED if not options or context.phases],
         *[lambda t, r, peer=peer: measure_peer(context, peer, t, r) for peer in PEERS],
     ]
     measurements = []
@@ -791,6 +857,10 @@ def main() -> int:
     if phase_rows:
         print("\nmcp-toolfuzz at its defaults and each of its phases alone (the same measure)\n")
         print(table(phase_rows, PHASE_COLUMNS, PHASE_RATIOS))
+    fixed_rows = fixed_summary(measurements)
+    print("\nfixed workloads, as a user runs them (no --max-time, the default --max-examples): seconds and tools/call per "
+          "second of mcp-toolfuzz at its defaults and of its phase split, mcp-fuzzer's rate at its budget\n")
+    print(fixed_table(fixed_rows))
     distinct_rows = summarise(measurements, DISTINCT_COLUMNS, DISTINCT_RATIOS, distinct=True)
     print("\ndistinct tools/call per second: requests that asked for something (a tool name and arguments) "
           "no earlier request of the same run did\n")
@@ -815,6 +885,7 @@ def main() -> int:
         "budgets": {f"{peer} on {target}": budget for (peer, target), budget in context.budgets.items()},
         "table": rows,
         "phaseTable": phase_rows,
+        "fixedTable": fixed_rows,
         "distinctTable": distinct_rows,
         "memory": {"peakRssKb": peaks, "longRun": long},
         "measurements": [m.as_json() for m in measurements],

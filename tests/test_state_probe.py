@@ -10,7 +10,9 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import html5lib
 import pytest
+from markdown_it import MarkdownIt
 
 from fuzz.engine.phases.sequence_shrink import shortest, without_step
 from fuzz.judging.findings import Finding, SequenceStep, Use
@@ -24,16 +26,23 @@ DEMO = [sys.executable, "-m", "fuzz.demo_server"]
 
 
 def _sequences(tmp_path: Path, server: list[str], *arguments: str) -> dict[str, Any]:
-    """The `(sequences)` summary of a run of the sequence phase alone on `server`."""
+    """The `(sequences)` summary of a run of the sequence phase alone on `server`; the terminal,
+    Markdown and HTML reports say the same conclusion."""
     report = tmp_path / "r.json"
     run = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--phases", "sequence", "--allow-destructive",
-         "--max-examples", "20", "--seed", "1", "--processes", "1", "--report", f"json:{report}", *arguments, "--", *server],
+         "--max-examples", "20", "--seed", "1", "--processes", "1", "--report", f"json:{report}",
+         "--report", f"markdown:{tmp_path / 'r.md'}", "--report", f"html:{tmp_path / 'r.html'}", *arguments, "--", *server],
         capture_output=True, text=True, timeout=600, cwd=tmp_path,
     )
     assert run.returncode in (0, 1) and "Traceback" not in run.stderr, run.stdout + run.stderr
     summary: dict[str, Any] = next(tool for tool in json.loads(report.read_text())["tools"] if tool["name"] == "(sequences)")
-    assert summary["conclusion"] in run.stdout, "the terminal says what the phase concluded"
+    conclusion = summary["conclusion"]
+    assert conclusion in run.stdout, "the terminal says what the phase concluded"
+    markdown = html5lib.parse(MarkdownIt("commonmark").render((tmp_path / "r.md").read_text()), treebuilder="etree", namespaceHTMLElements=False)
+    page = html5lib.parse((tmp_path / "r.html").read_text(), treebuilder="etree", namespaceHTMLElements=False)
+    for document in (markdown, page):
+        assert any(conclusion in "".join(paragraph.itertext()) for paragraph in document.iter("p")), conclusion
     return summary
 
 

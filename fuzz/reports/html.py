@@ -281,6 +281,9 @@ def _answers(result: RunResult) -> list[Element]:
 def _others(result: RunResult, heading: str) -> list[Element]:
     """What was skipped, the corpus replayed and the baseline, where there is any."""
     parts: list[Element] = []
+    concluded = [tag("p", tag("code", display(summary.tool)), f": {summary.conclusion}") for summary in result.tools if summary.conclusion]
+    if concluded:
+        parts.append(tag("section", tag(heading, "Sequence phase"), *concluded))
     skips = [skip for summary in result.tools for skip in summary.skips]
     if skips or result.excluded_tools:
         items = [tag("li", "not fuzzed (--tools / --exclude-tools): ", *_joined([tag("code", name) for name in result.excluded_tools]))

@@ -103,6 +103,7 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
     if result.stopped_early:
         lines += ["", f"> The run stopped early: {prose(result.stopped_early)}. What was found until then follows."]
     lines += [line for warning in result.warnings for line in ("", f"> Warning: {prose(warning)}")]
+    lines += [line for summary in result.tools if summary.conclusion for line in ("", f"{tool(summary.tool)}: {prose(summary.conclusion)}")]
     lines += ["", *_table(result)]
     problems = group(result.findings)
     for number, problem in enumerate(problems, 1):
