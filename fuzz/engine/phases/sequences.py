@@ -34,9 +34,9 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from typing import Any
 
 import trio
 from hypothesis import HealthCheck, Phase, Verbosity, reject, settings
@@ -51,23 +51,19 @@ from fuzz.engine.phases.random_search import derived_seed, where_raised
 from fuzz.engine.phases.sequence_blame import SingleRequestBugs
 from fuzz.engine.phases.sequence_machine import machine_class
 from fuzz.engine.phases.sequence_shrink import replayed, shortest, step_label
-from fuzz.engine.phases.state_probe import StateProbe, StateSigns
+from fuzz.engine.phases.state_probe import StateProbe, StateSigns, simplest_arguments
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.plan import may_take_part
-from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
+from fuzz.engine.stops import OutOfTime, ShareSpent, ShrinkSpent, TargetLost
 from fuzz.judging.coverage import SUCCESS, answer_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.oracle import Criteria, assess, describe_violation
 from fuzz.wire.replies import Answered
-from fuzz.wire.target import Target
 from strategies import Case, CaseKind, Tool
 from strategies.arguments import valid_arguments
-from strategies.boundaries.simplest import NOTHING, Simplest
 from strategies.cases import SEQUENCES
 from strategies.envelopes import call_params
 from strategies.learning import Learned, fits, fitting_fields, learned_from
-
-T = TypeVar("T")
 
 EXAMPLES_PER_RUN = 100
 """Sequences in one Hypothesis run at most (`fuzz.engine.phases.random_search.CASES_PER_RUN`
@@ -81,6 +77,11 @@ WITHOUT_STATE = 0.1
 of state (`fuzz.engine.phases.state_probe`): enough for what the probe cannot see, at a tenth of
 the cost. On the bundled demo at --max-examples 300, the whole budget was three quarters of the
 run's time and found nothing."""
+
+SHRINK_SECONDS = 30.0
+"""Seconds Hypothesis may shrink the phase's violations, from the first one found (its own limit
+is five minutes): then the shortest sequence each had so far is kept, and shortened by replays
+(`sequence_shrink`, a replay per step at most)."""
 
 _SINGLE_CASE_RULES = frozenset({"request-answered", "target-alive"})
 
@@ -210,8 +211,9 @@ class SequenceExploration:
             self.out_of_time = self.link.out_of_time or leaves_of_type(error, (OutOfTime,))
             self.share_spent = self.link.share_spent or leaves_of_type(error, (ShareSpent,))
             stopped = self.out_of_time or self.share_spent or self.lost is not None or leaves_of_type(error, (TargetLost,))
+            self.link.shrink_deadline = float("inf")
             violations = violations_in(error)
-            if not violations and not stopped:
+            if not violations and not stopped and not leaves_of_type(error, (ShrinkSpent,)):
                 # Hypothesis gave up on the sequences (a server whose answers vary so that a replayed
                 # sequence ends otherwise: a flaky test to it). What was found is kept, and said.
                 self.skip = f"the sequence phase stopped: {where_raised(error)}"
@@ -227,12 +229,8 @@ class SequenceExploration:
     def _probe(self, budget: int) -> int:
         """Ask whether the target keeps state (`StateProbe`), conclude, and return how many
         sequences that earns."""
-        simplest: dict[str, dict[str, Any]] = {}
         with BUILDING:  # Hypothesis finds the simplest values: one thread at a time
-            for tool in self.tools:
-                value = Simplest(tool.input_check).value(tool.input_check.schema)
-                if value is not NOTHING and isinstance(value, dict):
-                    simplest[tool.name] = value
+            simplest = simplest_arguments(self.tools)
         probe = StateProbe(self.tools, simplest, self.criteria, send=self.link.send, on_a_fresh_target=self._sent_on_a_fresh_target,
                            changes=lambda: self.link.target.session.tools_changed)
         signs = self.signs = probe.run()
@@ -278,11 +276,6 @@ class SequenceExploration:
         finally:
             collect_finished_runs()
 
-    def _on_a_fresh_target(self, use: Callable[[Target], Awaitable[T]]) -> T | None:
-        """`PhaseTargets.on_a_fresh_target`: the target in use after it has had calls."""
-        self._dirty = True
-        return self.link.on_a_fresh_target(use)
-
     def _sent_on_a_fresh_target(self, cases: Sequence[Case]) -> list[Sent] | None:
         self._dirty = True
         return self.link.sent_on_a_fresh_target(cases)
@@ -300,7 +293,8 @@ class SequenceExploration:
     def _still_fails(self, candidate: Finding) -> Finding | None:
         """`candidate` as a replay on a fresh target made it, if it still fails (`replayed`)."""
         tool, timeout, criteria = self._known_tools[candidate.tool], self.options.timeout, self.criteria
-        return self._on_a_fresh_target(lambda target: replayed(target, candidate, tool, criteria, timeout))
+        self._dirty = True
+        return self.link.on_a_fresh_target(lambda target: replayed(target, candidate, tool, criteria, timeout))
 
     def begin(self) -> _Sequence:
         """A new sequence, on a fresh target when the one before may have changed its state (on
@@ -345,6 +339,7 @@ class SequenceExploration:
                 expected=violation.expected, stderr=exchange.stderr, steps=tuple(sequence.steps), uses=uses, judged_as=kind,
             )
             key = f"{violation.rule.id} {tool.name}"
+            self.link.shrinking(SHRINK_SECONDS)
             if key not in self._latest or len(finding.steps) < len(self._latest[key].steps):
                 self._latest[key] = finding
             raise violation_type(key)(finding)

@@ -34,6 +34,7 @@ from fuzz.judging.coverage import SUCCESS, answer_bucket
 from fuzz.judging.oracle import Criteria, assess
 from fuzz.wire.replies import Answered
 from strategies import Case, CaseKind, Tool
+from strategies.boundaries.simplest import NOTHING, Simplest
 from strategies.envelopes import call_params
 from strategies.learning import Learned, fits, fitting_fields, learned_from
 
@@ -174,6 +175,13 @@ class StateProbe:
         bucket = answer_bucket(observation, arguments)
         learned = tuple(learned_from(observation.result)) if bucket == SUCCESS and observation.result is not None else ()
         return _Answer(bucket, _answer_key(reply.message), learned)
+
+
+def simplest_arguments(tools: Sequence[Tool]) -> dict[str, dict[str, Any]]:
+    """Each tool's simplest valid arguments, by name (a tool whose schema the generator cannot
+    satisfy has none). Hypothesis finds them: call it one thread at a time."""
+    found = {tool.name: Simplest(tool.input_check).value(tool.input_check.schema) for tool in tools}
+    return {name: value for name, value in found.items() if value is not NOTHING and isinstance(value, dict)}
 
 
 def _answer_key(message: Mapping[str, Any]) -> str:
