@@ -327,7 +327,8 @@ class SequenceExploration:
             reject()
         if violation is not None and not uses and not sequence.changed_state:
             violation = None  # the target is as fresh as a single case's: a single case's bug, not the sequence's
-        if violation is not None and not uses and self._single.intrinsic(case, tool, violation.rule.id):
+        # On a target without a sign of state, a request that reuses nothing fails alone too: no fresh target to ask.
+        if violation is not None and not uses and (not self._restart_between or self._single.intrinsic(case, tool, violation.rule.id)):
             reject()
         answer = answer_bucket(observation, arguments)
         self.answers[answer] = self.answers.get(answer, 0) + 1
