@@ -8,16 +8,13 @@ import json
 import subprocess
 import sys
 from pathlib import Path
-from types import SimpleNamespace
 from typing import Any
 
 import html5lib
 import pytest
 from markdown_it import MarkdownIt
 
-from fuzz.engine.phases.phase_targets import PhaseTargets
 from fuzz.engine.phases.sequence_shrink import shortest, without_step
-from fuzz.engine.stops import ShrinkSpent
 from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.rules import RULES_BY_ID
 from strategies import CaseKind
@@ -127,13 +124,3 @@ def test_the_shortest_sequence_keeps_only_the_steps_the_failure_needs() -> None:
     assert _names(shortest(CREATE_CREATE_DELETE_CREATE, still_fails)) == ["create_note", "delete_note"]
     assert len(tried) == 3, "the delete feeds nothing reused, but the failure needs it: tried, kept"
 
-
-def test_the_shrinking_budget_stops_the_phase_but_is_not_out_of_time() -> None:
-    link = PhaseTargets(SimpleNamespace(current=object()), timeout=5, deadline=float("inf"), share_deadline=float("inf"))  # type: ignore[arg-type]
-    link.check()
-    link.shrinking(60)
-    link.check()
-    link.shrinking(0)  # the earliest budget holds
-    with pytest.raises(ShrinkSpent):
-        link.check()
-    assert not link.out_of_time and not link.share_spent

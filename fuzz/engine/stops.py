@@ -23,11 +23,6 @@ class ShareSpent(BaseException):
     run goes on with the next one."""
 
 
-class ShrinkSpent(BaseException):
-    """The sequence phase's shrinking budget is spent (`fuzz.engine.phases.sequences.SHRINK_SECONDS`):
-    Hypothesis stops where it is, and the shortest sequence each violation had so far is kept."""
-
-
 class NothingNew(BaseException):
     """This exploration's recent batches held no case it had not sent already: it stops (its
     tool's arguments take a handful of values, all sent), and the run goes on with the next.

@@ -3,8 +3,8 @@ dispatcher, a fresh one when asked, and every call into trio cut short at the ph
 
 Hypothesis runs the sequences in a worker thread; the targets live in trio's. Each call crosses
 over (`call`) and is cut short by --max-time or the phase's share of it, which then raises
-`OutOfTime` or `ShareSpent` (and says which: `out_of_time`, `share_spent`), or by the end of the
-shrinking budget (`ShrinkSpent`), so that Hypothesis stops where it is. A target that cannot be restarted is `lost`, and raises `TargetLost`.
+`OutOfTime` or `ShareSpent` (and says which: `out_of_time`, `share_spent`), so that Hypothesis
+stops where it is. A target that cannot be restarted is `lost`, and raises `TargetLost`.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ import trio
 
 from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.phases.fresh_targets import FreshTargets
-from fuzz.engine.stops import OutOfTime, ShareSpent, ShrinkSpent, TargetLost, on_trio_clock
+from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
 from fuzz.errors import HarnessError
 from fuzz.wire.lifecycle import list_tools
 from fuzz.wire.target import Target
@@ -37,15 +37,9 @@ class PhaseTargets:
         self.dispatcher = Dispatcher(self.target, ping_timeout=timeout)
         self.deadline = deadline
         self.share_deadline = min(share_deadline, deadline)
-        self.shrink_deadline = float("inf")
-        """When Hypothesis's shrinking must stop (`ShrinkSpent`); none until it begins (`shrinking`)."""
         self.out_of_time = False
         self.share_spent = False
         self._lost: str | None = None
-
-    def shrinking(self, seconds: float) -> None:
-        """Hypothesis begins to shrink: it may go on for `seconds` (from the first violation on)."""
-        self.shrink_deadline = min(self.shrink_deadline, time.monotonic() + seconds)
 
     @property
     def lost(self) -> str | None:
@@ -62,8 +56,6 @@ class PhaseTargets:
         if time.monotonic() >= self.share_deadline:
             self.share_spent = True
             raise ShareSpent()
-        if time.monotonic() >= self.shrink_deadline:
-            raise ShrinkSpent()
 
     def send(self, case: Case) -> Sent:
         """`case`, alone, to the target in use."""
@@ -105,11 +97,9 @@ class PhaseTargets:
         return trio.from_thread.run(self._before_deadline, function, *arguments)
 
     async def _before_deadline(self, function: Callable[..., Any], *arguments: Any) -> Any:
-        with trio.move_on_at(on_trio_clock(min(self.share_deadline, self.shrink_deadline))) as scope:
+        with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
             return await function(*arguments)
         assert scope.cancelled_caught
-        if time.monotonic() < self.share_deadline:
-            raise ShrinkSpent()
         self.out_of_time = time.monotonic() >= self.deadline
         self.share_spent = not self.out_of_time
         raise OutOfTime() if self.out_of_time else ShareSpent()

@@ -2,7 +2,7 @@
 time and confirmed on a fresh target.
 
 Hypothesis shrinks a sequence by its choices, and a step's choices say which earlier answer a
-reused value comes from (`pick`, counted back from the latest value learned): take out a step
+reused value comes from (`pick`, counted among the values learned so far): take out a step
 before it, and the pick may point elsewhere, so the shrinker keeps steps that feed nothing. So,
 once Hypothesis is done, each step is tried without, from the last to the first (taking out a late
 step can free an earlier one it reused a value of): a step whose value a later request reuses

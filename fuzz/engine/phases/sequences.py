@@ -54,7 +54,7 @@ from fuzz.engine.phases.sequence_shrink import replayed, shortest, step_label
 from fuzz.engine.phases.state_probe import StateProbe, StateSigns, simplest_arguments
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.plan import may_take_part
-from fuzz.engine.stops import OutOfTime, ShareSpent, ShrinkSpent, TargetLost
+from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.coverage import SUCCESS, answer_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.oracle import Criteria, assess, describe_violation
@@ -77,11 +77,6 @@ WITHOUT_STATE = 0.1
 of state (`fuzz.engine.phases.state_probe`): enough for what the probe cannot see, at a tenth of
 the cost. On the bundled demo at --max-examples 300, the whole budget was three quarters of the
 run's time and found nothing."""
-
-SHRINK_SECONDS = 30.0
-"""Seconds Hypothesis may shrink the phase's violations, from the first one found (its own limit
-is five minutes): then the shortest sequence each had so far is kept, and shortened by replays
-(`sequence_shrink`, a replay per step at most)."""
 
 _SINGLE_CASE_RULES = frozenset({"request-answered", "target-alive"})
 
@@ -211,9 +206,8 @@ class SequenceExploration:
             self.out_of_time = self.link.out_of_time or leaves_of_type(error, (OutOfTime,))
             self.share_spent = self.link.share_spent or leaves_of_type(error, (ShareSpent,))
             stopped = self.out_of_time or self.share_spent or self.lost is not None or leaves_of_type(error, (TargetLost,))
-            self.link.shrink_deadline = float("inf")
             violations = violations_in(error)
-            if not violations and not stopped and not leaves_of_type(error, (ShrinkSpent,)):
+            if not violations and not stopped:
                 # Hypothesis gave up on the sequences (a server whose answers vary so that a replayed
                 # sequence ends otherwise: a flaky test to it). What was found is kept, and said.
                 self.skip = f"the sequence phase stopped: {where_raised(error)}"
@@ -340,7 +334,6 @@ class SequenceExploration:
                 expected=violation.expected, stderr=exchange.stderr, steps=tuple(sequence.steps), uses=uses, judged_as=kind,
             )
             key = f"{violation.rule.id} {tool.name}"
-            self.link.shrinking(SHRINK_SECONDS)
             if key not in self._latest or len(finding.steps) < len(self._latest[key].steps):
                 self._latest[key] = finding
             raise violation_type(key)(finding)
@@ -375,9 +368,9 @@ class SequenceExploration:
 
     def reuse(self, tool: Tool, arguments: dict[str, Any], fresh: bool, pick: int) -> tuple[dict[str, Any], tuple[Use, ...]]:
         """`arguments` with each argument of the id or name family given a value an earlier
-        answer gave (unless `fresh`), the `pick`-th that fits counting back from the latest, round
-        (so that a pick of 0, where Hypothesis shrinks it, is the latest value, whatever steps
-        before it the shrinker takes out)."""
+        answer gave (unless `fresh`), the `pick`-th that fits, counting round. (Counted back from
+        the latest, a pick would survive the shrinker taking out steps before it; but then
+        Hypothesis, on the notes test server, ended a run of failing sequences reporting none.)"""
         if fresh:
             return arguments, ()
         uses: list[Use] = []
@@ -386,7 +379,7 @@ class SequenceExploration:
             for name in fitting_fields(tool.input_check, family):
                 offered = [(step, item) for step, item in self._sequence.learned if item.family == family and fits(tool.input_check, name, item.value)]
                 if offered:
-                    step, item = offered[-1 - pick % len(offered)]
+                    step, item = offered[pick % len(offered)]
                     arguments[name] = item.value
                     uses.append(Use(name, step, item.path))
         return arguments, tuple(uses)
