@@ -155,8 +155,9 @@ def test_ctrl_c_stops_at_once_keeps_findings_and_leaves_no_process(tmp_path: Pat
     marker = f"marker-{uuid.uuid4().hex}"
     report = tmp_path / "report.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "200", "--report", f"json:{report}",
-         "--", sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool", "--label", marker],
+        # (the last tool's long search: the run is still going when the signal comes)
+        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "200", "--tool-max-examples", "mirror=100000",
+         "--report", f"json:{report}", "--", sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool", "--label", marker],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     assert process.stdout is not None
@@ -170,7 +171,7 @@ def test_ctrl_c_stops_at_once_keeps_findings_and_leaves_no_process(tmp_path: Pat
     document = json.loads(report.read_text())
     assert document["stoppedEarly"] == "interrupted (Ctrl-C)"
     assert ("unknown-tool", "book") in {(f["rule"], f["tool"]) for f in document["findings"]}
-    assert sum(sum(tool["casesSent"].values()) for tool in document["tools"]) < 200 * 4 * 4, "the run went on to the end"
+    assert sum(sum(tool["casesSent"].values()) for tool in document["tools"]) < 100000, "the run went on to the end"
     assert process.returncode == 1
     assert subprocess.run(["pgrep", "-f", marker], capture_output=True).returncode == 1, "the target was left running"
 

@@ -250,6 +250,7 @@ def test_an_interrupted_run_leaves_every_finding_on_disk_complete(tmp_path: Path
     report = tmp_path / "report.json"
     process = subprocess.Popen(
         [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "60", "--allow-destructive",
+         "--tool-max-examples", "mirror=100000",  # the last tool's long search: the run is still going when the signal comes
          "--corpus", str(directory), "--report", f"json:{report}", "--",
          sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"],
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
