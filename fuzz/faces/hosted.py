@@ -2,9 +2,14 @@
 starts a server once and fuzzes it tool by tool from pytest's thread.
 
 The thread runs a trio run that opens the target (`fuzz.wire.target.open_target`) and then waits;
-`run` sends it a call (`fuzz.engine.run.run_on`) and blocks until it is done; `close` cancels whatever
+`run` sends it a call (`fuzz.engine.run.run_on`) and waits until it is done; `close` cancels whatever
 runs there and closes the target (its process killed, a session deleted), also after Ctrl-C
 in the caller's thread.
+
+The caller waits in slices of `WAIT_SLICE`, not in one blocking wait: Python runs a signal's
+handler only where the main thread runs Python code, and a SIGINT the kernel hands to another
+thread (the run's own threads are busy) does not wake a main thread blocked on a lock. So a Ctrl-C
+stops `run` within a slice; the call in flight is then cancelled.
 """
 
 from __future__ import annotations
@@ -23,7 +28,11 @@ from fuzz.wire.target import Target, TargetSpec, open_target
 T = TypeVar("T")
 
 CLOSE_GRACE = 10.0
-"""Seconds `close` waits for the thread to close the target."""
+"""Seconds `close` waits for the thread to close the target (and `run`, after Ctrl-C, for its call
+to end)."""
+
+WAIT_SLICE = 0.1
+"""Seconds: how often the caller of `run` wakes, to see a Ctrl-C."""
 
 
 class HostedTarget:
@@ -36,6 +45,7 @@ class HostedTarget:
         self._ready = threading.Event()
         self._token: trio.lowlevel.TrioToken | None = None
         self._scope: trio.CancelScope | None = None
+        self._nursery: trio.Nursery | None = None
         self._target: Target | None = None
         self.error: HarnessError | None = None
         """Why the target could not be opened."""
@@ -67,14 +77,46 @@ class HostedTarget:
             async with open_target(self.spec, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version,
                                    max_message_bytes=self._max_message_bytes) as target:
                 self._target = target
-                self._ready.set()
-                await trio.sleep_forever()
+                async with trio.open_nursery() as nursery:
+                    self._nursery = nursery
+                    self._ready.set()
+                    await trio.sleep_forever()
 
     def run(self, function: Callable[..., Awaitable[T]], *arguments: Any) -> T:
-        """`await function(self.target, *arguments)` in the target's thread."""
-        if self._token is None or not self._thread.is_alive():
+        """`await function(self.target, *arguments)` in the target's thread; a Ctrl-C meanwhile
+        cancels it (see the module's docstring) and is raised."""
+        if self._token is None or self._nursery is None or not self._thread.is_alive():
             raise HarnessError(f"the target {self.spec.describe()} is closed")
-        return trio.from_thread.run(function, self.target, *arguments, trio_token=self._token)
+        done = threading.Event()
+        scope = trio.CancelScope()
+        box: dict[str, Any] = {}
+
+        async def call() -> None:
+            try:
+                with scope:
+                    box["value"] = await function(self.target, *arguments)
+            except Exception as error:
+                box["error"] = error
+            finally:
+                done.set()
+
+        try:
+            trio.from_thread.run_sync(self._nursery.start_soon, call, trio_token=self._token)
+        except trio.RunFinishedError:
+            raise HarnessError(f"the target {self.spec.describe()} is closed") from None
+        try:
+            while not done.wait(WAIT_SLICE):
+                pass
+        except KeyboardInterrupt:
+            with contextlib.suppress(trio.RunFinishedError):
+                trio.from_thread.run_sync(scope.cancel, trio_token=self._token)
+            done.wait(CLOSE_GRACE)
+            raise
+        if "error" in box:
+            raise box["error"]
+        if "value" not in box:
+            raise HarnessError(f"the call to the target {self.spec.describe()} was cancelled (the target was closed)")
+        return box["value"]  # type: ignore[no-any-return]
 
     def close(self) -> None:
         if self._thread.is_alive() and self._token is not None and self._scope is not None:

@@ -86,6 +86,10 @@ a time, so a tool that takes 2 s a call would make the phase take minutes; the s
 in batches, still test it."""
 
 
+class _NothingToCall(BaseException):
+    """Every tool that takes part went unanswered or slow (`SLOW_CALL`): a sequence would call none."""
+
+
 @dataclass
 class _Sequence:
     """One sequence's state: its steps so far and what their answers taught."""
@@ -206,8 +210,10 @@ class SequenceExploration:
             self.out_of_time = self.link.out_of_time or leaves_of_type(error, (OutOfTime,))
             self.share_spent = self.link.share_spent or leaves_of_type(error, (ShareSpent,))
             stopped = self.out_of_time or self.share_spent or self.lost is not None or leaves_of_type(error, (TargetLost,))
+            if leaves_of_type(error, (_NothingToCall,)):
+                self.conclusion = f"{self.conclusion}; ended early: every tool that takes part went unanswered or answered slowly"
             violations = violations_in(error)
-            if not violations and not stopped:
+            if not violations and not stopped and not leaves_of_type(error, (_NothingToCall,)):
                 # Hypothesis gave up on the sequences (a server whose answers vary so that a replayed
                 # sequence ends otherwise: a flaky test to it). What was found is kept, and said.
                 self.skip = f"the sequence phase stopped: {where_raised(error)}"
@@ -293,6 +299,8 @@ class SequenceExploration:
     def begin(self) -> _Sequence:
         """A new sequence, on a fresh target when the one before may have changed its state (on
         a target that keeps state: `_restart_between`)."""
+        if all(tool.name in self._silent for tool in self.tools):
+            raise _NothingToCall()
         if self._dirty and self.targets.restartable and self._restart_between:
             self.link.restart()
             self.restarts += 1
