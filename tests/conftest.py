@@ -88,6 +88,16 @@ def typescript_server() -> StdioTarget:
     return StdioTarget((node, str(TYPESCRIPT_SERVER / "server.mjs")))
 
 
+def pytest_configure(config: pytest.Config) -> None:
+    """Ctrl-C as a terminal sends it, whoever started the suite: a shell without job control starts
+    a command run in the background (`cmd &`, as CI scripts do) with SIGINT ignored, which every
+    process it starts inherits, so that the tests that interrupt a run would wait for it forever.
+    A handler of Python's own is reset to the default by `exec`: the targets and runs the tests
+    start get Python's KeyboardInterrupt again."""
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 @pytest.fixture(autouse=True)
 def _run_in_a_scratch_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """`mcp-toolfuzz run` keeps a corpus in ./corpus by default: tests run where that is harmless,
