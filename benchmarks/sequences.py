@@ -1,6 +1,6 @@
 """Sequence bugs found, minimal, and replayed: the notes test server's three, over seeds.
 
-    .venv/bin/python benchmarks/sequences.py [--seeds 1,2,3] [--max-examples 50] [--json FILE]
+    .venv/bin/python benchmarks/sequences.py [--seeds 1,2,3] [--max-examples 50] [--rounds 5] [--json FILE]
 
 `tests/servers/notes_server.py` has three bugs only a sequence of calls reaches: a note read,
 updated, archived or deleted after it was deleted crashes (JSON-RPC -32603, `tool-failure`), and
@@ -13,6 +13,11 @@ seed: each bug found (use after delete on `get_note`, a second `delete_note`, th
 reproduction replayed alone from an empty directory, STILL FAILING against the server and FIXED
 against `--fixed`. The issue's budget (issue 49): 9 of 9 found and minimal, every replay as
 expected, each run under a minute.
+
+And what the phase costs where there is no state: the bundled demo (no state) fuzzed at the
+defaults (`mcp-toolfuzz run --no-corpus --seed 1`, every phase) and with `--phases
+boundary,random`, in `--rounds` interleaved rounds; the median of the rounds' time ratios (the
+issue's budget: within 1.5x).
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ from __future__ import annotations
 import argparse
 import json
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -74,15 +80,33 @@ def replayed(work: Path, reproduction: str, seed: int) -> dict[str, str]:
     return outcomes
 
 
+def phase_cost(rounds: int, scratch: Path) -> dict[str, Any]:
+    """Wall seconds of the demo at the defaults and with boundary + random alone, interleaved."""
+    times: dict[str, list[float]] = {"defaults": [], "boundary,random": []}
+    for _ in range(rounds):
+        for name in times:
+            extra = [] if name == "defaults" else ["--phases", name]
+            started = time.perf_counter()
+            run = toolfuzz("run", "--no-corpus", "--seed", "1", "--no-progress", *extra, cwd=scratch)
+            if run.returncode not in (0, 1):
+                raise SystemExit(f"the demo run failed ({run.returncode}):\n{run.stderr[-2000:]}")
+            times[name].append(time.perf_counter() - started)
+    ratios = [whole / part for whole, part in zip(times["defaults"], times["boundary,random"], strict=True)]
+    return {"seconds": times, "median": {name: statistics.median(values) for name, values in times.items()},
+            "ratio": statistics.median(ratios)}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seeds", default="1,2,3")
     parser.add_argument("--max-examples", type=int, default=50)
+    parser.add_argument("--rounds", type=int, default=5, help="interleaved rounds of the demo's phase cost (0: none)")
     parser.add_argument("--json", type=Path, default=None)
     options = parser.parse_args()
     scratch = Path(tempfile.mkdtemp(prefix="toolfuzz-sequences-"))
     try:
-        results = [one_seed(int(seed), options.max_examples, scratch) for seed in options.seeds.split(",")]
+        results = [one_seed(int(seed), options.max_examples, scratch) for seed in options.seeds.split(",") if seed]
+        cost = phase_cost(options.rounds, scratch) if options.rounds else None
     finally:
         shutil.rmtree(scratch, ignore_errors=True)
     good = 0
@@ -93,11 +117,15 @@ def main() -> int:
             print(f"seed {result['seed']} ({result['seconds']:5.1f} s) {bug:<27} {'ok' if ok else 'NOT OK'}: "
                   f"steps {outcome['steps']}, replays {outcome['replays']}")
     total = sum(len(result["bugs"]) for result in results)
-    slowest = max(result["seconds"] for result in results)
-    print(f"\n{good} of {total} found, minimal and replayed as expected; the slowest run took {slowest:.1f} s")
+    slowest = max((result["seconds"] for result in results), default=0.0)
+    if results:
+        print(f"\n{good} of {total} found, minimal and replayed as expected; the slowest run took {slowest:.1f} s")
+    if cost is not None:
+        print(f"the demo at the defaults: {cost['median']['defaults']:.2f} s, boundary + random alone "
+              f"{cost['median']['boundary,random']:.2f} s (medians of {options.rounds} interleaved rounds): {cost['ratio']:.2f}x")
     if options.json:
-        options.json.write_text(json.dumps({"runs": results, "good": good, "total": total}, indent=1))
-    return 0 if good == total and slowest < 60 else 1
+        options.json.write_text(json.dumps({"runs": results, "good": good, "total": total, "phaseCost": cost}, indent=1))
+    return 0 if good == total and slowest < 60 and (cost is None or cost["ratio"] <= 1.5) else 1
 
 
 if __name__ == "__main__":
