@@ -52,8 +52,23 @@ def one_seed(seed: int, examples: int, scratch: Path) -> dict[str, Any]:
     work = scratch / f"seed{seed}"
     work.mkdir()
     started = time.perf_counter()
-    run = toolfuzz("run", "--allow-destructive", "--max-examples", str(examples), "--seed", str(seed), "--no-progress",
-                   "--corpus", "corpus", "--report", "json:report.json", "--", str(PYTHON), str(NOTES), cwd=work)
+    run = toolfuzz(
+        "run",
+        "--allow-destructive",
+        "--max-examples",
+        str(examples),
+        "--seed",
+        str(seed),
+        "--no-progress",
+        "--corpus",
+        "corpus",
+        "--report",
+        "json:report.json",
+        "--",
+        str(PYTHON),
+        str(NOTES),
+        cwd=work,
+    )
     seconds = time.perf_counter() - started
     if run.returncode not in (0, 1):
         raise SystemExit(f"seed {seed}: the run failed ({run.returncode}):\n{run.stdout[-2000:]}{run.stderr[-2000:]}")
@@ -92,8 +107,7 @@ def phase_cost(rounds: int, scratch: Path) -> dict[str, Any]:
                 raise SystemExit(f"the demo run failed ({run.returncode}):\n{run.stderr[-2000:]}")
             times[name].append(time.perf_counter() - started)
     ratios = [whole / part for whole, part in zip(times["defaults"], times["boundary,random"], strict=True)]
-    return {"seconds": times, "median": {name: statistics.median(values) for name, values in times.items()},
-            "ratio": statistics.median(ratios)}
+    return {"seconds": times, "median": {name: statistics.median(values) for name, values in times.items()}, "ratio": statistics.median(ratios)}
 
 
 def main() -> int:
@@ -114,15 +128,19 @@ def main() -> int:
         for bug, outcome in result["bugs"].items():
             ok = outcome["found"] and outcome["minimal"] and outcome["replays"] == {"server": "STILL FAILING", "fixed": "FIXED"}
             good += ok
-            print(f"seed {result['seed']} ({result['seconds']:5.1f} s) {bug:<27} {'ok' if ok else 'NOT OK'}: "
-                  f"steps {outcome['steps']}, replays {outcome['replays']}")
+            print(
+                f"seed {result['seed']} ({result['seconds']:5.1f} s) {bug:<27} {'ok' if ok else 'NOT OK'}: "
+                f"steps {outcome['steps']}, replays {outcome['replays']}"
+            )
     total = sum(len(result["bugs"]) for result in results)
     slowest = max((result["seconds"] for result in results), default=0.0)
     if results:
         print(f"\n{good} of {total} found, minimal and replayed as expected; the slowest run took {slowest:.1f} s")
     if cost is not None:
-        print(f"the demo at the defaults: {cost['median']['defaults']:.2f} s, boundary + random alone "
-              f"{cost['median']['boundary,random']:.2f} s (medians of {options.rounds} interleaved rounds): {cost['ratio']:.2f}x")
+        print(
+            f"the demo at the defaults: {cost['median']['defaults']:.2f} s, boundary + random alone "
+            f"{cost['median']['boundary,random']:.2f} s (medians of {options.rounds} interleaved rounds): {cost['ratio']:.2f}x"
+        )
     if options.json:
         options.json.write_text(json.dumps({"runs": results, "good": good, "total": total, "phaseCost": cost}, indent=1))
     return 0 if good == total and slowest < 60 and (cost is None or cost["ratio"] <= 1.5) else 1

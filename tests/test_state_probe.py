@@ -30,10 +30,36 @@ def _sequences(tmp_path: Path, server: list[str], *arguments: str) -> dict[str, 
     Markdown and HTML reports say the same conclusion."""
     report = tmp_path / "r.json"
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--phases", "sequence", "--allow-destructive",
-         "--max-examples", "20", "--seed", "1", "--processes", "1", "--report", f"json:{report}",
-         "--report", f"markdown:{tmp_path / 'r.md'}", "--report", f"html:{tmp_path / 'r.html'}", *arguments, "--", *server],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--no-corpus",
+            "--no-progress",
+            "--phases",
+            "sequence",
+            "--allow-destructive",
+            "--max-examples",
+            "20",
+            "--seed",
+            "1",
+            "--processes",
+            "1",
+            "--report",
+            f"json:{report}",
+            "--report",
+            f"markdown:{tmp_path / 'r.md'}",
+            "--report",
+            f"html:{tmp_path / 'r.html'}",
+            *arguments,
+            "--",
+            *server,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
     )
     assert run.returncode in (0, 1) and "Traceback" not in run.stderr, run.stdout + run.stderr
     summary: dict[str, Any] = next(tool for tool in json.loads(report.read_text())["tools"] if tool["name"] == "(sequences)")
@@ -46,12 +72,16 @@ def _sequences(tmp_path: Path, server: list[str], *arguments: str) -> dict[str, 
     return summary
 
 
-@pytest.mark.parametrize(("server", "signs"), [
-    (COUNTER, ["tick answered otherwise after other calls"]),
-    (NOTES, ["get_note answered success with the note_id create_note gave, tool-error with its simplest value"]),
-    ([*COUNTER, "--stateless"], []),
-    (DEMO, []),
-], ids=["counter", "notes", "stateless-counter", "demo"])
+@pytest.mark.parametrize(
+    ("server", "signs"),
+    [
+        (COUNTER, ["tick answered otherwise after other calls"]),
+        (NOTES, ["get_note answered success with the note_id create_note gave, tool-error with its simplest value"]),
+        ([*COUNTER, "--stateless"], []),
+        (DEMO, []),
+    ],
+    ids=["counter", "notes", "stateless-counter", "demo"],
+)
 def test_the_phase_says_whether_the_target_keeps_state_and_why(server: list[str], signs: list[str], tmp_path: Path) -> None:
     summary = _sequences(tmp_path, server)
     conclusion = summary["conclusion"]
@@ -88,8 +118,18 @@ def _step(tool: str, *uses: Use) -> SequenceStep:
 
 def _finding(steps: tuple[SequenceStep, ...], uses: tuple[Use, ...]) -> Finding:
     request = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "get_note", "arguments": {"note_id": "x"}}}
-    return Finding(rule=RULES_BY_ID["tool-failure"], tool="get_note", case=CaseKind.SEQUENCE, label="sequence step 5: get_note",
-                   request=request, response=None, message="", steps=steps, uses=uses, judged_as=CaseKind.VALID_ARGUMENTS)
+    return Finding(
+        rule=RULES_BY_ID["tool-failure"],
+        tool="get_note",
+        case=CaseKind.SEQUENCE,
+        label="sequence step 5: get_note",
+        request=request,
+        response=None,
+        message="",
+        steps=steps,
+        uses=uses,
+        judged_as=CaseKind.VALID_ARGUMENTS,
+    )
 
 
 def _names(finding: Finding) -> list[str]:
@@ -123,4 +163,3 @@ def test_the_shortest_sequence_keeps_only_the_steps_the_failure_needs() -> None:
 
     assert _names(shortest(CREATE_CREATE_DELETE_CREATE, still_fails)) == ["create_note", "delete_note"]
     assert len(tried) == 3, "the delete feeds nothing reused, but the failure needs it: tried, kept"
-

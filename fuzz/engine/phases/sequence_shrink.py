@@ -29,12 +29,10 @@ from strategies import Case, CaseKind, Tool
 def without_step(finding: Finding, index: int) -> Finding | None:
     """`finding` without its step `index` (0-based), the later steps' uses renumbered; None when
     a later step or the judged request reuses a value of that step's answer."""
-    later = [*(use for step in finding.steps[index + 1:] for use in step.uses), *finding.uses]
+    later = [*(use for step in finding.steps[index + 1 :] for use in step.uses), *finding.uses]
     if any(use.step == index for use in later):
         return None
-    steps = tuple(
-        replace(step, uses=_renumbered(step.uses, index)) for position, step in enumerate(finding.steps) if position != index
-    )
+    steps = tuple(replace(step, uses=_renumbered(step.uses, index)) for position, step in enumerate(finding.steps) if position != index)
     return replace(finding, steps=steps, uses=_renumbered(finding.uses, index))
 
 
@@ -68,9 +66,17 @@ async def replayed(target: Target, candidate: Finding, tool: Tool, criteria: Cri
     if violation is None or violation.rule.id != candidate.rule.id:
         return None
     response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
-    return replace(candidate, label=f"sequence {label}", request=exchange.request, response=response, steps=played.steps,
-                   message=describe_violation(violation, case, exchange), why=violation.why, expected=violation.expected,
-                   stderr=exchange.stderr)
+    return replace(
+        candidate,
+        label=f"sequence {label}",
+        request=exchange.request,
+        response=response,
+        steps=played.steps,
+        message=describe_violation(violation, case, exchange),
+        why=violation.why,
+        expected=violation.expected,
+        stderr=exchange.stderr,
+    )
 
 
 def step_label(number: int, tool: str, uses: tuple[Use, ...]) -> str:
@@ -80,4 +86,3 @@ def step_label(number: int, tool: str, uses: tuple[Use, ...]) -> str:
 
 def _renumbered(uses: tuple[Use, ...], removed: int) -> tuple[Use, ...]:
     return tuple(replace(use, step=use.step - 1) if use.step > removed else use for use in uses)
-

@@ -66,8 +66,9 @@ class StateSigns:
         saw, the probe having seen none)."""
         shown = "; ".join(self.signs[:SIGNS_SHOWN]) + (f"; and {len(self.signs) - SIGNS_SHOWN} more" if len(self.signs) > SIGNS_SHOWN else "")
         seen = f"no sign in the probe, but {seen_later} during a sequence" if seen_later else shown
-        restarts = "a fresh target after each that called a tool not annotated read-only" if restarted else (
-            "sharing one target (it cannot be restarted cheaply)")
+        restarts = (
+            "a fresh target after each that called a tool not annotated read-only" if restarted else ("sharing one target (it cannot be restarted cheaply)")
+        )
         return f"keeps state ({seen}): {budget} sequences, {restarts}"
 
     def without_state(self, sequences: int, budget: int) -> str:
@@ -94,9 +95,16 @@ class StateProbe:
     touched; None when none can be had) and `changes` (how many times the phase's target said its
     tools changed)."""
 
-    def __init__(self, tools: Sequence[Tool], simplest: Mapping[str, dict[str, Any]], criteria: Criteria, *,
-                 send: Callable[[Case], Sent], on_a_fresh_target: Callable[[Sequence[Case]], Sequence[Sent] | None],
-                 changes: Callable[[], int]) -> None:
+    def __init__(
+        self,
+        tools: Sequence[Tool],
+        simplest: Mapping[str, dict[str, Any]],
+        criteria: Criteria,
+        *,
+        send: Callable[[Case], Sent],
+        on_a_fresh_target: Callable[[Sequence[Case]], Sequence[Sent] | None],
+        changes: Callable[[], int],
+    ) -> None:
         self._tools = [tool for tool in tools if tool.name in simplest]
         self._simplest = simplest
         self._criteria = criteria
@@ -141,15 +149,17 @@ class StateProbe:
                 continue
             for kind in ("id", "name"):
                 for field in fitting_fields(tool.input_check, kind):
-                    value = next(((source, learned) for source, learned in offered
-                                  if learned.family == kind and fits(tool.input_check, field, learned.value)), None)
+                    value = next(
+                        ((source, learned) for source, learned in offered if learned.family == kind and fits(tool.input_check, field, learned.value)), None
+                    )
                     if value is None:
                         continue
                     source, learned = value
                     answer = self._ask(tool, {**self._simplest[tool.name], field: learned.value}, f"{field} from {source}")
                     if answer is not None and answer.bucket != first[tool.name].bucket:
-                        self._signs.append(f"{tool.name} answered {answer.bucket} with the {field} {source} gave, "
-                                           f"{first[tool.name].bucket} with its simplest value")
+                        self._signs.append(
+                            f"{tool.name} answered {answer.bucket} with the {field} {source} gave, {first[tool.name].bucket} with its simplest value"
+                        )
 
     def _ask(self, tool: Tool, arguments: dict[str, Any], why: str) -> _Answer | None:
         """One call, sent and read; None (and the tool called no more) when it went unanswered or slow."""
