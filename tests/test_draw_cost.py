@@ -18,7 +18,7 @@ from typing import Any
 
 import jsonschema
 import pytest
-from hypothesis import Phase, find, given, settings
+from hypothesis import HealthCheck, Phase, find, given, settings
 from hypothesis import strategies as st
 from hypothesis.control import current_build_context
 from hypothesis.errors import StopTest, Unsatisfiable
@@ -57,15 +57,16 @@ def test_a_filtered_strategy_stays_validated_after_its_draws() -> None:
 
 def test_eight_invalid_arguments_of_a_schema_with_one_optional_property_pass_the_health_checks() -> None:
     """A base without the optional property offers no mutation; drawn again, not the batch
-    discarded (before, 19 batches in 20 were: Hypothesis's health check failed). Derandomized:
-    over random seeds the health check still fails now and then (once in about six whole-suite
-    runs, 2026-12-07: more than 20 overruns before 10 valid batches), which the runs do not see
-    (they suppress health checks) and the test over many seeds below bounds; a suite that fails
-    by chance would block every change."""
+    discarded (before, 19 batches in 20 were: Hypothesis's health check failed). The health
+    checks that judge the strategy (data too large, too much filtered) stay on, over random
+    seeds; `too_slow` is off because it times the machine: in a whole-suite run, four workers
+    and their servers on two cores, one batch took 0.65 s to draw where it takes 4 ms alone
+    (2026-12-07), and that check failed one suite run in about six. What the draws cost is
+    bounded in choices, not seconds, by the test over many seeds below."""
     tool = Tool.from_listing({"name": "maintenance", "inputSchema": ONE_OPTIONAL_INTEGER})
     batches: list[tuple[Any, ...]] = []
 
-    @settings(max_examples=20, database=None, derandomize=True)
+    @settings(max_examples=20, database=None, suppress_health_check=[HealthCheck.too_slow])
     @given(st.tuples(*[invalid_arguments(tool)] * 8))
     def draw(batch: tuple[Any, ...]) -> None:
         batches.append(batch)
