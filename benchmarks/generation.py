@@ -53,8 +53,8 @@ def _rate(strategy: st.SearchStrategy[Any], examples: int, seen: Callable[[Any],
         seen(value)
 
     try:
-        @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate],
-                  suppress_health_check=list(HealthCheck), derandomize=True)
+
+        @settings(max_examples=examples, database=None, deadline=None, phases=[Phase.generate], suppress_health_check=list(HealthCheck), derandomize=True)
         @given(strategy)
         def counted(value: Any) -> None:
             counting(value)
@@ -95,8 +95,11 @@ def main() -> int:
         ratio = ours / baseline if isinstance(ours, float) and isinstance(baseline, float) else None
         rows.append({"id": entry["id"], "ours": ours, "baseline": baseline, "ratio": ratio, "baselineInvalid": rejected})
         shown = lambda rate: f"{rate:8.0f}/s" if isinstance(rate, float) else f"{rate:>10}"  # noqa: E731
-        print(f"{entry['id'][:58]:<58} {shown(ours)} {shown(baseline)} {'' if ratio is None else f'{ratio:6.2f}x'}"
-              f"{f'  baseline drew {rejected} invalid' if rejected else ''}", flush=True)
+        print(
+            f"{entry['id'][:58]:<58} {shown(ours)} {shown(baseline)} {'' if ratio is None else f'{ratio:6.2f}x'}"
+            f"{f'  baseline drew {rejected} invalid' if rejected else ''}",
+            flush=True,
+        )
     ratios = [row["ratio"] for row in rows if row["ratio"]]
     ours_ok = sum(isinstance(row["ours"], float) for row in rows)
     base_ok = sum(isinstance(row["baseline"], float) for row in rows)
@@ -105,9 +108,11 @@ def main() -> int:
     print(f"schemas where hypothesis-jsonschema drew values the validator rejects: {wrong}")
     if ratios:
         geometric = math.exp(statistics.fmean(math.log(r) for r in ratios))
-        print(f"values/s ratio ours / hypothesis-jsonschema over the {len(ratios)} schemas both handle: "
-              f"geometric mean {geometric:.2f}x, median {statistics.median(ratios):.2f}x, "
-              f"min {min(ratios):.2f}x, max {max(ratios):.2f}x")
+        print(
+            f"values/s ratio ours / hypothesis-jsonschema over the {len(ratios)} schemas both handle: "
+            f"geometric mean {geometric:.2f}x, median {statistics.median(ratios):.2f}x, "
+            f"min {min(ratios):.2f}x, max {max(ratios):.2f}x"
+        )
     if options.json:
         options.json.write_text(json.dumps({"hypothesis": hypothesis.__version__, "examples": options.examples, "rows": rows}, indent=1))
     return 0

@@ -26,16 +26,40 @@ ROOT = Path(__file__).resolve().parent.parent
 PYTHON = ROOT / ".venv" / "bin" / "python"
 SERVER = ROOT / "tests" / "servers" / "hostile_wire_server.py"
 MODES = (
-    "deep", "huge", "huge-first", "huge-id-last", "endless", "not-utf8", "not-utf8-ping-error",
-    "lone-surrogate", "notification-flood", "stray-flood", "request-flood",
+    "deep",
+    "huge",
+    "huge-first",
+    "huge-id-last",
+    "endless",
+    "not-utf8",
+    "not-utf8-ping-error",
+    "lone-surrogate",
+    "notification-flood",
+    "stray-flood",
+    "request-flood",
 )
 FLOODS = {"notification-flood", "stray-flood", "request-flood", "endless"}
 
 
 def measure(mode: str, examples: int) -> tuple[float, int, int]:
     """Wall seconds, peak RSS of the harness process in KiB, exit code."""
-    command = [str(PYTHON), "-m", "fuzz", "run", "--no-corpus", "--seed", "1", "--max-examples", str(examples),
-               "--processes", "1", "--", str(PYTHON), str(SERVER), mode]
+    command = [
+        str(PYTHON),
+        "-m",
+        "fuzz",
+        "run",
+        "--no-corpus",
+        "--seed",
+        "1",
+        "--max-examples",
+        str(examples),
+        "--processes",
+        "1",
+        "--",
+        str(PYTHON),
+        str(SERVER),
+        mode,
+    ]
     started = time.monotonic()
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     peak = 0
@@ -79,8 +103,9 @@ def main() -> None:
         within = (seconds <= budget or mode in FLOODS) and rss <= 2 * base_rss
         codes = sorted({code for _, _, code in runs})
         print(f"{mode:22} {seconds:8.1f} {budget:8.1f} {rss / 1024:9.1f} {rss / base_rss:7.2f}  {codes}  {'ok' if within else 'OVER'}")
-        rows.append({"mode": mode, "seconds": seconds, "peakRssKiB": rss, "rssRatio": rss / base_rss,
-                     "timeBudget": budget, "exitCodes": codes, "within": within})
+        rows.append(
+            {"mode": mode, "seconds": seconds, "peakRssKiB": rss, "rssRatio": rss / base_rss, "timeBudget": budget, "exitCodes": codes, "within": within}
+        )
     if options.json is not None:
         document = {"rounds": options.rounds, "maxExamples": options.max_examples, "results": rows}
         options.json.write_text(json.dumps(document, indent=2) + "\n")

@@ -21,11 +21,14 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 PROTOCOL_VERSION = "2025-11-25"
-INITIALIZE = json.dumps({
-    "jsonrpc": "2.0", "id": 0, "method": "initialize",
-    "params": {"protocolVersion": PROTOCOL_VERSION, "capabilities": {},
-               "clientInfo": {"name": "throughput-raw-client", "version": "1.0.0"}},
-}).encode()
+INITIALIZE = json.dumps(
+    {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": PROTOCOL_VERSION, "capabilities": {}, "clientInfo": {"name": "throughput-raw-client", "version": "1.0.0"}},
+    }
+).encode()
 INITIALIZED = b'{"jsonrpc":"2.0","method":"notifications/initialized"}'
 CALL = b'{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"add","arguments":{"a":1,"b":2}}}'
 """The one request, precomputed but for its id (`CALL % id`)."""
@@ -41,8 +44,7 @@ class RawResult:
 
 def stdio_ceiling(command: Sequence[str], *, seconds: float, in_flight: int, cwd: Path) -> RawResult:
     """Newline-delimited JSON on the server's stdin and stdout; one reader, `in_flight` pipelined."""
-    process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                               stderr=subprocess.DEVNULL, cwd=cwd)
+    process = subprocess.Popen(list(command), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=cwd)
     assert process.stdin is not None and process.stdout is not None
     send, receive = process.stdin, process.stdout
     try:
@@ -85,8 +87,7 @@ class _HttpSession:
         parts = urlsplit(url)
         self._path = parts.path or "/"
         self._connection = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=30)
-        self.headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json",
-                        "MCP-Protocol-Version": PROTOCOL_VERSION}
+        self.headers = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json", "MCP-Protocol-Version": PROTOCOL_VERSION}
         if session_id:
             self.headers["Mcp-Session-Id"] = session_id
 

@@ -208,10 +208,10 @@ class Peer:
 
 def _mcp_fuzzer_arguments(budget: int, endpoint: Endpoint, run_dir: Path) -> list[str]:
     """Tool fuzzing only (its default also fuzzes the protocol), `budget` runs per tool."""
-    target = (["--protocol", "streamablehttp", "--endpoint", endpoint.url] if endpoint.url
-              else ["--protocol", "stdio", "--endpoint", shlex.join(endpoint.command)])
-    return ["--mode", "tools", "--runs", str(budget), "--seed", str(SEED), "--no-corpus",
-            "--output-dir", str(run_dir / "reports"), *target]
+    target = (
+        ["--protocol", "streamablehttp", "--endpoint", endpoint.url] if endpoint.url else ["--protocol", "stdio", "--endpoint", shlex.join(endpoint.command)]
+    )
+    return ["--mode", "tools", "--runs", str(budget), "--seed", str(SEED), "--no-corpus", "--output-dir", str(run_dir / "reports"), *target]
 
 
 def _toolproof_arguments(budget: int, endpoint: Endpoint, run_dir: Path) -> list[str]:
@@ -221,31 +221,39 @@ def _toolproof_arguments(budget: int, endpoint: Endpoint, run_dir: Path) -> list
 
 
 PEERS = (
-    Peer("mcp-fuzzer", ("mcp-fuzzer==0.7.0",), "mcp-fuzzer", _mcp_fuzzer_arguments,
-         "mcp-fuzzer --mode tools --runs R --seed 1 --no-corpus --output-dir DIR "
-         "--protocol stdio --endpoint 'CMD' | --protocol streamablehttp --endpoint URL"),
-    Peer("toolproof", ("mcp-toolproof==0.3.1", "hypothesis==6.170.9"), "toolproof", _toolproof_arguments,
-         "toolproof fuzz --examples E --seed 1 --json FILE -- CMD | --url URL"),
+    Peer(
+        "mcp-fuzzer",
+        ("mcp-fuzzer==0.7.0",),
+        "mcp-fuzzer",
+        _mcp_fuzzer_arguments,
+        "mcp-fuzzer --mode tools --runs R --seed 1 --no-corpus --output-dir DIR --protocol stdio --endpoint 'CMD' | --protocol streamablehttp --endpoint URL",
+    ),
+    Peer(
+        "toolproof",
+        ("mcp-toolproof==0.3.1", "hypothesis==6.170.9"),
+        "toolproof",
+        _toolproof_arguments,
+        "toolproof fuzz --examples E --seed 1 --json FILE -- CMD | --url URL",
+    ),
 )
 
 
 # ---------------------------------------------------------------- processes and servers
 
 
-def run_process(argv: Sequence[str], scratch: Scratch, *, env: dict[str, str], timeout: float,
-                watch: Path | None = None, tree_of: str | None = None) -> Finished:
+def run_process(
+    argv: Sequence[str], scratch: Scratch, *, env: dict[str, str], timeout: float, watch: Path | None = None, tree_of: str | None = None
+) -> Finished:
     """Run `argv` in `scratch.cwd` under a peak-RSS wrapper, output to run_dir/output.log.
 
     With `watch` (a count directory), also note when the server's first tools/call arrived; with
     `tree_of`, the peak memory of the processes in its group whose command line holds it ("":
     every process of the group, the servers it started included)."""
     rss_file = scratch.run_dir / "peak-rss-kb"
-    wrapped = ([str(TIME), "-f", "%M", "-o", str(rss_file), *argv] if TIME.exists()
-               else [sys.executable, "-c", RUSAGE_WRAPPER, str(rss_file), *argv])
+    wrapped = [str(TIME), "-f", "%M", "-o", str(rss_file), *argv] if TIME.exists() else [sys.executable, "-c", RUSAGE_WRAPPER, str(rss_file), *argv]
     with open(scratch.run_dir / "output.log", "ab") as log:
         started = time.perf_counter()
-        process = subprocess.Popen(wrapped, cwd=scratch.cwd, env=env, stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(wrapped, cwd=scratch.cwd, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
         try:
             returncode, first_call, tree = _wait(process, started, timeout, watch, tree_of)
         finally:  # interrupted (Ctrl-C, SIGTERM): leave no contender behind
@@ -255,8 +263,9 @@ def run_process(argv: Sequence[str], scratch: Scratch, *, env: dict[str, str], t
     return Finished(seconds, returncode, _peak_rss(rss_file), first_call, tree)
 
 
-def _wait(process: subprocess.Popen[bytes], started: float, timeout: float, watch: Path | None,
-          tree_of: str | None) -> tuple[int | None, float | None, TreeMemory | None]:
+def _wait(
+    process: subprocess.Popen[bytes], started: float, timeout: float, watch: Path | None, tree_of: str | None
+) -> tuple[int | None, float | None, TreeMemory | None]:
     first_call = None
     peak = TreeMemory(0, 0) if tree_of is not None else None
     seen: set[tuple[int, int]] = set()
@@ -366,8 +375,9 @@ def endpoint(target: Target, run_dir: Path) -> Iterator[Endpoint]:
         return
     port = _free_port()
     with open(run_dir / "server.log", "wb") as log:
-        server = subprocess.Popen([*command, "--http", str(port)], cwd=run_dir, stdin=subprocess.DEVNULL,
-                                  stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        server = subprocess.Popen(
+            [*command, "--http", str(port)], cwd=run_dir, stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
     try:
         _wait_for_port(port, server)
         yield Endpoint(count_dir, url=f"http://127.0.0.1:{port}/mcp")
@@ -402,8 +412,9 @@ class Context:
         return 4 * self.seconds + 120
 
 
-def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float | None, run_dir: Path, extra: Sequence[str] = (),
-                     max_examples: int | None = 100_000) -> tuple[list[str], dict[str, str]]:
+def toolfuzz_command(
+    target: Target, point: Endpoint, *, seconds: float | None, run_dir: Path, extra: Sequence[str] = (), max_examples: int | None = 100_000
+) -> tuple[list[str], dict[str, str]]:
     """The harness's command line, and the variables that make the demo count its calls.
 
     The demo is fuzzed as a user would, with no target arguments: the harness starts
@@ -411,8 +422,7 @@ def toolfuzz_command(target: Target, point: Endpoint, *, seconds: float | None, 
     The revision is the raw client's and the peers' (2025-11-25, the handshake): mcp 2.3.0
     would otherwise be fuzzed under 2026-07-28, which it answers at another cost. `seconds` and
     `max_examples` None: the defaults (a fixed workload)."""
-    argv = [str(TOOLFUZZ), "run", "--no-corpus", "--seed", str(SEED), "--protocol-version", "2025-11-25",
-            "--report", f"json:{run_dir / 'report.json'}"]
+    argv = [str(TOOLFUZZ), "run", "--no-corpus", "--seed", str(SEED), "--protocol-version", "2025-11-25", "--report", f"json:{run_dir / 'report.json'}"]
     argv += ["--max-time", f"{seconds:g}"] if seconds is not None else []
     argv += ["--max-examples", str(max_examples)] if max_examples is not None else []
     argv += list(extra)
@@ -434,18 +444,26 @@ def measure_raw(context: Context, target: Target, round_: int, in_flight: int) -
     return Measurement(round_, target.name, name, calls, result.seconds, note=note, distinct=distinct)
 
 
-def measure_toolfuzz(context: Context, target: Target, round_: int, options: Sequence[str], name: str = "toolfuzz", *,
-                     fixed: bool = False) -> Measurement:
+def measure_toolfuzz(context: Context, target: Target, round_: int, options: Sequence[str], name: str = "toolfuzz", *, fixed: bool = False) -> Measurement:
     """One run of the harness: for `--seconds` (`--max-time`), or (`fixed`) at its default
     example counts, to its end."""
     scratch = context.scratch(f"r{round_}-{target.name}-{name}", "toolfuzz")
     with endpoint(target, scratch.run_dir) as point:
-        argv, extra = toolfuzz_command(target, point, seconds=None if fixed else context.seconds, run_dir=scratch.run_dir,
-                                       extra=options, max_examples=None if fixed else 100_000)
+        argv, extra = toolfuzz_command(
+            target, point, seconds=None if fixed else context.seconds, run_dir=scratch.run_dir, extra=options, max_examples=None if fixed else 100_000
+        )
         finished = run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout)
         calls, distinct = count_in(point.count_dir), distinct_in(point.count_dir)
-    return Measurement(round_, target.name, name, calls, finished.seconds, finished.peak_rss_kb,
-                       note=_exit_note(finished, ok=(0, 1), log=scratch.run_dir / "output.log"), distinct=distinct)
+    return Measurement(
+        round_,
+        target.name,
+        name,
+        calls,
+        finished.seconds,
+        finished.peak_rss_kb,
+        note=_exit_note(finished, ok=(0, 1), log=scratch.run_dir / "output.log"),
+        distinct=distinct,
+    )
 
 
 def warm_up(context: Context) -> None:
@@ -466,23 +484,30 @@ def warm_up(context: Context) -> None:
         run_peer(context, peer, DEMO, 1, f"warm-up-{peer.name}")
 
 
-def run_peer(context: Context, peer: Peer, target: Target, budget: int, label: str, *,
-             watch: bool = False) -> tuple[Finished, int, Scratch, int]:
+def run_peer(context: Context, peer: Peer, target: Target, budget: int, label: str, *, watch: bool = False) -> tuple[Finished, int, Scratch, int]:
     """One run of `peer` on a fresh endpoint: how it ended, the server's count, its scratch, and
     how many of the requests counted were distinct."""
     scratch = context.scratch(label, peer.name)
     with endpoint(target, scratch.run_dir) as point:
         argv = [str(peer.path), *peer.arguments(budget, point, scratch.run_dir)]
-        finished = run_process(argv, scratch, env=scratch.env(), timeout=context.timeout,
-                               watch=point.count_dir if watch else None)
+        finished = run_process(argv, scratch, env=scratch.env(), timeout=context.timeout, watch=point.count_dir if watch else None)
         return finished, count_in(point.count_dir), scratch, distinct_in(point.count_dir)
 
 
 def measure_peer(context: Context, peer: Peer, target: Target, round_: int) -> Measurement:
     budget = context.budgets[(peer.name, target.name)]
     finished, calls, scratch, distinct = run_peer(context, peer, target, budget, f"r{round_}-{target.name}-{peer.name}")
-    return Measurement(round_, target.name, peer.name, calls, finished.seconds, finished.peak_rss_kb, budget,
-                       _exit_note(finished, ok=(0, 1), log=scratch.run_dir / "output.log"), distinct)
+    return Measurement(
+        round_,
+        target.name,
+        peer.name,
+        calls,
+        finished.seconds,
+        finished.peak_rss_kb,
+        budget,
+        _exit_note(finished, ok=(0, 1), log=scratch.run_dir / "output.log"),
+        distinct,
+    )
 
 
 def _exit_note(finished: Finished, *, ok: tuple[int, ...], log: Path) -> str:
@@ -529,8 +554,7 @@ def first_and_warm(context: Context, contender: str, run: Callable[[Scratch], Fi
         run_dir = Path(tempfile.mkdtemp(prefix=f"memory-{run_name}-{contender}-", dir=context.scratch_root))
         finished = run(Scratch(cwd, home, run_dir))
         tree = finished.tree_kb
-        peaks[run_name] = {"rssKb": tree.rss_kb if tree else None, "pssKb": tree.pss_kb if tree else None,
-                           "largestRssKb": finished.peak_rss_kb}
+        peaks[run_name] = {"rssKb": tree.rss_kb if tree else None, "pssKb": tree.pss_kb if tree else None, "largestRssKb": finished.peak_rss_kb}
     return peaks
 
 
@@ -539,9 +563,16 @@ def memory(context: Context) -> dict[str, dict[str, dict[str, int | None]]]:
         def run(scratch: Scratch) -> Finished:
             count_dir = scratch.run_dir / "counts"
             count_dir.mkdir()
-            argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=None if fixed else context.seconds, run_dir=scratch.run_dir,
-                                           extra=options, max_examples=None if fixed else 100_000)
+            argv, extra = toolfuzz_command(
+                DEMO,
+                Endpoint(count_dir),
+                seconds=None if fixed else context.seconds,
+                run_dir=scratch.run_dir,
+                extra=options,
+                max_examples=None if fixed else 100_000,
+            )
             return run_process(argv, scratch, env=scratch.env(**extra), timeout=context.timeout, tree_of="" if tree else str(TOOLFUZZ))
+
         return run
 
     def toolproof(*, tree: bool = False) -> Callable[[Scratch], Finished]:
@@ -553,13 +584,16 @@ def memory(context: Context) -> dict[str, dict[str, dict[str, int | None]]]:
             budget = context.budgets[(peer.name, DEMO.name)]
             argv = [str(peer.path), *peer.arguments(budget, Endpoint(count_dir, command), scratch.run_dir)]
             return run_process(argv, scratch, env=scratch.env(), timeout=context.timeout, tree_of="" if tree else str(peer.path))
+
         return run
 
-    return {"toolfuzz": first_and_warm(context, "toolfuzz", toolfuzz(())),
-            **({SINGLE: first_and_warm(context, "toolfuzz-single", toolfuzz(context.single))} if context.single else {}),
-            "toolproof": first_and_warm(context, "toolproof", toolproof()),
-            WHOLE_TREE_TOOLFUZZ: first_and_warm(context, "toolfuzz-tree", toolfuzz((), fixed=True, tree=True)),
-            WHOLE_TREE_TOOLPROOF: first_and_warm(context, "toolproof-tree", toolproof(tree=True))}
+    return {
+        "toolfuzz": first_and_warm(context, "toolfuzz", toolfuzz(())),
+        **({SINGLE: first_and_warm(context, "toolfuzz-single", toolfuzz(context.single))} if context.single else {}),
+        "toolproof": first_and_warm(context, "toolproof", toolproof()),
+        WHOLE_TREE_TOOLFUZZ: first_and_warm(context, "toolfuzz-tree", toolfuzz((), fixed=True, tree=True)),
+        WHOLE_TREE_TOOLPROOF: first_and_warm(context, "toolproof-tree", toolproof(tree=True)),
+    }
 
 
 @dataclass(frozen=True, slots=True)
@@ -578,13 +612,13 @@ def long_run(context: Context, milestones: Sequence[int], cap_seconds: float) ->
     scratch = context.scratch("long-run", "toolfuzz")
     count_dir = scratch.run_dir / "counts"
     count_dir.mkdir()
-    argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=cap_seconds, run_dir=scratch.run_dir,
-                                   max_examples=10_000_000)
+    argv, extra = toolfuzz_command(DEMO, Endpoint(count_dir), seconds=cap_seconds, run_dir=scratch.run_dir, max_examples=10_000_000)
     samples: list[Sample] = []
     with open(scratch.run_dir / "output.log", "wb") as log:
         started = time.perf_counter()
-        process = subprocess.Popen(argv, cwd=scratch.cwd, env=scratch.env(**extra), stdin=subprocess.DEVNULL,
-                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            argv, cwd=scratch.cwd, env=scratch.env(**extra), stdin=subprocess.DEVNULL, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
+        )
         seen: set[tuple[int, int]] = set()
         try:
             while process.poll() is None:
@@ -603,9 +637,13 @@ def long_run(context: Context, milestones: Sequence[int], cap_seconds: float) ->
     for milestone in milestones:
         sample = next((s for s in samples if s.calls >= milestone), None)
         reached[str(milestone)] = asdict(sample) if sample else None
-    return {"milestones": reached, "peak_rss_kb": max((s.rss_kb for s in samples), default=None),
-            "calls": count_in(count_dir), "seconds": round(time.perf_counter() - started, 1),
-            "samples": [asdict(s) for s in samples]}
+    return {
+        "milestones": reached,
+        "peak_rss_kb": max((s.rss_kb for s in samples), default=None),
+        "calls": count_in(count_dir),
+        "seconds": round(time.perf_counter() - started, 1),
+        "samples": [asdict(s) for s in samples],
+    }
 
 
 # ---------------------------------------------------------------- setup
@@ -622,11 +660,12 @@ def ensure_peer(peer: Peer) -> None:
 
 def versions() -> dict[str, str]:
     found = {"python": platform.python_version()}
-    for name, python, distribution in [("mcp-toolfuzz", PYTHON, "mcp-toolfuzz"), ("mcp", PYTHON, "mcp"),
-                                       *[(peer.name, VENVS / peer.name / "bin" / "python", peer.requirements[0].split("==")[0])
-                                         for peer in PEERS]]:
-        answer = subprocess.run([str(python), "-c", f"import importlib.metadata as m; print(m.version({distribution!r}))"],
-                                capture_output=True, text=True)
+    for name, python, distribution in [
+        ("mcp-toolfuzz", PYTHON, "mcp-toolfuzz"),
+        ("mcp", PYTHON, "mcp"),
+        *[(peer.name, VENVS / peer.name / "bin" / "python", peer.requirements[0].split("==")[0]) for peer in PEERS],
+    ]:
+        answer = subprocess.run([str(python), "-c", f"import importlib.metadata as m; print(m.version({distribution!r}))"], capture_output=True, text=True)
         found[name] = answer.stdout.strip() or "?"
     commit = subprocess.run(["git", "-C", str(ROOT), "describe", "--always", "--dirty"], capture_output=True, text=True)
     found["repository"] = commit.stdout.strip() or "?"
@@ -661,9 +700,13 @@ PHASE_RATIOS = tuple((f"{phase}/raw1", f"{phase} alone", "raw 1") for phase in P
 boundary phase ends when its values are sent (a few seconds on the demo), whatever the budget;
 its rate counts its start-up and its report as the others' do."""
 COLUMNS = ("raw 1", "raw 4", SINGLE, "toolfuzz", "mcp-fuzzer", "toolproof")
-RATIOS = (("toolfuzz/raw1", "toolfuzz", "raw 1"), ("toolfuzz/raw4", "toolfuzz", "raw 4"),
-          ("1-process/raw1", SINGLE, "raw 1"),
-          ("toolfuzz/mcp-fuzzer", "toolfuzz", "mcp-fuzzer"), ("toolfuzz/toolproof", "toolfuzz", "toolproof"))
+RATIOS = (
+    ("toolfuzz/raw1", "toolfuzz", "raw 1"),
+    ("toolfuzz/raw4", "toolfuzz", "raw 4"),
+    ("1-process/raw1", SINGLE, "raw 1"),
+    ("toolfuzz/mcp-fuzzer", "toolfuzz", "mcp-fuzzer"),
+    ("toolfuzz/toolproof", "toolfuzz", "toolproof"),
+)
 """`toolfuzz` is the harness at its defaults (two worker processes on a 2-core machine);
 `toolfuzz, 1 process` is it in one process with one exploration at a time (its batches of 16
 still in flight)."""
@@ -702,8 +745,7 @@ def fixed_summary(measurements: Sequence[Measurement]) -> list[Row]:
 
 
 def fixed_table(rows: Sequence[Row]) -> str:
-    headers = ["target", *(f"{c} {unit}" for c in FIXED_COLUMNS for unit in ("s", "/s")), "defaults/mcp-fuzzer",
-               "defaults time / boundary+random time"]
+    headers = ["target", *(f"{c} {unit}" for c in FIXED_COLUMNS for unit in ("s", "/s")), "defaults/mcp-fuzzer", "defaults time / boundary+random time"]
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     for row in rows:
         cells = [str(row["target"])]
@@ -729,8 +771,9 @@ of the same run asked is not counted again). The raw clients send one request ag
 they have no column there."""
 
 
-def summarise(measurements: Sequence[Measurement], columns: Sequence[str] = COLUMNS,
-              ratios: Sequence[tuple[str, str, str]] = RATIOS, *, distinct: bool = False) -> list[Row]:
+def summarise(
+    measurements: Sequence[Measurement], columns: Sequence[str] = COLUMNS, ratios: Sequence[tuple[str, str, str]] = RATIOS, *, distinct: bool = False
+) -> list[Row]:
     """Per target: the median rate of each contender (of distinct requests with `distinct`), and
     the median of each per-round ratio."""
     rows = []
@@ -774,19 +817,25 @@ def table(rows: Sequence[Row], columns: Sequence[str] = COLUMNS, ratios: Sequenc
 
 
 def memory_lines(peaks: dict[str, dict[str, dict[str, int | None]]], long: dict[str, object]) -> list[str]:
-    lines = ["peak memory on the demo, first run / warm run (RSS summed over the contender's processes; PSS; "
-             "the largest process's RSS):"]
+    lines = ["peak memory on the demo, first run / warm run (RSS summed over the contender's processes; PSS; the largest process's RSS):"]
     for name, p in peaks.items():
         first, warm = p["first"], p["warm"]
-        lines.append(f"  {name}: RSS {_mb(first['rssKb'])} / {_mb(warm['rssKb'])}; PSS {_mb(first['pssKb'])} / "
-                     f"{_mb(warm['pssKb'])}; largest {_mb(first['largestRssKb'])} / {_mb(warm['largestRssKb'])}")
+        lines.append(
+            f"  {name}: RSS {_mb(first['rssKb'])} / {_mb(warm['rssKb'])}; PSS {_mb(first['pssKb'])} / "
+            f"{_mb(warm['pssKb'])}; largest {_mb(first['largestRssKb'])} / {_mb(warm['largestRssKb'])}"
+        )
     reached = long["milestones"]
     assert isinstance(reached, dict)
     parts = []
     for milestone, sample in reached.items():
-        parts.append(f"{int(milestone) // 1000}k calls: " + (
-            f"{_mb(sample['rss_kb'])} (at {sample['calls']} calls, {sample['seconds']:.0f} s)" if sample
-            else f"not reached ({long['calls']} calls in {long['seconds']} s)"))
+        parts.append(
+            f"{int(milestone) // 1000}k calls: "
+            + (
+                f"{_mb(sample['rss_kb'])} (at {sample['calls']} calls, {sample['seconds']:.0f} s)"
+                if sample
+                else f"not reached ({long['calls']} calls in {long['seconds']} s)"
+            )
+        )
     lines.append("mcp-toolfuzz RSS (summed over its processes) over a long run on the demo: " + "; ".join(parts))
     return lines
 
@@ -801,8 +850,11 @@ def rounds(context: Context, count: int) -> list[Measurement]:
         lambda t, r: measure_toolfuzz(context, t, r, ()),
         *([lambda t, r: measure_toolfuzz(context, t, r, context.single, SINGLE)] if context.single else []),
         *[lambda t, r, name=name, options=options: measure_toolfuzz(context, t, r, options, name) for name, options in context.phases],
-        *[lambda t, r, name=name, options=options: measure_toolfuzz(context, t, r, options, name, fixed=True)
-          for name, options in FIXED if not options or context.phases],
+        *[
+            lambda t, r, name=name, options=options: measure_toolfuzz(context, t, r, options, name, fixed=True)
+            for name, options in FIXED
+            if not options or context.phases
+        ],
         *[lambda t, r, peer=peer: measure_peer(context, peer, t, r) for peer in PEERS],
     ]
     measurements = []
@@ -812,8 +864,11 @@ def rounds(context: Context, count: int) -> list[Measurement]:
         for target, job in order:
             m = job(target, round_)
             measurements.append(m)
-            print(f"[round {round_}/{count}] {target.name:<10} {m.contender:<20} {m.calls:>7} calls "
-                  f"in {m.seconds:6.1f} s = {_rate(m.rate):>6}/s{f'  ({m.note})' if m.note else ''}", flush=True)
+            print(
+                f"[round {round_}/{count}] {target.name:<10} {m.contender:<20} {m.calls:>7} calls "
+                f"in {m.seconds:6.1f} s = {_rate(m.rate):>6}/s{f'  ({m.note})' if m.note else ''}",
+                flush=True,
+            )
     return measurements
 
 
@@ -858,12 +913,13 @@ def main() -> int:
         print("\nmcp-toolfuzz at its defaults and each of its phases alone (the same measure)\n")
         print(table(phase_rows, PHASE_COLUMNS, PHASE_RATIOS))
     fixed_rows = fixed_summary(measurements)
-    print("\nfixed workloads, as a user runs them (no --max-time, the default --max-examples): seconds and tools/call per "
-          "second of mcp-toolfuzz at its defaults and of its phase split, mcp-fuzzer's rate at its budget\n")
+    print(
+        "\nfixed workloads, as a user runs them (no --max-time, the default --max-examples): seconds and tools/call per "
+        "second of mcp-toolfuzz at its defaults and of its phase split, mcp-fuzzer's rate at its budget\n"
+    )
     print(fixed_table(fixed_rows))
     distinct_rows = summarise(measurements, DISTINCT_COLUMNS, DISTINCT_RATIOS, distinct=True)
-    print("\ndistinct tools/call per second: requests that asked for something (a tool name and arguments) "
-          "no earlier request of the same run did\n")
+    print("\ndistinct tools/call per second: requests that asked for something (a tool name and arguments) no earlier request of the same run did\n")
     print(table(distinct_rows, DISTINCT_COLUMNS, DISTINCT_RATIOS))
     print()
     for line in memory_lines(peaks, long):
@@ -873,24 +929,39 @@ def main() -> int:
         print(f"note: round {m.round} {m.target} {m.contender}: {m.note}")
     path = options.json or RESULTS / f"throughput-{datetime.date.today().isoformat()}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({
-        "date": datetime.datetime.now().isoformat(timespec="seconds"),
-        "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
-        "versions": versions(),
-        "options": {"rounds": options.rounds, "seconds": options.seconds, "quick": options.quick,
-                    "inFlight": IN_FLIGHT, "single": list(context.single), "phases": [list(o) for _, o in context.phases], "seed": SEED},
-        "invocations": {"toolfuzz": "mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000 --protocol-version 2025-11-25 "
-                                    "--report json:FILE [--processes 1 --workers 1 | --phases PHASE] [-- CMD | --url URL] (demo: no target)",
-                        **{peer.name: peer.described for peer in PEERS}},
-        "budgets": {f"{peer} on {target}": budget for (peer, target), budget in context.budgets.items()},
-        "table": rows,
-        "phaseTable": phase_rows,
-        "fixedTable": fixed_rows,
-        "distinctTable": distinct_rows,
-        "memory": {"peakRssKb": peaks, "longRun": long},
-        "measurements": [m.as_json() for m in measurements],
-        "wallSeconds": round(time.perf_counter() - started, 1),
-    }, indent=1, ensure_ascii=False))
+    path.write_text(
+        json.dumps(
+            {
+                "date": datetime.datetime.now().isoformat(timespec="seconds"),
+                "machine": {"cpus": os.cpu_count(), "platform": platform.platform()},
+                "versions": versions(),
+                "options": {
+                    "rounds": options.rounds,
+                    "seconds": options.seconds,
+                    "quick": options.quick,
+                    "inFlight": IN_FLIGHT,
+                    "single": list(context.single),
+                    "phases": [list(o) for _, o in context.phases],
+                    "seed": SEED,
+                },
+                "invocations": {
+                    "toolfuzz": "mcp-toolfuzz run --no-corpus --seed 1 --max-time S --max-examples 100000 --protocol-version 2025-11-25 "
+                    "--report json:FILE [--processes 1 --workers 1 | --phases PHASE] [-- CMD | --url URL] (demo: no target)",
+                    **{peer.name: peer.described for peer in PEERS},
+                },
+                "budgets": {f"{peer} on {target}": budget for (peer, target), budget in context.budgets.items()},
+                "table": rows,
+                "phaseTable": phase_rows,
+                "fixedTable": fixed_rows,
+                "distinctTable": distinct_rows,
+                "memory": {"peakRssKb": peaks, "longRun": long},
+                "measurements": [m.as_json() for m in measurements],
+                "wallSeconds": round(time.perf_counter() - started, 1),
+            },
+            indent=1,
+            ensure_ascii=False,
+        )
+    )
     print(f"\nwritten to {path}")
     return 0
 

@@ -141,11 +141,13 @@ def text_result(text: str, *, is_error: bool = False) -> dict[str, Any]:
 
 def schema_problem(schema: dict[str, Any], value: Any, where: str = "arguments") -> str | None:
     """A hand-written check of the few keywords the demo's schemas use (standard library only)."""
-    kinds = {"integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
-             "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
-             "string": lambda v: isinstance(v, str),
-             "boolean": lambda v: isinstance(v, bool),
-             "object": lambda v: isinstance(v, dict)}
+    kinds = {
+        "integer": lambda v: (isinstance(v, int) and not isinstance(v, bool)) or (isinstance(v, float) and v.is_integer()),
+        "number": lambda v: isinstance(v, (int, float)) and not isinstance(v, bool),
+        "string": lambda v: isinstance(v, str),
+        "boolean": lambda v: isinstance(v, bool),
+        "object": lambda v: isinstance(v, dict),
+    }
     if "type" in schema and not kinds[schema["type"]](value):
         return f"{where} must be {schema['type']}"
     if "enum" in schema and value not in schema["enum"]:

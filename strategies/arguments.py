@@ -36,8 +36,6 @@ def valid_arguments(tool: Tool, *, known: Known | None = None) -> st.SearchStrat
     return valid_objects(tool.input_check, known=known).map(lambda value: Labelled(value, VALID_LABEL))
 
 
-def invalid_arguments(
-    tool: Tool, *, accepted: Sequence[dict[str, Any]] = (), known: Known | None = None
-) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
+def invalid_arguments(tool: Tool, *, accepted: Sequence[dict[str, Any]] = (), known: Known | None = None) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
     """`accepted`: arguments the server took, mutated three times in four (see `mutated_objects`)."""
     return mutated_objects(tool.input_check, label_prefix="arguments", accepted=accepted, known=known)

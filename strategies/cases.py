@@ -140,15 +140,18 @@ def cases(
             raise ValueError(f"{kind.value} cases exist only under the stateless revision{' over HTTP' if stateless else ''}")
         runnable = _runnable_arguments(tool, accepted, known)
         if kind is CaseKind.MALFORMED_META:
-            return mapped(tupled(runnable, malformed_metas(tool.name, stateless.meta)),
-                lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"malformed: {drawn[1].label}", own_meta=True)
+            return mapped(
+                tupled(runnable, malformed_metas(tool.name, stateless.meta)),
+                lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"malformed: {drawn[1].label}", own_meta=True),
             )
         if kind is CaseKind.UNSUPPORTED_VERSION:
-            return mapped(tupled(runnable, unsupported_version_calls(tool.name, stateless.meta, stateless.supported)),
-                lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"unsupported revision: {drawn[1].label}", own_meta=True)
+            return mapped(
+                tupled(runnable, unsupported_version_calls(tool.name, stateless.meta, stateless.supported)),
+                lambda drawn: Case(kind, tool.name, _with_arguments(drawn[1].value, drawn[0]), f"unsupported revision: {drawn[1].label}", own_meta=True),
             )
-        return mapped(tupled(runnable, header_mismatches(tool.name, stateless.version)),
-            lambda drawn: Case(kind, tool.name, call_params(tool.name, drawn[0]), f"header mismatch: {drawn[1].label}", headers=drawn[1].value)
+        return mapped(
+            tupled(runnable, header_mismatches(tool.name, stateless.version)),
+            lambda drawn: Case(kind, tool.name, call_params(tool.name, drawn[0]), f"header mismatch: {drawn[1].label}", headers=drawn[1].value),
         )
 
     if kind is CaseKind.VALID_ARGUMENTS:
@@ -195,17 +198,18 @@ def canonical_envelope_cases() -> list[Case]:
     return [Case(CaseKind.MALFORMED_REQUEST, ENVELOPE, p.value, f"malformed: {p.label}") for p in canonical_malformed_envelopes()]
 
 
-_any_arguments: st.SearchStrategy[Mapping[str, Any]] = pooled(st.dictionaries(
-    json_text(max_size=8), st.none() | st.booleans() | st.integers() | json_text(max_size=8), max_size=3
-), "unknown-tool arguments")
-
+_any_arguments: st.SearchStrategy[Mapping[str, Any]] = pooled(
+    st.dictionaries(json_text(max_size=8), st.none() | st.booleans() | st.integers() | json_text(max_size=8), max_size=3), "unknown-tool arguments"
+)
 
 
 def _canonical_stateless(tool: Tool, kind: CaseKind, stateless: Stateless, arguments: dict[str, Any]) -> list[Case]:
     """The simplest envelope cases, each call carrying `arguments` (which the tool takes)."""
     if kind is CaseKind.MALFORMED_META:
-        return [Case(kind, tool.name, _with_arguments(p.value, arguments), f"malformed: {p.label}", own_meta=True)
-                for p in canonical_malformed_metas(tool.name, stateless.meta)]
+        return [
+            Case(kind, tool.name, _with_arguments(p.value, arguments), f"malformed: {p.label}", own_meta=True)
+            for p in canonical_malformed_metas(tool.name, stateless.meta)
+        ]
     if kind is CaseKind.UNSUPPORTED_VERSION:
         version = next(v for v in NEVER_RELEASED_VERSIONS if v not in stateless.supported)
         params = with_meta(call_params(tool.name, arguments), {**stateless.meta, PROTOCOL_VERSION_KEY: version})
@@ -241,8 +245,15 @@ def plain_arguments(tool: Tool) -> dict[str, Any] | None:
     return arguments if check.accepts_strictly(arguments) else None
 
 
-_PLAIN_OF_TYPE: dict[str, list[Any]] = {"integer": [0, 1], "number": [0, 1], "string": ["", "a"], "boolean": [False],
-                                        "array": [[]], "object": [{}], "null": [None]}
+_PLAIN_OF_TYPE: dict[str, list[Any]] = {
+    "integer": [0, 1],
+    "number": [0, 1],
+    "string": ["", "a"],
+    "boolean": [False],
+    "array": [[]],
+    "object": [{}],
+    "null": [None],
+}
 
 
 def _plain_values(schema: Mapping[str, Any]) -> list[Any]:

@@ -142,8 +142,20 @@ def _complement(ranges: Intervals) -> Intervals:
 
 _DIGITS: Intervals = ((0x30, 0x39),)
 _WORD: Intervals = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
-_SPACE = _normal([(0x09, 0x0D), (0x20, 0x20), (0xA0, 0xA0), (0x1680, 0x1680), (0x2000, 0x200A), (0x2028, 0x2029),
-                  (0x202F, 0x202F), (0x205F, 0x205F), (0x3000, 0x3000), (0xFEFF, 0xFEFF)])
+_SPACE = _normal(
+    [
+        (0x09, 0x0D),
+        (0x20, 0x20),
+        (0xA0, 0xA0),
+        (0x1680, 0x1680),
+        (0x2000, 0x200A),
+        (0x2028, 0x2029),
+        (0x202F, 0x202F),
+        (0x205F, 0x205F),
+        (0x3000, 0x3000),
+        (0xFEFF, 0xFEFF),
+    ]
+)
 """ECMA-262's WhiteSpace and LineTerminator: U+0009 to U+000D, the Zs spaces and U+FEFF."""
 _DOT = _complement(((0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)))
 _ESCAPES = {"d": _DIGITS, "D": _complement(_DIGITS), "w": _WORD, "W": _complement(_WORD), "s": _SPACE, "S": _complement(_SPACE)}
@@ -358,13 +370,47 @@ def _count_groups(source: str) -> tuple[int, bool]:
 
 
 _LONG_NAMES = {
-    "Letter": "L", "Cased_Letter": "LC", "Uppercase_Letter": "Lu", "Lowercase_Letter": "Ll", "Titlecase_Letter": "Lt", "Modifier_Letter": "Lm",
-    "Other_Letter": "Lo", "Mark": "M", "Combining_Mark": "M", "Nonspacing_Mark": "Mn", "Spacing_Mark": "Mc", "Enclosing_Mark": "Me", "Number": "N",
-    "Decimal_Number": "Nd", "digit": "Nd", "Letter_Number": "Nl", "Other_Number": "No", "Punctuation": "P", "punct": "P", "Connector_Punctuation": "Pc",
-    "Dash_Punctuation": "Pd", "Open_Punctuation": "Ps", "Close_Punctuation": "Pe", "Initial_Punctuation": "Pi", "Final_Punctuation": "Pf",
-    "Other_Punctuation": "Po", "Symbol": "S", "Math_Symbol": "Sm", "Currency_Symbol": "Sc", "Modifier_Symbol": "Sk", "Other_Symbol": "So", "Separator": "Z",
-    "Space_Separator": "Zs", "Line_Separator": "Zl", "Paragraph_Separator": "Zp", "Other": "C", "Control": "Cc", "cntrl": "Cc", "Format": "Cf",
-    "Private_Use": "Co", "Unassigned": "Cn",
+    "Letter": "L",
+    "Cased_Letter": "LC",
+    "Uppercase_Letter": "Lu",
+    "Lowercase_Letter": "Ll",
+    "Titlecase_Letter": "Lt",
+    "Modifier_Letter": "Lm",
+    "Other_Letter": "Lo",
+    "Mark": "M",
+    "Combining_Mark": "M",
+    "Nonspacing_Mark": "Mn",
+    "Spacing_Mark": "Mc",
+    "Enclosing_Mark": "Me",
+    "Number": "N",
+    "Decimal_Number": "Nd",
+    "digit": "Nd",
+    "Letter_Number": "Nl",
+    "Other_Number": "No",
+    "Punctuation": "P",
+    "punct": "P",
+    "Connector_Punctuation": "Pc",
+    "Dash_Punctuation": "Pd",
+    "Open_Punctuation": "Ps",
+    "Close_Punctuation": "Pe",
+    "Initial_Punctuation": "Pi",
+    "Final_Punctuation": "Pf",
+    "Other_Punctuation": "Po",
+    "Symbol": "S",
+    "Math_Symbol": "Sm",
+    "Currency_Symbol": "Sc",
+    "Modifier_Symbol": "Sk",
+    "Other_Symbol": "So",
+    "Separator": "Z",
+    "Space_Separator": "Zs",
+    "Line_Separator": "Zl",
+    "Paragraph_Separator": "Zp",
+    "Other": "C",
+    "Control": "Cc",
+    "cntrl": "Cc",
+    "Format": "Cf",
+    "Private_Use": "Co",
+    "Unassigned": "Cn",
 }
 
 

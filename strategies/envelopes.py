@@ -43,11 +43,14 @@ def call_message(params: Any) -> dict[str, Any]:
     return message
 
 
-_small_json: st.SearchStrategy[Any] = pooled(st.recursive(
-    st.none() | st.booleans() | st.integers() | json_text(max_size=10),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(json_text(max_size=6), children, max_size=3),
-    max_leaves=6,
-), "small JSON")
+_small_json: st.SearchStrategy[Any] = pooled(
+    st.recursive(
+        st.none() | st.booleans() | st.integers() | json_text(max_size=10),
+        lambda children: st.lists(children, max_size=3) | st.dictionaries(json_text(max_size=6), children, max_size=3),
+        max_leaves=6,
+    ),
+    "small JSON",
+)
 _junk_arrays: st.SearchStrategy[list[Any]] = pooled(st.lists(_small_json, max_size=3), "junk arrays")
 _junk_objects: st.SearchStrategy[dict[str, Any]] = pooled(st.dictionaries(json_text(max_size=6), _small_json, max_size=2), "junk objects")
 """An array and an object of small JSON, where a request's `params`, `arguments` or name must
@@ -84,11 +87,7 @@ def canonical_malformed_envelopes() -> list[Labelled[Any]]:
 def canonical_malformed_arguments(tool_name: str) -> list[Labelled[Any]]:
     """The simplest call to `tool_name` with `arguments` of each non-object JSON type."""
     return [
-        *(
-            Labelled(call_params(tool_name, arguments), f"arguments is {label}")
-            for arguments, label in _ODD_VALUES
-            if not isinstance(arguments, dict)
-        ),
+        *(Labelled(call_params(tool_name, arguments), f"arguments is {label}") for arguments, label in _ODD_VALUES if not isinstance(arguments, dict)),
         Labelled(call_params(tool_name, ""), "arguments is a string"),
     ]
 

@@ -104,7 +104,8 @@ def found_at(result: Any, path: tuple[str | int, ...]) -> Any:
     here: Any = result
     for step in path:
         inside = (isinstance(step, str) and isinstance(here, Mapping) and step in here) or (
-            isinstance(step, int) and isinstance(here, list) and 0 <= step < len(here))
+            isinstance(step, int) and isinstance(here, list) and 0 <= step < len(here)
+        )
         if not inside:
             return None
         here = here[step]

@@ -79,12 +79,8 @@ def malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> st.SearchStrateg
         st.just(Labelled(call, "_meta missing")),
         mapped(non_object_values, lambda v: Labelled(with_meta(call, v.value), f"_meta is {v.label}")),
         st.sampled_from(REQUIRED_KEYS).map(lambda key: Labelled(with_meta(call, _without(base, key)), f"_meta without {_short(key)}")),
-        mapped(
-            non_string_values, lambda v: Labelled(with_meta(call, {**base, PROTOCOL_VERSION_KEY: v.value}), f"_meta protocolVersion is {v.label}")
-        ),
-        mapped(
-            non_object_values, lambda v: Labelled(with_meta(call, {**base, CLIENT_CAPABILITIES_KEY: v.value}), f"_meta clientCapabilities is {v.label}")
-        ),
+        mapped(non_string_values, lambda v: Labelled(with_meta(call, {**base, PROTOCOL_VERSION_KEY: v.value}), f"_meta protocolVersion is {v.label}")),
+        mapped(non_object_values, lambda v: Labelled(with_meta(call, {**base, CLIENT_CAPABILITIES_KEY: v.value}), f"_meta clientCapabilities is {v.label}")),
     )
 
 
@@ -94,7 +90,9 @@ def unsupported_versions(supported: Collection[str]) -> st.SearchStrategy[Labell
     known = frozenset(supported)
     return st.one_of(
         st.sampled_from([v for v in NEVER_RELEASED_VERSIONS if v not in known]).map(lambda v: Labelled(v, f"protocolVersion {v!r}")),
-        st.dates().map(lambda day: day.isoformat()).filter(lambda v: v not in known and not v.startswith(("2024-", "2025-", "2026-")))
+        st.dates()
+        .map(lambda day: day.isoformat())
+        .filter(lambda v: v not in known and not v.startswith(("2024-", "2025-", "2026-")))
         .map(lambda v: Labelled(v, f"protocolVersion {v!r} (a date no release has)")),
     )
 
@@ -124,12 +122,15 @@ def header_mismatches(tool_name: str, version: str) -> st.SearchStrategy[Labelle
     return st.one_of(
         st.just(one(METHOD_HEADER, None, f"{METHOD_HEADER} header left out")),
         st.just(one(NAME_HEADER, None, f"{NAME_HEADER} header left out")),
-        st.one_of(st.just("tools/list"), _HEADER_TEXT).filter(lambda v: v != "tools/call")
+        st.one_of(st.just("tools/list"), _HEADER_TEXT)
+        .filter(lambda v: v != "tools/call")
         .map(lambda v: one(METHOD_HEADER, v, f"{METHOD_HEADER} header {v!r}, the body's method 'tools/call'")),
-        _HEADER_TEXT.filter(lambda v: v != tool_name and not v.startswith("=?"))
-        .map(lambda v: one(NAME_HEADER, v, f"{NAME_HEADER} header {v!r}, the body's name {tool_name!r}")),
-        st.sampled_from([v for v in NEVER_RELEASED_VERSIONS if v != version])
-        .map(lambda v: one(VERSION_HEADER, v, f"{VERSION_HEADER} header {v!r}, the body's _meta {version!r}")),
+        _HEADER_TEXT.filter(lambda v: v != tool_name and not v.startswith("=?")).map(
+            lambda v: one(NAME_HEADER, v, f"{NAME_HEADER} header {v!r}, the body's name {tool_name!r}")
+        ),
+        st.sampled_from([v for v in NEVER_RELEASED_VERSIONS if v != version]).map(
+            lambda v: one(VERSION_HEADER, v, f"{VERSION_HEADER} header {v!r}, the body's _meta {version!r}")
+        ),
     )
 
 
@@ -142,8 +143,7 @@ def canonical_header_mismatches(tool_name: str, version: str) -> list[Labelled[H
         Labelled(((METHOD_HEADER, other),), f"{METHOD_HEADER} header {other!r}, the body's method 'tools/call'"),
         Labelled(((NAME_HEADER, None),), f"{NAME_HEADER} header left out"),
         Labelled(((NAME_HEADER, wrong_name),), f"{NAME_HEADER} header {wrong_name!r}, the body's name {tool_name!r}"),
-        Labelled(((VERSION_HEADER, NEVER_RELEASED_VERSIONS[1]),),
-                 f"{VERSION_HEADER} header {NEVER_RELEASED_VERSIONS[1]!r}, the body's _meta {version!r}"),
+        Labelled(((VERSION_HEADER, NEVER_RELEASED_VERSIONS[1]),), f"{VERSION_HEADER} header {NEVER_RELEASED_VERSIONS[1]!r}, the body's _meta {version!r}"),
     ]
 
 

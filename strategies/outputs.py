@@ -48,11 +48,7 @@ def mutated_outputs(tool: Tool) -> st.SearchStrategy[Labelled[Any]]:
 def non_object_outputs(tool: Tool) -> list[Labelled[Any]]:
     """The simplest value of every non-object JSON type that the outputSchema rejects."""
     check = _output_check(tool)
-    return [
-        Labelled(value, f"structuredContent: not an object ({label})")
-        for value, label in _NON_OBJECTS
-        if not check.accepts(value)
-    ]
+    return [Labelled(value, f"structuredContent: not an object ({label})") for value, label in _NON_OBJECTS if not check.accepts(value)]
 
 
 def _output_check(tool: Tool) -> SchemaCheck:

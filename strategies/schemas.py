@@ -64,16 +64,12 @@ class SchemaCheck:
         a valid schema of its dialect."""
         if not isinstance(schema, Mapping):
             raise InvalidSchema(f"{where} is {type(schema).__name__}, expected a JSON Schema object")
-        validator_class = jsonschema.validators.validator_for(
-            schema, default=jsonschema.Draft202012Validator
-        )
+        validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
         try:
             _check_schema(validator_class, schema)
         except jsonschema.exceptions.SchemaError as error:
             location = "/".join(str(part) for part in error.absolute_path) or "(root)"
-            raise InvalidSchema(
-                f"{where} is not valid {_dialect_name(validator_class)} at {location}: {error.message}"
-            ) from None
+            raise InvalidSchema(f"{where} is not valid {_dialect_name(validator_class)} at {location}: {error.message}") from None
         ecma_class = _ecma_validator(validator_class, _patterns_under_unevaluated(schema))
         return cls(
             schema=schema,
@@ -251,8 +247,7 @@ def _format_checker(validator_class: type[Validator]) -> jsonschema.FormatChecke
     checker.checkers = dict(validator_class.FORMAT_CHECKER.checkers)
     if "regex" in checker.checkers:
         checker.checkers["regex"] = (_is_ecma_text, ())
-    if validator_class not in (jsonschema.Draft3Validator, jsonschema.Draft4Validator, jsonschema.Draft6Validator,
-                               jsonschema.Draft7Validator):
+    if validator_class not in (jsonschema.Draft3Validator, jsonschema.Draft4Validator, jsonschema.Draft6Validator, jsonschema.Draft7Validator):
         checker.checkers["duration"] = (is_duration, ())
     return checker
 
@@ -275,9 +270,7 @@ def _is_ecma_text(instance: object) -> bool:
 
 
 _DURATION_TIME = r"T(?:\d+H(?:\d+M(?:\d+S)?)?|\d+M(?:\d+S)?|\d+S)"
-_DURATION = re.compile(
-    rf"P(?:(?:\d+D|\d+M(?:\d+D)?|\d+Y(?:\d+M(?:\d+D)?)?)(?:{_DURATION_TIME})?|{_DURATION_TIME}|\d+W)", re.ASCII
-)
+_DURATION = re.compile(rf"P(?:(?:\d+D|\d+M(?:\d+D)?|\d+Y(?:\d+M(?:\d+D)?)?)(?:{_DURATION_TIME})?|{_DURATION_TIME}|\d+W)", re.ASCII)
 
 
 def is_duration(instance: object) -> bool:

@@ -58,14 +58,10 @@ class Tool:
             raise InvalidSchema(f"a tools/list entry has name {name!r:.80}, expected a string")
         input_schema = entry.get("inputSchema")
         if not isinstance(input_schema, dict):
-            raise InvalidSchema(
-                f"tool {name!r} has inputSchema {input_schema!r:.120}, expected a JSON Schema object"
-            )
+            raise InvalidSchema(f"tool {name!r} has inputSchema {input_schema!r:.120}, expected a JSON Schema object")
         output_schema = entry.get("outputSchema")
         if output_schema is not None and not isinstance(output_schema, dict):
-            raise InvalidSchema(
-                f"tool {name!r} has outputSchema {output_schema!r:.120}, expected a JSON Schema object"
-            )
+            raise InvalidSchema(f"tool {name!r} has outputSchema {output_schema!r:.120}, expected a JSON Schema object")
         annotations = entry.get("annotations")
         return cls(
             name=name,
@@ -77,6 +73,4 @@ class Tool:
 
 
 def _json_type(value: Any) -> str:
-    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(
-        type(value), type(value).__name__
-    )
+    return {list: "an array", str: "a string", bool: "a boolean", type(None): "null"}.get(type(value), type(value).__name__)

@@ -146,18 +146,49 @@ def coerced_variants(check: SchemaCheck, base: dict[str, Any], *, label_prefix: 
         mutated = _replace(base, site.path, text)
         if _rejection(check, mutated, site.path, Mutation.WRONG_TYPE) is None:
             continue
-        label = (f"{format_path(site.path, prefix=label_prefix)}: wrong type: got string {json.dumps(text)} for "
-                 f"{text} (one a lax server coerces), in arguments the server accepted")
+        label = (
+            f"{format_path(site.path, prefix=label_prefix)}: wrong type: got string {json.dumps(text)} for "
+            f"{text} (one a lax server coerces), in arguments the server accepted"
+        )
         if all(variant.value != mutated for variant in variants):
             variants.append(Labelled(mutated, label))
     return variants
 
 
 _CONSTRAINING = frozenset(
-    {"type", "enum", "const", "required", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
-     "pattern", "minLength", "maxLength", "$ref", "anyOf", "oneOf", "allOf", "not", "if", "multipleOf",
-     "minItems", "maxItems", "uniqueItems", "items", "prefixItems", "contains", "minProperties",
-     "maxProperties", "dependentRequired", "dependentSchemas", "dependencies", "propertyNames", "format"}
+    {
+        "type",
+        "enum",
+        "const",
+        "required",
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "pattern",
+        "minLength",
+        "maxLength",
+        "$ref",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "if",
+        "multipleOf",
+        "minItems",
+        "maxItems",
+        "uniqueItems",
+        "items",
+        "prefixItems",
+        "contains",
+        "minProperties",
+        "maxProperties",
+        "dependentRequired",
+        "dependentSchemas",
+        "dependencies",
+        "propertyNames",
+        "format",
+    }
 )
 
 

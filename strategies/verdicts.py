@@ -38,8 +38,7 @@ Failure = tuple[str | None, Path]
 where in the instance (`ValidationError.validator` and `absolute_path`)."""
 Failures = Callable[[Any, Path], Iterator[Failure]]
 
-_DIALECTS = (jsonschema.Draft6Validator, jsonschema.Draft7Validator, jsonschema.Draft201909Validator,
-             jsonschema.Draft202012Validator)
+_DIALECTS = (jsonschema.Draft6Validator, jsonschema.Draft7Validator, jsonschema.Draft201909Validator, jsonschema.Draft202012Validator)
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,8 +238,7 @@ def _additional_properties(keyword: str, value: Any, schema: Mapping[str, Any], 
                 if key not in declared:
                     yield from part.failures(item, (*path, key))
 
-    return Plain(lambda instance: not isinstance(instance, dict) or all(check(item) for key, item in instance.items() if key not in declared),
-                 failures)
+    return Plain(lambda instance: not isinstance(instance, dict) or all(check(item) for key, item in instance.items() if key not in declared), failures)
 
 
 def _items(keyword: str, value: Any, schema: Mapping[str, Any], keywords: frozenset[str], formats_asserted: bool) -> Plain:

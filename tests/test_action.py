@@ -50,9 +50,7 @@ def _stand_ins(directory: Path, *, exit_code: int = 1, write_reports: bool = Tru
         f"    if {write_reports!r} and word == '--report': open(arguments[at + 1].split(':', 1)[1], 'w').write('# mcp-toolfuzz: stand-in\\n')\n"
         f"sys.exit({exit_code})\n"
     )
-    (directory / "python").write_text(
-        f"#!{sys.executable}\nimport json, sys\nopen({str(calls)!r}, 'a').write(json.dumps(['python', *sys.argv[1:]]) + '\\n')\n"
-    )
+    (directory / "python").write_text(f"#!{sys.executable}\nimport json, sys\nopen({str(calls)!r}, 'a').write(json.dumps(['python', *sys.argv[1:]]) + '\\n')\n")
     for stand_in in ("mcp-toolfuzz", "python"):
         (directory / stand_in).chmod(0o755)
     return calls

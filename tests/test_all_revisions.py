@@ -35,9 +35,31 @@ def _all(
     written = [argument for kind in reports for argument in ("--report", f"{kind}:{tmp_path / ('r.' + kind)}")]
     phases = () if sequences else ("--phases", "boundary,random")
     return subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--seed", "5", "--max-examples", "8",
-         "--timeout", "2", "--protocol-version", "all", *phases, *written, *extra, "--", *command],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--no-corpus",
+            "--no-progress",
+            "--seed",
+            "5",
+            "--max-examples",
+            "8",
+            "--timeout",
+            "2",
+            "--protocol-version",
+            "all",
+            *phases,
+            *written,
+            *extra,
+            "--",
+            *command,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
 
 
@@ -87,8 +109,9 @@ def test_the_low_level_sdk_server_classifies_an_unknown_tool_differently_under_t
 def test_the_compliant_reference_server_differs_in_nothing_and_passes(tmp_path: Path) -> None:
     """The reference server answers `initialize` with 2025-06-18 whatever it is offered, and
     lists 2026-07-28 in `server/discover`: those two are fuzzed, the others are not spoken."""
-    run = _all(tmp_path, sys.executable, str(SERVERS / "reference_server.py"),
-               extra=("--unavailable", "admin", "--mirror-tool", "mirror", "--allow-destructive"))
+    run = _all(
+        tmp_path, sys.executable, str(SERVERS / "reference_server.py"), extra=("--unavailable", "admin", "--mirror-tool", "mirror", "--allow-destructive")
+    )
     assert run.returncode == 0, run.stdout + run.stderr
     report = _report(tmp_path)
     assert [section["protocolVersion"] for section in report["revisions"]] == ["2026-07-28", "2025-06-18"]
@@ -136,8 +159,7 @@ def test_a_target_that_answers_under_no_revision_is_one_line_and_exit_2(tmp_path
 
 
 def test_a_baseline_update_under_every_revision_is_refused_in_one_line(tmp_path: Path) -> None:
-    run = _all(tmp_path, sys.executable, str(SERVERS / "reference_server.py"),
-               extra=("--baseline", str(tmp_path / "b.json"), "--baseline-update"))
+    run = _all(tmp_path, sys.executable, str(SERVERS / "reference_server.py"), extra=("--baseline", str(tmp_path / "b.json"), "--baseline-update"))
     assert run.returncode == 2
     (line,) = run.stderr.strip().splitlines()
     assert "--baseline-update with --protocol-version all" in line
@@ -149,8 +171,15 @@ def test_what_one_revision_alone_judged_is_listed_apart_not_hidden_behind_no_dif
     the kind exists under 2026-07-28 alone, so that revision has findings and 2025-06-18 none, and
     nothing both judged differs. The comparison says what it compared, and lists apart what one
     revision alone judged, with its findings (issue 35)."""
-    run = _all(tmp_path, sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unsupported-version",
-               extra=("--allow-destructive", "--tools", "book,echo"), sequences=True)
+    run = _all(
+        tmp_path,
+        sys.executable,
+        str(SERVERS / "reference_server.py"),
+        "--bug",
+        "unsupported-version",
+        extra=("--allow-destructive", "--tools", "book,echo"),
+        sequences=True,
+    )
     assert run.returncode == 1, run.stdout + run.stderr
     report = _report(tmp_path)
     assert [section["protocolVersion"] for section in report["revisions"]] == ["2026-07-28", "2025-06-18"]
@@ -164,7 +193,7 @@ def test_what_one_revision_alone_judged_is_listed_apart_not_hidden_behind_no_dif
         params = item["revisions"]["2026-07-28"]["params"]
         assert params["name"] == tool and params["arguments"], "the envelope case carries arguments the tool takes"
         assert apart[tool, "malformed-meta"]["revisions"]["2026-07-28"]["findings"] == []
-    comparison = run.stdout[run.stdout.rindex("\nRevisions\n"):]
+    comparison = run.stdout[run.stdout.rindex("\nRevisions\n") :]
     compared = 1 + 2 * 4 + 1  # the envelope's malformed requests, 4 kinds of each tool, and the sequences
     assert f"Differences: none (the same tool and case kind classified differently, of {compared} judged under more than one revision)" in comparison
     assert "Judged under some revisions only: 4 (tool and case kinds not compared" in comparison

@@ -45,8 +45,7 @@ ARENAS = textwrap.dedent("""
 def test_threads_share_one_arena_once_the_allocator_is_compact(tmp_path: Path) -> None:
     script = tmp_path / "arenas.py"
     script.write_text(ARENAS)
-    ran = subprocess.run([sys.executable, str(script), "compact", str(tmp_path / "info.xml")],
-                         capture_output=True, text=True, check=True, timeout=60)
+    ran = subprocess.run([sys.executable, str(script), "compact", str(tmp_path / "info.xml")], capture_output=True, text=True, check=True, timeout=60)
     assert ran.stdout.strip() == "1"
 
 
@@ -59,4 +58,3 @@ def test_without_mallopt_the_allocator_is_left_as_it_is(monkeypatch: pytest.Monk
 
     monkeypatch.setattr(console.ctypes, "CDLL", NoMallopt)
     console.compact_allocator()
-

@@ -38,8 +38,12 @@ SCHEMA: dict[str, Any] = {
         "color": {"enum": ["red", "green", "blue"]},
         "mode": {"const": "fast"},
         "either": {"anyOf": [{"type": "string", "maxLength": 3}, {"type": "integer", "minimum": 10}]},
-        "address": {"type": "object", "properties": {"zip": {"type": "string", "maxLength": 5}, "city": {"type": "string"}},
-                    "required": ["zip"], "additionalProperties": False},
+        "address": {
+            "type": "object",
+            "properties": {"zip": {"type": "string", "maxLength": 5}, "city": {"type": "string"}},
+            "required": ["zip"],
+            "additionalProperties": False,
+        },
         "kind": {"type": ["string", "null"], "default": "a", "examples": ["b"]},
     },
     "required": ["title"],
@@ -51,7 +55,10 @@ def _run(*arguments: str, server: list[str] = BOUNDARY_SERVER, cwd: Path | None 
     report = (cwd or Path("/tmp")) / f"boundary-{abs(hash(arguments))}.json"
     run = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server],
-        capture_output=True, text=True, timeout=300, cwd=cwd,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=cwd,
     )
     assert run.returncode in (0, 1), run.stdout + run.stderr
     return run, json.loads(report.read_text())
@@ -176,8 +183,7 @@ def test_a_rule_a_canonical_case_found_does_not_end_the_random_search() -> None:
     nothing, where it stopped to shrink what the canonical case had already found, minimal
     (about a thousand cases sent: every shrinking try is a batch)."""
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
-    result = fuzz(demo, max_examples=240, selection=Selection(tools=frozenset({"divide"})), envelope=False,
-                  kinds=frozenset({CaseKind.VALID_ARGUMENTS}))
+    result = fuzz(demo, max_examples=240, selection=Selection(tools=frozenset({"divide"})), envelope=False, kinds=frozenset({CaseKind.VALID_ARGUMENTS}))
     ((summary,),) = [[summary for summary in result.tools if summary.tool == "divide"]]
     assert 240 <= summary.cases_sent[CaseKind.VALID_ARGUMENTS] < 260, summary.cases_sent
     (failure,) = [finding for finding in result.findings if finding.rule.id == "tool-failure"]
@@ -205,8 +211,14 @@ def test_no_round_of_the_search_shrinks_what_a_canonical_case_found(monkeypatch:
     monkeypatch.setattr(Exploration, "_check", failing)
     monkeypatch.setattr(Exploration, "run", running)
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
-    result = fuzz(demo, max_examples=10**6, max_time=4.0, selection=Selection(tools=frozenset({"divide"})), envelope=False,
-                  kinds=frozenset({CaseKind.VALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL}))
+    result = fuzz(
+        demo,
+        max_examples=10**6,
+        max_time=4.0,
+        selection=Selection(tools=frozenset({"divide"})),
+        envelope=False,
+        kinds=frozenset({CaseKind.VALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL}),
+    )
     rule = {CaseKind.VALID_ARGUMENTS: "tool-failure", CaseKind.UNKNOWN_TOOL: "unknown-tool"}
     assert (CaseKind.VALID_ARGUMENTS, 1, frozenset({"tool-failure"})) in rounds, rounds
     assert all(rules == (frozenset({rule[kind]}) if round else frozenset()) for kind, round, rules in rounds), rounds
@@ -217,8 +229,16 @@ def test_no_round_of_the_search_shrinks_what_a_canonical_case_found(monkeypatch:
 def test_a_later_round_leaves_out_the_shapes_the_first_round_got_no_answer_for() -> None:
     earlier = CanonicalVerdicts(frozenset({"request-answered"}), frozenset({"arguments is null"}))
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
-    exploration = Exploration(RunOptions(target=demo, seed=1), None, None, CaseKind.MALFORMED_REQUEST, (), None, round=1,  # type: ignore[arg-type]
-                              earlier=earlier)
+    exploration = Exploration(
+        RunOptions(target=demo, seed=1),
+        None,
+        None,
+        CaseKind.MALFORMED_REQUEST,
+        (),
+        None,
+        round=1,  # type: ignore[arg-type]
+        earlier=earlier,
+    )
     assert exploration._silent_labels == {"arguments is null"}
     assert exploration.verdicts == earlier
 
@@ -241,8 +261,7 @@ def test_a_search_past_a_canonical_rule_keeps_no_finding_per_case(monkeypatch: p
     describe = trials.describe_violation
     monkeypatch.setattr(trials, "describe_violation", lambda violation, *rest: described.append(violation.rule.id) or describe(violation, *rest))
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
-    result = fuzz(demo, max_examples=400, selection=Selection(tools=frozenset({"add"})), envelope=False,
-                  kinds=frozenset({CaseKind.UNKNOWN_TOOL}))
+    result = fuzz(demo, max_examples=400, selection=Selection(tools=frozenset({"add"})), envelope=False, kinds=frozenset({CaseKind.UNKNOWN_TOOL}))
     (summary,) = [summary for summary in result.tools if summary.tool == "add"]
     assert summary.cases_sent[CaseKind.UNKNOWN_TOOL] >= 400
     assert [finding.rule.id for finding in result.findings] == ["unknown-tool"]

@@ -18,7 +18,10 @@ from tests.conftest import SERVERS, one_line_exit_2
 
 def mcp_toolfuzz(*arguments: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout,
+        [sys.executable, "-m", "fuzz", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
         env=None if env is None else {**os.environ, **env},
     )
 
@@ -44,9 +47,9 @@ def test_demo_run_reports_its_deliberate_bugs_and_writes_json(tmp_path: Path) ->
         | {("output-schema", "mirror"), ("internal-details-leak", "lookup")}
     )
     assert document["profile"] == "sep-2145"
-    assert {s["case"] for t in document["tools"] if t["name"] == "reset" for s in t["skipped"]} == {
-        "valid-arguments", "invalid-arguments"
-    }, "a tool annotated destructiveHint: true gets no argument case by default"
+    assert {s["case"] for t in document["tools"] if t["name"] == "reset" for s in t["skipped"]} == {"valid-arguments", "invalid-arguments"}, (
+        "a tool annotated destructiveHint: true gets no argument case by default"
+    )
     assert "reset valid-arguments, reset invalid-arguments: the tool may be destructive" in run.stdout
     for finding in document["findings"]:
         assert set(finding) >= {"rule", "level", "tool", "case", "request", "response", "message"}
@@ -85,8 +88,10 @@ def test_compliant_server_exits_zero(tmp_path: Path) -> None:
     ("command", "expected"),
     [
         (["no-such-server-binary"], "command 'no-such-server-binary' not found"),
-        ([sys.executable, "-c", "import sys; sys.stderr.write('missing API key\\n'); sys.exit(3)"], "exited (code 3) before answering server/discover; "
-         "its stderr ended with: missing API key"),
+        (
+            [sys.executable, "-c", "import sys; sys.stderr.write('missing API key\\n'); sys.exit(3)"],
+            "exited (code 3) before answering server/discover; its stderr ended with: missing API key",
+        ),
         ([sys.executable, "-c", "import time; time.sleep(60)"], "did not answer server/discover nor initialize within 1 s"),
         ([sys.executable, "-c", "print('Listening on port 8080'); import time; time.sleep(60)"], "its stdout carried: Listening on port 8080"),
         (["cat"], "answered initialize with an error"),
@@ -156,9 +161,30 @@ def test_ctrl_c_stops_at_once_keeps_findings_and_leaves_no_process(tmp_path: Pat
     report = tmp_path / "report.json"
     process = subprocess.Popen(
         # (the last tool's long search: the run is still going when the signal comes)
-        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "200", "--tool-max-examples", "mirror=100000",
-         "--report", f"json:{report}", "--", sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool", "--label", marker],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            "3",
+            "--max-examples",
+            "200",
+            "--tool-max-examples",
+            "mirror=100000",
+            "--report",
+            f"json:{report}",
+            "--",
+            sys.executable,
+            str(SERVERS / "reference_server.py"),
+            "--bug",
+            "unknown-tool",
+            "--label",
+            marker,
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None
     for line in process.stdout:
@@ -201,8 +227,7 @@ def test_a_ctrl_c_that_lands_in_a_gc_callback_is_delivered_again_not_printed_and
     ignored in", a traceback on stderr): a Ctrl-C landing in Hypothesis's printed one in the
     run above, once in a CI run. The CLI trips SIGINT again instead (`interrupts_kept`); without
     it, the interrupt is printed and lost."""
-    run = subprocess.run([sys.executable, "-c", _INTERRUPTED_IN_A_GC_CALLBACK, "kept" if kept else "not"],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run([sys.executable, "-c", _INTERRUPTED_IN_A_GC_CALLBACK, "kept" if kept else "not"], capture_output=True, text=True, timeout=60)
     assert run.returncode == 0, run.stderr
     if kept:
         assert (run.stdout.strip(), run.stderr) == ("1", "")

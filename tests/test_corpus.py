@@ -31,17 +31,23 @@ def mcp_toolfuzz(*arguments: str, cwd: Path | None = None, timeout: float = 180)
 def _buggy_run(directory: Path, protocol_version: str | None = None) -> list[Path]:
     result = fuzz(
         python_server("reference_server.py", "--bug", "arguments-not-validated"),
-        selection=BOOK_ONLY, corpus=directory, envelope=False, protocol_version=protocol_version,
+        selection=BOOK_ONLY,
+        corpus=directory,
+        envelope=False,
+        protocol_version=protocol_version,
     )
     assert [f.rule.id for f in result.findings] == ["arguments-not-validated"]
     return sorted(directory.glob("*/*.json"))
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("protocol_version", "opening"), [
-    (None, ["server/discover"]),  # the reference server is detected as stateless (2026-07-28)
-    ("2025-06-18", ["initialize", "notifications/initialized"]),
-])
+@pytest.mark.parametrize(
+    ("protocol_version", "opening"),
+    [
+        (None, ["server/discover"]),  # the reference server is detected as stateless (2026-07-28)
+        ("2025-06-18", ["initialize", "notifications/initialized"]),
+    ],
+)
 def test_a_finding_file_alone_replays_still_failing_then_fixed(tmp_path: Path, protocol_version: str | None, opening: list[str]) -> None:
     (made,) = _buggy_run(tmp_path / "corpus", protocol_version)
     alone = tmp_path / "elsewhere"
@@ -92,8 +98,23 @@ def test_run_replays_the_corpus_first_and_skips_a_corrupt_file_by_name(tmp_path:
     (directory / "other-target.json").write_text(made.read_text().replace("reference_server.py", "elsewhere.py"))
     report = tmp_path / "report.json"
     run = mcp_toolfuzz(
-        "run", "--seed", "1", "--max-examples", "30", "--allow-destructive", "--tools", "book", "--corpus", str(directory),
-        "--report", f"json:{report}", "--", sys.executable, str(SERVERS / "reference_server.py"), "--bug", "arguments-not-validated",
+        "run",
+        "--seed",
+        "1",
+        "--max-examples",
+        "30",
+        "--allow-destructive",
+        "--tools",
+        "book",
+        "--corpus",
+        str(directory),
+        "--report",
+        f"json:{report}",
+        "--",
+        sys.executable,
+        str(SERVERS / "reference_server.py"),
+        "--bug",
+        "arguments-not-validated",
     )
     assert run.returncode == 1, run.stderr
     replayed = {Path(r["path"]).name: r for r in json.loads(report.read_text())["replayed"]}
@@ -129,7 +150,7 @@ def test_a_bad_baseline_file_is_one_line_and_exit_2(tmp_path: Path) -> None:
     bad.write_text("{}")
     run = mcp_toolfuzz("run", "--baseline", str(bad), "--max-examples", "1")
     assert run.returncode == 2 and run.stderr.strip().splitlines() == [
-        f"mcp-toolfuzz: --baseline {bad}: not an mcp-toolfuzz baseline (expected \"format\": \"mcp-toolfuzz/baseline\" and a \"findings\" list)"
+        f'mcp-toolfuzz: --baseline {bad}: not an mcp-toolfuzz baseline (expected "format": "mcp-toolfuzz/baseline" and a "findings" list)'
     ]
 
 
@@ -148,7 +169,11 @@ def test_export_writes_a_pytest_file_that_fails_on_the_bug_and_passes_on_the_fix
     fixed_command = f"{sys.executable} {SERVERS / 'reference_server.py'}"
     fixed = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(output)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path, env={"MCP_SERVER_COMMAND": fixed_command, "PATH": "/usr/bin:/bin"},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env={"MCP_SERVER_COMMAND": fixed_command, "PATH": "/usr/bin:/bin"},
     )
     assert fixed.returncode == 0 and "1 passed" in fixed.stdout, fixed.stdout[-2000:]
 
@@ -195,7 +220,7 @@ def _differing(first: Any, second: Any, path: str = "report") -> Iterator[str]:
             yield from _differing(ones.get(label, _ABSENT), others.get(label, _ABSENT), f"{path}[{label}]")
     elif isinstance(first, str) and isinstance(second, str) and first != second:
         at = next((index for index, (one, other) in enumerate(zip(first, second, strict=False)) if one != other), min(len(first), len(second)))
-        yield f"{path}, from character {at}: {_short(first[max(0, at - 40):])} | {_short(second[max(0, at - 40):])}"
+        yield f"{path}, from character {at}: {_short(first[max(0, at - 40) :])} | {_short(second[max(0, at - 40) :])}"
     elif first != second:
         yield f"{path}: {_short(first)} | {_short(second)}"
 
@@ -249,11 +274,31 @@ def test_an_interrupted_run_leaves_every_finding_on_disk_complete(tmp_path: Path
     directory = tmp_path / "corpus"
     report = tmp_path / "report.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "60", "--allow-destructive",
-         "--tool-max-examples", "mirror=100000",  # the last tool's long search: the run is still going when the signal comes
-         "--corpus", str(directory), "--report", f"json:{report}", "--",
-         sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            "3",
+            "--max-examples",
+            "60",
+            "--allow-destructive",
+            "--tool-max-examples",
+            "mirror=100000",  # the last tool's long search: the run is still going when the signal comes
+            "--corpus",
+            str(directory),
+            "--report",
+            f"json:{report}",
+            "--",
+            sys.executable,
+            str(SERVERS / "reference_server.py"),
+            "--bug",
+            "unknown-tool",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     assert process.stdout is not None
     for line in process.stdout:
@@ -302,9 +347,25 @@ def test_secrets_in_the_command_are_never_written(tmp_path: Path) -> None:
     token = "sk-live-0123456789abcdef"
     report = tmp_path / "report.json"
     run = mcp_toolfuzz(
-        "run", "--seed", "1", "--max-examples", "30", "--allow-destructive", "--tools", "book", "--corpus", str(tmp_path / "c"),
-        "--report", f"json:{report}", "--", sys.executable, str(SERVERS / "reference_server.py"), "--bug", "arguments-not-validated",
-        "--label", f"API_TOKEN={token}",
+        "run",
+        "--seed",
+        "1",
+        "--max-examples",
+        "30",
+        "--allow-destructive",
+        "--tools",
+        "book",
+        "--corpus",
+        str(tmp_path / "c"),
+        "--report",
+        f"json:{report}",
+        "--",
+        sys.executable,
+        str(SERVERS / "reference_server.py"),
+        "--bug",
+        "arguments-not-validated",
+        "--label",
+        f"API_TOKEN={token}",
     )
     assert run.returncode == 1
     written = [report, *(tmp_path / "c").glob("*/*.json")]

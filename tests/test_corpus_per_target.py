@@ -28,15 +28,28 @@ def _harness(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
 
 def _run(server: list[str], report: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     """A run with the default corpus (`corpus` in `cwd`)."""
-    run = _harness("run", "--seed", "1", "--max-examples", "16", "--tools", "divide", "--allow-destructive", "--no-progress",
-                   "--report", f"json:{report}", "--", *server, cwd=cwd)
+    run = _harness(
+        "run",
+        "--seed",
+        "1",
+        "--max-examples",
+        "16",
+        "--tools",
+        "divide",
+        "--allow-destructive",
+        "--no-progress",
+        "--report",
+        f"json:{report}",
+        "--",
+        *server,
+        cwd=cwd,
+    )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stdout[-3000:] + run.stderr
     return run, json.loads((cwd / report).read_text())
 
 
 def _unknown_tool_codes(paths: list[Path]) -> set[int]:
-    return {json.loads(path.read_text())["response"]["error"]["code"] for path in paths
-            if json.loads(path.read_text())["rule"] == "unknown-tool"}
+    return {json.loads(path.read_text())["response"]["error"]["code"] for path in paths if json.loads(path.read_text())["rule"] == "unknown-tool"}
 
 
 @pytest.mark.slow
@@ -105,8 +118,7 @@ def test_a_corpus_written_before_targets_were_recorded_is_read_as_before_and_sai
     notes = [line for line in run.stdout.splitlines() if "written before reproductions named their target" in line]
     assert len(notes) == 1 and f": {len(legacy) - 1} reproduction" in notes[0], run.stdout[:2000]
     assert all(not finding["firstSeen"] for finding in again["findings"]), "the old files hold its findings"
-    assert not [path for path in (tmp_path / "corpus").iterdir() if path.is_dir() and not path.name.startswith(".")], \
-        "nothing is written twice"
+    assert not [path for path in (tmp_path / "corpus").iterdir() if path.is_dir() and not path.name.startswith(".")], "nothing is written twice"
 
 
 def test_what_identifies_a_target_across_nights() -> None:

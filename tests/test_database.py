@@ -27,8 +27,7 @@ from tests.redis_server import RedisServer, free_port, redis_server
 
 
 def toolfuzz(*arguments: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=180,
-                          cwd=cwd, env={**os.environ, **(env or {})})
+    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=180, cwd=cwd, env={**os.environ, **(env or {})})
 
 
 def started(output: Path, *arguments: str) -> subprocess.Popen[bytes]:
@@ -56,8 +55,7 @@ def test_an_unreachable_redis_is_one_line_and_exit_2_before_the_target_starts(tm
     port = free_port()  # nothing listens on it
     marker = tmp_path / "target-started"
     target = [sys.executable, "-c", f"open({str(marker)!r}, 'w'); import fuzz.demo_server as d; d.main()"]
-    line = one_line_exit_2(toolfuzz("run", "--database", f"redis://user:secret@127.0.0.1:{port}/0", "--report", f"json:{tmp_path / 'r.json'}",
-                                    "--", *target))
+    line = one_line_exit_2(toolfuzz("run", "--database", f"redis://user:secret@127.0.0.1:{port}/0", "--report", f"json:{tmp_path / 'r.json'}", "--", *target))
     assert f"--database redis://user:***@127.0.0.1:{port}/0: PING failed (ConnectionError:" in line
     assert "Connection refused" in line and "--database none" in line
     assert not marker.exists(), "no target was started, so no case was sent"
@@ -113,13 +111,12 @@ def without_redis(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("processes", ["1", "2"])
-def test_redis_killed_mid_run_is_one_warning_and_loses_no_finding(
-    server: RedisServer, tmp_path: Path, processes: str, without_redis: list[str]
-) -> None:
+def test_redis_killed_mid_run_is_one_warning_and_loses_no_finding(server: RedisServer, tmp_path: Path, processes: str, without_redis: list[str]) -> None:
     report = tmp_path / "with-redis.json"
     output = tmp_path / "run.out"
-    run = started(output, *DEMO_RUN, "--processes", processes, "--database", server.url, "--report", f"json:{report}",
-                  "--report", f"markdown:{tmp_path / 'summary.md'}")
+    run = started(
+        output, *DEMO_RUN, "--processes", processes, "--database", server.url, "--report", f"json:{report}", "--report", f"markdown:{tmp_path / 'summary.md'}"
+    )
     _until_redis_holds_an_example(server, run)
     server.kill()
     run.wait(timeout=180)
@@ -195,8 +192,24 @@ def _leaks(report: Path) -> list[dict[str, Any]]:
 
 def test_a_failure_shrunk_into_redis_is_what_a_later_run_tries_first(server: RedisServer, tmp_path: Path) -> None:
     first, later, control = tmp_path / "first.json", tmp_path / "later.json", tmp_path / "control.json"
-    assert toolfuzz(*LOOKUP, "--max-examples", "15", "--seed", "11", "--processes", "1", "--corpus", str(tmp_path / "X"),
-                    "--database", server.url, "--report", f"json:{first}").returncode == 1
+    assert (
+        toolfuzz(
+            *LOOKUP,
+            "--max-examples",
+            "15",
+            "--seed",
+            "11",
+            "--processes",
+            "1",
+            "--corpus",
+            str(tmp_path / "X"),
+            "--database",
+            server.url,
+            "--report",
+            f"json:{first}",
+        ).returncode
+        == 1
+    )
     (found,) = _leaks(first)
     assert found["request"]["params"]["arguments"] == {"key": "gamma"}
     assert server.examples(), "the shrunk failure is in Redis"
@@ -232,8 +245,22 @@ def test_read_only_leaves_the_examples_of_fixed_failures_where_a_writing_run_del
     bug comes from the environment, which the target's description does not show."""
     shim = tmp_path / "server.py"
     shim.write_text(SHIM.format(servers=str(SERVERS), server=str(SERVERS / "reference_server.py")))
-    common = ("run", "--tools", "divide", "--allow-destructive", "--phases", "random", "--max-examples", "8", "--no-corpus",
-              "--processes", "1", "--no-progress", "--database", server.url)
+    common = (
+        "run",
+        "--tools",
+        "divide",
+        "--allow-destructive",
+        "--phases",
+        "random",
+        "--max-examples",
+        "8",
+        "--no-corpus",
+        "--processes",
+        "1",
+        "--no-progress",
+        "--database",
+        server.url,
+    )
     buggy = toolfuzz(*common, "--seed", "1", "--", sys.executable, str(shim), env={"TOOLFUZZ_TEST_BUG": "tool-failure"})
     assert buggy.returncode == 1 and "tool-failure [MUST] · tool divide · valid-arguments" in buggy.stdout, buggy.stdout[-2000:]
     kept = server.examples()
@@ -264,8 +291,7 @@ def test_none_writes_no_directory_and_a_path_is_where_examples_go(tmp_path: Path
     assert none.returncode == 1, none.stderr
     assert (tmp_path / "corpus-a").is_dir() and not (tmp_path / "corpus-a" / ".hypothesis").exists()
     assert not list(tmp_path.rglob(".hypothesis"))
-    elsewhere = toolfuzz("run", *DIVIDE, "--corpus", "corpus-b",
-                         "--database", "examples", "--report", "json:r.json", cwd=tmp_path)
+    elsewhere = toolfuzz("run", *DIVIDE, "--corpus", "corpus-b", "--database", "examples", "--report", "json:r.json", cwd=tmp_path)
     assert elsewhere.returncode == 1, elsewhere.stderr
     assert _examples_in(tmp_path / "examples") and not (tmp_path / "corpus-b" / ".hypothesis").exists()
     assert json.loads((tmp_path / "r.json").read_text())["options"]["database"] == {"directory": "examples", "redis": None, "readOnly": False}
@@ -279,8 +305,7 @@ def test_the_settings_file_keys(tmp_path: Path) -> None:
     settings.write_text('database = "kept-examples"\ndatabase-read-only = true\nmax-examples = 16\nphases = "random"\nno-corpus = true\n')
     read_only = toolfuzz("run", "--tools", "divide", "--seed", "3", "--report", "json:r.json", cwd=tmp_path)
     assert read_only.returncode == 1, read_only.stderr
-    assert json.loads((tmp_path / "r.json").read_text())["options"]["database"] == {
-        "directory": "kept-examples", "redis": None, "readOnly": True}
+    assert json.loads((tmp_path / "r.json").read_text())["options"]["database"] == {"directory": "kept-examples", "redis": None, "readOnly": True}
     assert not _examples_in(tmp_path / "kept-examples"), "read-only: nothing written"
     settings.write_text('database = "kept-examples"\nmax-examples = 16\nphases = "random"\nno-corpus = true\n')
     writing = toolfuzz("run", "--tools", "divide", "--seed", "3", cwd=tmp_path)
@@ -295,13 +320,15 @@ def test_the_settings_file_keys(tmp_path: Path) -> None:
 def test_a_redis_password_is_used_and_never_printed_or_written(tmp_path: Path) -> None:
     with redis_server(password="s3cr3t-pw") as guarded:
         report = tmp_path / "r.json"
-        run = toolfuzz("run", *DIVIDE, "--database", guarded.url,
-                       "--report", f"json:{report}", cwd=tmp_path)
+        run = toolfuzz("run", *DIVIDE, "--database", guarded.url, "--report", f"json:{report}", cwd=tmp_path)
         assert run.returncode == 1, run.stderr
         assert guarded.examples(), "authenticated: the examples are in Redis"
         written = [report, *(path for path in (tmp_path / "corpus").rglob("*.json"))]
         assert "s3cr3t-pw" not in run.stdout + run.stderr + "".join(path.read_text() for path in written)
         assert json.loads(report.read_text())["options"]["database"] == {
-            "directory": "corpus/.hypothesis", "redis": f"redis://:***@127.0.0.1:{guarded.port}/0", "readOnly": False}
+            "directory": "corpus/.hypothesis",
+            "redis": f"redis://:***@127.0.0.1:{guarded.port}/0",
+            "readOnly": False,
+        }
         wrong = one_line_exit_2(toolfuzz("run", "--database", f"redis://:not-{guarded.password}@127.0.0.1:{guarded.port}/0"))
         assert "PING failed (AuthenticationError:" in wrong and "not-s3cr3t-pw" not in wrong

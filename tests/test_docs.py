@@ -169,8 +169,11 @@ def spelling_disagreements(name: str, argument: str, action: argparse.Action, ro
             return [f"{name}: the table spells its choices {argument!r}, not as {{a,b,...}}"]
         documented = set(argument[1:-1].split(","))
         problems = [f"{name}: the table offers {choice!r}, which the parser refuses" for choice in sorted(documented - set(action.choices))]
-        problems += [f"{name}: the parser accepts {choice!r}, which its row never mentions"
-                     for choice in action.choices if choice not in documented and f"`{choice}`" not in row.text]
+        problems += [
+            f"{name}: the parser accepts {choice!r}, which its row never mentions"
+            for choice in action.choices
+            if choice not in documented and f"`{choice}`" not in row.text
+        ]
         return problems
     expected = action.metavar or action.dest.upper()
     return [] if argument == expected else [f"{name}: the table spells its value {argument!r}, the parser {expected!r}"]
@@ -198,11 +201,13 @@ def test_an_undocumented_option_fails_the_check():
 
 
 def test_a_wrong_default_or_spelling_fails_the_check():
-    rows = [Row(("--timeout SECONDS",), "7", "| `--timeout SECONDS` | 7 | |"),
-            Row(("--max-answer-size SIZE",), "16MiB", "| `--max-answer-size SIZE` | 16MiB | |"),
-            Row(("--seed SEED",), "42", "| `--seed SEED` | 42 | |"),
-            Row(("--fail-on {must,should,never}",), "`should`", "| `--fail-on {must,should,never}` | `should` | |"),
-            Row(("--no-such-option",), "off", "| `--no-such-option` | off | |")]
+    rows = [
+        Row(("--timeout SECONDS",), "7", "| `--timeout SECONDS` | 7 | |"),
+        Row(("--max-answer-size SIZE",), "16MiB", "| `--max-answer-size SIZE` | 16MiB | |"),
+        Row(("--seed SEED",), "42", "| `--seed SEED` | 42 | |"),
+        Row(("--fail-on {must,should,never}",), "`should`", "| `--fail-on {must,should,never}` | `should` | |"),
+        Row(("--no-such-option",), "off", "| `--no-such-option` | off | |"),
+    ]
     problems = disagreements("run", subcommands(build_parser())["run"], rows)
     assert "--timeout: the table's default '7' reads as 7.0, the parser's is 5.0" in problems
     assert not any(problem.startswith("--max-answer-size") for problem in problems)  # 16MiB is 16777216

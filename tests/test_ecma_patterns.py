@@ -276,15 +276,17 @@ def test_a_pattern_that_is_not_ecma_262_gets_no_value_and_no_mutation() -> None:
 
 @functools.cache
 def _object_check(pattern: str) -> SchemaCheck:
-    return SchemaCheck.for_schema({
-        "type": "object",
-        "properties": {
-            "text": {"type": "string", "pattern": pattern},
-            "named": {"type": "object", "propertyNames": {"pattern": pattern}},
-            "tagged": {"type": "object", "patternProperties": {pattern: {"type": "integer"}}, "additionalProperties": False, "minProperties": 1},
-        },
-        "required": ["text", "named", "tagged"],
-    })
+    return SchemaCheck.for_schema(
+        {
+            "type": "object",
+            "properties": {
+                "text": {"type": "string", "pattern": pattern},
+                "named": {"type": "object", "propertyNames": {"pattern": pattern}},
+                "tagged": {"type": "object", "patternProperties": {pattern: {"type": "integer"}}, "additionalProperties": False, "minProperties": 1},
+            },
+            "required": ["text", "named", "tagged"],
+        }
+    )
 
 
 @functools.cache

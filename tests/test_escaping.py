@@ -40,24 +40,44 @@ line) or `##vso[` (Azure Pipelines, anywhere)."""
 
 
 def mcp_toolfuzz(*arguments: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd,
-                          encoding="utf-8", errors="surrogateescape")
+    return subprocess.run(
+        [sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd, encoding="utf-8", errors="surrogateescape"
+    )
 
 
 def assert_inert(text: str, where: str) -> None:
     """`text` holds no raw control character and no CI workflow command."""
     raw = RAW.search(text)
-    assert raw is None, f"{where}: raw {raw.group()!r} at {raw.start()}: {text[max(0, raw.start() - 80):raw.start() + 80]!r}"
+    assert raw is None, f"{where}: raw {raw.group()!r} at {raw.start()}: {text[max(0, raw.start() - 80) : raw.start() + 80]!r}"
     command = COMMAND.search(text)
-    assert command is None, f"{where}: a workflow command: {text[max(0, command.start() - 80):command.start() + 80]!r}"
+    assert command is None, f"{where}: a workflow command: {text[max(0, command.start() - 80) : command.start() + 80]!r}"
 
 
 @pytest.fixture(scope="module")
 def hostile_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[subprocess.CompletedProcess[str], Path]:
     out = tmp_path_factory.mktemp("hostile")
-    run = mcp_toolfuzz("run", "--seed", "3", "--max-examples", "10", "--corpus", "corpus",
-                       "--report", "markdown:r.md", "--report", "junit:r.xml", "--report", "sarif:r.sarif", "--report", "json:r.json",
-                       "--report", "html:r.html", "--", *SERVER, cwd=out)
+    run = mcp_toolfuzz(
+        "run",
+        "--seed",
+        "3",
+        "--max-examples",
+        "10",
+        "--corpus",
+        "corpus",
+        "--report",
+        "markdown:r.md",
+        "--report",
+        "junit:r.xml",
+        "--report",
+        "sarif:r.sarif",
+        "--report",
+        "json:r.json",
+        "--report",
+        "html:r.html",
+        "--",
+        *SERVER,
+        cwd=out,
+    )
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr
     return run, out
 
@@ -140,8 +160,7 @@ def test_the_html_report_shows_the_servers_text_as_text(hostile_run: tuple[subpr
     assert any(printable(hostile.ARGUMENT) in "".join(pre.itertext()) for pre in page.iter("pre")), "the argument, in the requests"
     places = {"".join(row[0].itertext()) for table in page.iter("table") if table.get("class") == "coverage" for row in table.iter("tr")}
     assert all(printable(hostile.ARGUMENT) in place for place in places - {"place", "arguments"}), places
-    assert f"{printable(hostile.SERVER_INFO['name'])} {printable(hostile.SERVER_INFO['version'])}" in {
-        "".join(dd.itertext()) for dd in page.iter("dd")}
+    assert f"{printable(hostile.SERVER_INFO['name'])} {printable(hostile.SERVER_INFO['version'])}" in {"".join(dd.itertext()) for dd in page.iter("dd")}
 
 
 def test_the_json_report_keeps_the_exact_values(hostile_run: tuple[subprocess.CompletedProcess[str], Path]) -> None:
@@ -149,14 +168,12 @@ def test_the_json_report_keeps_the_exact_values(hostile_run: tuple[subprocess.Co
     document = json.loads((out / "r.json").read_text(encoding="utf-8"))
     assert document["serverInfo"] == hostile.SERVER_INFO
     assert {tool["name"] for tool in document["tools"]} >= set(hostile.HOSTILE_TOOLS)
-    assert any(finding["tool"] == hostile.GITHUB_ERROR_TOOL and hostile.STDERR_LINES[0] in finding["stderr"]
-               for finding in document["findings"])
+    assert any(finding["tool"] == hostile.GITHUB_ERROR_TOOL and hostile.STDERR_LINES[0] in finding["stderr"] for finding in document["findings"])
 
 
 @pytest.mark.slow
 def test_many_tools_with_one_behaviour_read_as_one_line(tmp_path: Path) -> None:
-    run = mcp_toolfuzz("run", "--no-corpus", "--seed", "1", "--max-examples", "1", "--rules", "unknown-tool",
-                       "--", *SERVER, "--many", "79", cwd=tmp_path)
+    run = mcp_toolfuzz("run", "--no-corpus", "--seed", "1", "--max-examples", "1", "--rules", "unknown-tool", "--", *SERVER, "--many", "79", cwd=tmp_path)
     assert run.returncode == 1, run.stdout[-2000:] + run.stderr
     assert_inert(run.stdout, "stdout")
     (problem,) = [line for line in run.stdout.splitlines() if line.startswith("1. unknown-tool")]
@@ -167,8 +184,7 @@ def test_many_tools_with_one_behaviour_read_as_one_line(tmp_path: Path) -> None:
 
 
 def _summary(tool: str, refused: dict[str, int]) -> ToolSummary:
-    return ToolSummary(tool, {CaseKind.VALID_ARGUMENTS: 10}, (), answers={CaseKind.VALID_ARGUMENTS: {"tool-error": 10}},
-                       refused_fields=refused)
+    return ToolSummary(tool, {CaseKind.VALID_ARGUMENTS: 10}, (), answers={CaseKind.VALID_ARGUMENTS: {"tool-error": 10}}, refused_fields=refused)
 
 
 def test_a_hint_shared_by_many_tools_is_one_line() -> None:
@@ -182,19 +198,22 @@ def test_a_hint_shared_by_many_tools_is_one_line() -> None:
     assert hints(replace(result, tools=tools[:1]))[0].startswith("no valid call to get_0 succeeded (10 of 10 refused); the refusals")
 
 
-@pytest.mark.parametrize(("sent", "shown"), [
-    ("\x1b]0;title\x07", "\\x1b]0;title\\x07"),
-    ("\x9b2J\x85\x7f", "\\x9b2J\\x85\\x7f"),
-    ("a\nb\rc\td", "a\\nb\\rc\\td"),
-    ("x\u2028::y\u2029", "x\\u2028::y\\u2029"),
-    ("\u202eevil\u2066\u200f", "\\u202eevil\\u2066\\u200f"),
-    ("hidden\U000e0041\ufeff\ud800", "hidden\\U000e0041\\ufeff\\ud800"),
-    ("::error::x", "\\x3a:error::x"),
-    ("  \u00a0::add-mask::x", "  \u00a0\\x3a:add-mask::x"),
-    ("a::b", "a::b"),
-    ("x ##[error]y ##VSO[task]z ###[", "x ##\\x5berror]y ##VSO\\x5btask]z ###\\x5b"),
-    ("naïve 日本 👩\u200d👩\u200d👧", "naïve 日本 👩\u200d👩\u200d👧"),
-])
+@pytest.mark.parametrize(
+    ("sent", "shown"),
+    [
+        ("\x1b]0;title\x07", "\\x1b]0;title\\x07"),
+        ("\x9b2J\x85\x7f", "\\x9b2J\\x85\\x7f"),
+        ("a\nb\rc\td", "a\\nb\\rc\\td"),
+        ("x\u2028::y\u2029", "x\\u2028::y\\u2029"),
+        ("\u202eevil\u2066\u200f", "\\u202eevil\\u2066\\u200f"),
+        ("hidden\U000e0041\ufeff\ud800", "hidden\\U000e0041\\ufeff\\ud800"),
+        ("::error::x", "\\x3a:error::x"),
+        ("  \u00a0::add-mask::x", "  \u00a0\\x3a:add-mask::x"),
+        ("a::b", "a::b"),
+        ("x ##[error]y ##VSO[task]z ###[", "x ##\\x5berror]y ##VSO\\x5btask]z ###\\x5b"),
+        ("naïve 日本 👩\u200d👩\u200d👧", "naïve 日本 👩\u200d👩\u200d👧"),
+    ],
+)
 def test_printable_escapes_what_acts_and_keeps_what_reads(sent: str, shown: str) -> None:
     assert printable(sent) == shown
 
@@ -213,9 +232,15 @@ def test_a_line_made_of_pieces_cannot_start_a_command_and_lists_are_cut() -> Non
     assert listing([f"t{n}" for n in range(79)]) == "t0, t1, t2 and 76 more"
 
 
-@pytest.mark.parametrize("text", [
-    "``x`` `y`", "`start", "trailing ", "[a](https://x.example/) <b>b</b> *c* _d_ &amp; \\* ~~e~~ $f$ ![g](h) a@b.example",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "``x`` `y`",
+        "`start",
+        "trailing ",
+        "[a](https://x.example/) <b>b</b> *c* _d_ &amp; \\* ~~e~~ $f$ ![g](h) a@b.example",
+    ],
+)
 def test_markdown_spans_and_prose_render_as_the_text(text: str) -> None:
     md = MarkdownIt("commonmark").enable("strikethrough")
     assert md.renderInline(code(text)) == f"<code>{escapeHtml(text)}</code>"
@@ -227,7 +252,8 @@ def test_hypothesis_warnings_stay_off_the_terminal_in_threads_and_forked_process
     CLI runs with Hypothesis's warnings silenced, in its worker threads and forked processes,
     and every other warning as it was."""
     script = tmp_path / "warn.py"
-    script.write_text(textwrap.dedent("""
+    script.write_text(
+        textwrap.dedent("""
         import os, threading, warnings
         from hypothesis.internal.reflection import repr_call
         from fuzz.faces.console import library_warnings_silenced
@@ -249,7 +275,8 @@ def test_hypothesis_warnings_stay_off_the_terminal_in_threads_and_forked_process
             os.waitpid(child, 0)
             warnings.warn("the harness's own warning", UserWarning)
         large_repr()
-    """))
+    """)
+    )
     root = Path(__file__).parent.parent
     run = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60, env={**os.environ, "PYTHONPATH": str(root)})
     assert run.returncode == 0, run.stderr

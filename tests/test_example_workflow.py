@@ -53,8 +53,7 @@ def test_the_workflow_steps_run_against_the_demo_and_their_reports_validate(tmp_
     workspace.mkdir()
     summary = tmp_path / "step-summary.md"
     (workspace / ".toolfuzz-baseline.json").write_text(json.dumps({"format": BASELINE_FORMAT, "findings": []}))
-    runner = Runner(workspace, checkout_env(), summary, tmp_path / "runner", actions={ACTION: ROOT},
-                    input_overrides={**INSTALLED, **_DEMO_BUDGET})
+    runner = Runner(workspace, checkout_env(), summary, tmp_path / "runner", actions={ACTION: ROOT}, input_overrides={**INSTALLED, **_DEMO_BUDGET})
     env = {**job["env"], "SERVER": f"{sys.executable} -m fuzz.demo_server"}
     ran, contexts = runner.run_workflow_steps(steps, env=env, skip=_SKIPPED)
     for step in ran:

@@ -33,8 +33,9 @@ def _sent_by_exploration(monkeypatch: pytest.MonkeyPatch, kind: CaseKind, tool: 
 
     monkeypatch.setattr(Exploration, "_check", recording)
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
-    fuzz(demo, max_examples=examples, selection=Selection(tools=frozenset({tool})), envelope=False, kinds=frozenset({kind}),
-         phases=frozenset({RunPhase.RANDOM}))
+    fuzz(
+        demo, max_examples=examples, selection=Selection(tools=frozenset({tool})), envelope=False, kinds=frozenset({kind}), phases=frozenset({RunPhase.RANDOM})
+    )
     return sent
 
 
@@ -85,4 +86,3 @@ def test_an_exploration_that_has_sent_every_case_it_can_draw_stops(monkeypatch: 
     levels = {json.loads(params)["arguments"]["level"] for params in sent}
     assert levels <= set(range(12)) and len({json.dumps(level) for level in levels}) >= 12
     assert len(sent) <= 2 * STALE_BATCHES * batch_size(4000), len(sent)
-

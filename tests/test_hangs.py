@@ -59,8 +59,7 @@ def assert_minimal_hang(finding: dict[str, Any]) -> None:
     assert len(emoji) == 1, f"exactly one string should be non-empty, not {len(emoji)}: {_show(finding)}"
     (single,) = emoji
     assert len(single) == 1 and is_emoji(single), (
-        f"the non-empty string should be one emoji character, not {single!r} "
-        f"(code points {[f'U+{ord(c):04X}' for c in single]}): {_show(finding)}"
+        f"the non-empty string should be one emoji character, not {single!r} (code points {[f'U+{ord(c):04X}' for c in single]}): {_show(finding)}"
     )
     # The one mutation may be an integer's (`arguments.limit: above maximum 50` keeps 51).
     mutated_key = finding["label"].split(":")[0].removeprefix("arguments.") if mutated else None
@@ -73,7 +72,17 @@ def assert_minimal_hang(finding: dict[str, Any]) -> None:
 def _fuzz(*options: str, timeout: float) -> tuple[list[dict[str, Any]], float, str]:
     started = time.monotonic()
     run = mcp_toolfuzz(
-        "run", "--no-corpus", "--seed", "7", "--timeout", "5", "--report", "json:report.json", *options, "--", *EMOJI_HANG,
+        "run",
+        "--no-corpus",
+        "--seed",
+        "7",
+        "--timeout",
+        "5",
+        "--report",
+        "json:report.json",
+        *options,
+        "--",
+        *EMOJI_HANG,
         timeout=timeout,
     )
     elapsed = time.monotonic() - started

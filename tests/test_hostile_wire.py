@@ -171,10 +171,31 @@ def test_a_flood_of_answers_to_ids_never_sent_is_a_finding_of_the_request_in_fli
 def test_a_lone_surrogate_is_kept_exactly_in_the_json_report_and_the_reproduction(tmp_path: Path) -> None:
     report, corpus = tmp_path / "report.json", tmp_path / "corpus"
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "10", "--phases", "boundary,random", "--corpus", str(corpus),
-         "--report", f"json:{report}", "--report", f"markdown:{tmp_path / 'report.md'}",
-         "--", sys.executable, str(SERVERS / HOSTILE), "lone-surrogate"],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            "1",
+            "--max-examples",
+            "10",
+            "--phases",
+            "boundary,random",
+            "--corpus",
+            str(corpus),
+            "--report",
+            f"json:{report}",
+            "--report",
+            f"markdown:{tmp_path / 'report.md'}",
+            "--",
+            sys.executable,
+            str(SERVERS / HOSTILE),
+            "lone-surrogate",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     (finding,) = json.loads(report.read_text(encoding="utf-8"))["findings"]
@@ -187,15 +208,17 @@ def test_a_lone_surrogate_is_kept_exactly_in_the_json_report_and_the_reproductio
 def test_replay_reads_answers_with_the_size_limit_it_is_given(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     server = [sys.executable, str(SERVERS / HOSTILE), "huge"]
-    made = subprocess.run([sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "5", "--phases", "boundary,random", "--corpus", str(corpus),
-                           "--", *server],
-                          capture_output=True, text=True, timeout=120)
+    made = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "5", "--phases", "boundary,random", "--corpus", str(corpus), "--", *server],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert made.returncode == 1, made.stdout[-2000:]
     (reproduction,) = corpus.glob("*/response-well-formed--*.json")
 
     def replay(*options: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "fuzz", "replay", str(reproduction), *options, "--", *server],
-                              capture_output=True, text=True, timeout=120)
+        done = subprocess.run([sys.executable, "-m", "fuzz", "replay", str(reproduction), *options, "--", *server], capture_output=True, text=True, timeout=120)
         return done.stdout
 
     assert "STILL FAILING" in replay()

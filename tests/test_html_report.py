@@ -28,7 +28,7 @@ HOSTILE_PROPERTY = "<img src=x onerror=alert(2)>"
 HOSTILE_MESSAGE = 'Unknown tool: "><b>bold</b> &amp; done'
 HOSTILE_SERVER = '"><b>server</b> &amp;'
 HOSTILE_STDERR = "</pre><script>alert(3)</script>"
-HOSTILE_PATH = "corpus/\"><b>x</b>.json"
+HOSTILE_PATH = 'corpus/"><b>x</b>.json'
 
 
 def side(sent: int | None, answers: Mapping[str, int] | None = None) -> SideReach | None:
@@ -51,34 +51,62 @@ ADD_COVERAGE = (
 HOSTILE_COVERAGE = (keyword(f"arguments.{HOSTILE_PROPERTY}", "minimum", side(1, {"success": 1}), side(2, {"tool-error": 2})),)
 
 UNKNOWN = Finding(
-    UNKNOWN_TOOL, HOSTILE_TOOL, CaseKind.UNKNOWN_TOOL, "unknown tool: &amp;",
+    UNKNOWN_TOOL,
+    HOSTILE_TOOL,
+    CaseKind.UNKNOWN_TOOL,
+    "unknown tool: &amp;",
     {"jsonrpc": "2.0", "id": 3, "method": "tools/call", "params": {"name": HOSTILE_TOOL + "x", "arguments": {}}},
     {"jsonrpc": "2.0", "id": 3, "error": {"code": -32602, "message": HOSTILE_MESSAGE}},
-    "unknown-tool (MUST): ...", why=f'answered with JSON-RPC error -32602 "{HOSTILE_MESSAGE}"',
-    expected="a tool execution error (a result with isError: true)", stderr=(HOSTILE_STDERR,), reproduction=HOSTILE_PATH,
+    "unknown-tool (MUST): ...",
+    why=f'answered with JSON-RPC error -32602 "{HOSTILE_MESSAGE}"',
+    expected="a tool execution error (a result with isError: true)",
+    stderr=(HOSTILE_STDERR,),
+    reproduction=HOSTILE_PATH,
 )
 FAILURE = Finding(
-    TOOL_FAILURE, "add", CaseKind.VALID_ARGUMENTS, "valid arguments",
-    {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 0}}}, None,
-    "tool-failure (MUST): ...", why="no answer came", expected="a result", reproduction="corpus/tool-failure--add--1.json",
+    TOOL_FAILURE,
+    "add",
+    CaseKind.VALID_ARGUMENTS,
+    "valid arguments",
+    {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": "add", "arguments": {"a": 0}}},
+    None,
+    "tool-failure (MUST): ...",
+    why="no answer came",
+    expected="a result",
+    reproduction="corpus/tool-failure--add--1.json",
 )
 
 
 def made_result() -> RunResult:
     """A run put together by hand: a plain tool and a hostile one, each with schema coverage."""
     add = ToolSummary(
-        "add", {CaseKind.VALID_ARGUMENTS: 10, CaseKind.INVALID_ARGUMENTS: 8, CaseKind.UNKNOWN_TOOL: 5}, (FAILURE,),
-        answers={CaseKind.VALID_ARGUMENTS: {"success": 7, "no-answer": 3}, CaseKind.INVALID_ARGUMENTS: {"tool-error": 8},
-                 CaseKind.UNKNOWN_TOOL: {"tool-error": 5}},
+        "add",
+        {CaseKind.VALID_ARGUMENTS: 10, CaseKind.INVALID_ARGUMENTS: 8, CaseKind.UNKNOWN_TOOL: 5},
+        (FAILURE,),
+        answers={
+            CaseKind.VALID_ARGUMENTS: {"success": 7, "no-answer": 3},
+            CaseKind.INVALID_ARGUMENTS: {"tool-error": 8},
+            CaseKind.UNKNOWN_TOOL: {"tool-error": 5},
+        },
         schema_coverage=ADD_COVERAGE,
     )
     hostile = ToolSummary(
-        HOSTILE_TOOL, {CaseKind.UNKNOWN_TOOL: 5, CaseKind.VALID_ARGUMENTS: 2}, (UNKNOWN,),
+        HOSTILE_TOOL,
+        {CaseKind.UNKNOWN_TOOL: 5, CaseKind.VALID_ARGUMENTS: 2},
+        (UNKNOWN,),
         answers={CaseKind.UNKNOWN_TOOL: {"protocol-error": 5}, CaseKind.VALID_ARGUMENTS: {"success": 2}},
         schema_coverage=HOSTILE_COVERAGE,
     )
-    return RunResult(5, {"transport": "stdio", "command": ["python", "server.py"]}, "python server.py", "2025-11-25",
-                     {"name": HOSTILE_SERVER, "version": "1"}, {}, (add, hostile), 1.5)
+    return RunResult(
+        5,
+        {"transport": "stdio", "command": ["python", "server.py"]},
+        "python server.py",
+        "2025-11-25",
+        {"name": HOSTILE_SERVER, "version": "1"},
+        {},
+        (add, hostile),
+        1.5,
+    )
 
 
 def parsed(text: str) -> ElementTree.Element:
@@ -108,7 +136,7 @@ def page() -> ElementTree.Element:
 
 def test_the_page_is_one_file_that_loads_nothing(page: ElementTree.Element) -> None:
     rendered = html.render(made_result())
-    assert rendered.startswith("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">")
+    assert rendered.startswith('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">')
     assert not [element.tag for element in page.iter() if element.tag in ("script", "link", "img", "iframe", "object", "embed", "base")]
     assert all(element.get("href", "#").startswith("#") for element in page.iter()), "links stay inside the page"
     assert not [element for element in page.iter() if "src" in element.attrib or any(name.startswith("on") for name in element.attrib)]
@@ -126,8 +154,10 @@ def test_the_verdict_says_what_the_exit_code_means_and_counts_each_level(page: E
     assert rows(levels) == [["MUST", "2", "2", "yes"], ["SHOULD", "0", "0", "yes"], ["advisory", "0", "0", "no: reported only"]]
     clean = made_result()
     clean = replace(clean, tools=tuple(replace(summary, findings=()) for summary in clean.tools))
-    for result, start in ((clean, "The run passes · exit 0: no violation at should level or above"),
-                          (replace(clean, stopped_early="target lost"), "The run proves nothing yet · exit 2: it stopped early (target lost)")):
+    for result, start in (
+        (clean, "The run passes · exit 0: no violation at should level or above"),
+        (replace(clean, stopped_early="target lost"), "The run proves nothing yet · exit 2: it stopped early (target lost)"),
+    ):
         (verdict,) = [p for p in parsed(html.render(result)).iter("p") if "verdict" in p.get("class", "")]
         assert text(verdict).startswith(start)
 
@@ -137,7 +167,9 @@ def test_the_coverage_table_lists_each_keyword_those_not_reached_first(page: Ele
     tables = [table for table in coverage.iter("table")]
     assert len(tables) == 2
     assert [text(summary) for summary in coverage.iter("summary")] == [
-        "add: keywords 2 of 5 reached on every side", f"{HOSTILE_TOOL}: keywords 1 of 1 reached on every side"]
+        "add: keywords 2 of 5 reached on every side",
+        f"{HOSTILE_TOOL}: keywords 1 of 1 reached on every side",
+    ]
     assert rows(tables[0]) == [
         ["arguments.title", "maxLength", "2", "0", "valid: success 2"],
         ["arguments.tags", "maxItems", "0", "1", "invalid: tool-error 1"],
@@ -214,8 +246,7 @@ def test_every_revision_is_a_section_of_one_page() -> None:
     second = replace(first, protocol_version="2025-06-18", tools=first.tools[:1])
     runs = RevisionRuns((first, second), (), (), 3.0)
     page = parsed(html.render_runs(runs.runs, by_revision.comparison_lines(runs), runs.exit_code))
-    assert [text(h2) for h2 in page.iter("h2")] == ["Under 2025-11-25: 2 problems (2 findings on 2 tools)",
-                                                     "Under 2025-06-18: 1 problem (1 finding on 1 tool)"]
+    assert [text(h2) for h2 in page.iter("h2")] == ["Under 2025-11-25: 2 problems (2 findings on 2 tools)", "Under 2025-06-18: 1 problem (1 finding on 1 tool)"]
     assert "Revisions" in text(next(page.iter("pre")))
     ids = [element.get("id") for element in page.iter() if element.get("id")]
     assert len(ids) == len(set(ids)) and {"r0-coverage", "r1-coverage"} <= set(ids)
@@ -225,9 +256,24 @@ def test_every_revision_is_a_section_of_one_page() -> None:
 @pytest.mark.slow
 def test_the_demos_html_report_names_its_findings(tmp_path: Path) -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "5", "--no-corpus",
-         "--report", f"html:{tmp_path / 'r.html'}", "--report", f"json:{tmp_path / 'r.json'}"],
-        capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            "3",
+            "--max-examples",
+            "5",
+            "--no-corpus",
+            "--report",
+            f"html:{tmp_path / 'r.html'}",
+            "--report",
+            f"json:{tmp_path / 'r.json'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     document = json.loads((tmp_path / "r.json").read_text())

@@ -47,9 +47,7 @@ def test_typescript_sdk_over_http_gets_the_findings_it_gets_over_stdio(typescrip
         result = _sdk_run(target)
     assert _tool_pairs(result) == TYPESCRIPT_TOOL_FINDINGS, [f.message for f in result.findings]
     # Over HTTP the SDK answers an array `params` with -32700 and no id at all (stdio: no answer).
-    assert {(f.rule.id, f.tool) for f in result.findings if f.tool == ENVELOPE} == {
-        ("malformed-request-code", ENVELOPE), ("response-well-formed", ENVELOPE)
-    }
+    assert {(f.rule.id, f.tool) for f in result.findings if f.tool == ENVELOPE} == {("malformed-request-code", ENVELOPE), ("response-well-formed", ENVELOPE)}
 
 
 @pytest.mark.slow
@@ -58,10 +56,16 @@ def test_http_misbehaviour_is_reported_with_minimal_requests_and_the_run_goes_on
     with serving_http(*MISBEHAVING) as target:
         result = fuzz(target, max_examples=10, timeout=1.0, selection=Selection(tools=tools), envelope=False)
         # n=100 as a known-good value: every valid call misbehaves, whatever the seed draws.
-        large = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge", "flood"})), envelope=False,
-                     max_answer_size=32 * 2**20, known_arguments=HUGE_ANSWERS)
-        capped = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge"})), envelope=False,
-                      known_arguments=HUGE_ANSWERS)
+        large = fuzz(
+            target,
+            max_examples=3,
+            timeout=10,
+            selection=Selection(tools=frozenset({"huge", "flood"})),
+            envelope=False,
+            max_answer_size=32 * 2**20,
+            known_arguments=HUGE_ANSWERS,
+        )
+        capped = fuzz(target, max_examples=3, timeout=10, selection=Selection(tools=frozenset({"huge"})), envelope=False, known_arguments=HUGE_ANSWERS)
     assert not result.stopped_early and result.exit_code == 1
     found = {f.tool: f for f in result.findings}
     assert set(found) == tools, [f.message for f in result.findings]
@@ -118,10 +122,33 @@ def test_no_header_value_reaches_any_output_or_file(tmp_path: Path) -> None:
     report, corpus = tmp_path / "report.json", tmp_path / "corpus"
     with serving_http(*MISBEHAVING) as target:
         run = subprocess.run(
-            [sys.executable, "-m", "fuzz", "run", "--url", f"{target.url}?api_key={secret}", "--header", f"Authorization: Bearer {secret}",
-             "--header", f"X-Api-Key: {secret}", "--tools", "wrong_id,garbage", "--max-examples", "10", "--timeout", "1",
-             "--corpus", str(corpus), "--report", f"json:{report}", "--seed", "3"],
-            capture_output=True, text=True, timeout=120,
+            [
+                sys.executable,
+                "-m",
+                "fuzz",
+                "run",
+                "--url",
+                f"{target.url}?api_key={secret}",
+                "--header",
+                f"Authorization: Bearer {secret}",
+                "--header",
+                f"X-Api-Key: {secret}",
+                "--tools",
+                "wrong_id,garbage",
+                "--max-examples",
+                "10",
+                "--timeout",
+                "1",
+                "--corpus",
+                str(corpus),
+                "--report",
+                f"json:{report}",
+                "--seed",
+                "3",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
     assert run.returncode == 1, run.stderr
     written = [path for path in tmp_path.rglob("*") if path.is_file()]
@@ -134,8 +161,9 @@ def test_no_header_value_reaches_any_output_or_file(tmp_path: Path) -> None:
 
 
 def test_a_url_that_does_not_answer_is_one_line_and_exit_2() -> None:
-    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--url", "http://127.0.0.1:9/mcp", "--startup-timeout", "3"],
-                         capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--url", "http://127.0.0.1:9/mcp", "--startup-timeout", "3"], capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 2
     (line,) = run.stderr.strip().splitlines()
     assert line.startswith("mcp-toolfuzz: ") and "ConnectError" in line and "initialize" in line and "Traceback" not in run.stderr

@@ -60,10 +60,14 @@ def test_a_description_that_keeps_failing_is_a_name_not_an_error() -> None:
     assert _guarded_description(failing)(lambda: 0) == "<lambda>"
 
 
-@pytest.mark.parametrize("read", [
-    lambda: get_pretty_function_description(lambda value: value - 43),
-    lambda: filtering.get_integer_predicate_bounds(lambda value: value > 43).constraints,
-], ids=["description", "filter on a number"])
+@pytest.mark.parametrize(
+    "read",
+    [
+        lambda: get_pretty_function_description(lambda value: value - 43),
+        lambda: filtering.get_integer_predicate_bounds(lambda value: value > 43).constraints,
+    ],
+    ids=["description", "filter on a number"],
+)
 def test_lambda_sources_are_read_one_thread_at_a_time(read: Any) -> None:
     guard()
     done: list[Any] = []
@@ -107,6 +111,7 @@ def test_a_worker_thread_adds_no_generator_for_hypothesis_to_save_and_restore_at
             held.set()
             release.wait(5)
             return value
+
         return held_run
 
     counts = []
@@ -204,7 +209,11 @@ def test_the_harness_own_source_is_no_source_of_local_constants() -> None:
     from pathlib import Path
 
     answer = subprocess.run(
-        [sys.executable, "-c", _CONSTANTS_AFTER_GUARD], cwd=Path(__file__).resolve().parent.parent,
-        capture_output=True, text=True, timeout=120, check=True,
+        [sys.executable, "-c", _CONSTANTS_AFTER_GUARD],
+        cwd=Path(__file__).resolve().parent.parent,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=True,
     )
     assert answer.stdout.split() == ["0", "False"], answer

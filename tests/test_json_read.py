@@ -100,14 +100,29 @@ def _made(tmp_path: Path) -> RunResult:
     with_headers = replace(add.findings[0], headers=(("Mcp-Name", "other"), ("MCP-Protocol-Version", None)), first_seen=False)
     return replace(
         made,
-        tools=(replace(add, findings=(with_headers,), refused_fields={"a": 3}, has_output_schema=True, seconds={CaseKind.VALID_ARGUMENTS: 0.123456789},
-                       answers={**add.answers, CaseKind.VALID_ARGUMENTS: {"tool-error": 5, "success": 5}}),  # not in the report's order
-               replace(hostile, takes_arguments=False)),
-        stopped_early="--max-time 5 s reached", out_of_time=True, target_restarts=2, excluded_tools=("secret",), fail_on=Level.ADVISORY,
-        seconds=0.04999, warnings=("the example database left out: <redis down>",),
+        tools=(
+            replace(
+                add,
+                findings=(with_headers,),
+                refused_fields={"a": 3},
+                has_output_schema=True,
+                seconds={CaseKind.VALID_ARGUMENTS: 0.123456789},
+                answers={**add.answers, CaseKind.VALID_ARGUMENTS: {"tool-error": 5, "success": 5}},
+            ),  # not in the report's order
+            replace(hostile, takes_arguments=False),
+        ),
+        stopped_early="--max-time 5 s reached",
+        out_of_time=True,
+        target_restarts=2,
+        excluded_tools=("secret",),
+        fail_on=Level.ADVISORY,
+        seconds=0.04999,
+        warnings=("the example database left out: <redis down>",),
         shard=ShardOfRun(2, 3, "0f1e2d", units=("", "add", HOSTILE_TOOL, "(sequences)"), owned=("", "add")),
-        replayed=(Replayed("corpus/a.json", "STILL FAILING", "answered -32602", FindingKey("unknown-tool", "", "unknown-tool"), Level.MUST),
-                  Replayed("corpus/b.json", "ERROR", "cannot be read")),
+        replayed=(
+            Replayed("corpus/a.json", "STILL FAILING", "answered -32602", FindingKey("unknown-tool", "", "unknown-tool"), Level.MUST),
+            Replayed("corpus/b.json", "ERROR", "cannot be read"),
+        ),
     )
 
 
@@ -123,15 +138,21 @@ RUNS: dict[str, Callable[[Path], RunResult]] = {
 
 SHOWN: dict[str, Callable[[RunResult], bool]] = {
     "demo": lambda result: len(result.findings) > 5 and any(summary.tool == "" for summary in result.tools),
-    "demo-published-baseline": lambda result: bool(result.stale_baseline) and any(f.key in result.baseline for f in result.findings)
-    and any(f.rule.id == "malformed-request" for f in result.findings),
+    "demo-published-baseline": lambda result: (
+        bool(result.stale_baseline)
+        and any(f.key in result.baseline for f in result.findings)
+        and any(f.rule.id == "malformed-request" for f in result.findings)
+    ),
     "boundary": lambda result: any(summary.schema_coverage and summary.boundary_cases for summary in result.tools) and bool(result.findings),
-    "sequences": lambda result: any(f.case is CaseKind.SEQUENCE and f.steps and f.judged_as for f in result.findings)
-    and any(step.uses for f in result.findings for step in f.steps),
-    "corpus-replayed": lambda result: any(r.status == "STILL FAILING" and r.level is not None for r in result.replayed)
-    and any(not f.first_seen for f in result.findings),
-    "mirror": lambda result: any(f.case in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) for f in result.findings)
-    and any(summary.has_output_schema for summary in result.tools),
+    "sequences": lambda result: (
+        any(f.case is CaseKind.SEQUENCE and f.steps and f.judged_as for f in result.findings) and any(step.uses for f in result.findings for step in f.steps)
+    ),
+    "corpus-replayed": lambda result: (
+        any(r.status == "STILL FAILING" and r.level is not None for r in result.replayed) and any(not f.first_seen for f in result.findings)
+    ),
+    "mirror": lambda result: (
+        any(f.case in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) for f in result.findings) and any(summary.has_output_schema for summary in result.tools)
+    ),
     "made": lambda result: result.out_of_time and bool(result.findings[0].headers) and result.shard is not None and bool(result.warnings),
 }
 """What each run must hold for its round trip to prove something."""
@@ -176,32 +197,47 @@ def _set(path: str, value: object) -> Callable[[dict[str, Any]], object]:
     return change
 
 
-@pytest.mark.parametrize(("change", "message"), [
-    (lambda document: [document], "r.json is not an mcp-toolfuzz JSON report: it holds a list of 1 item; expected the JSON report "
-                                  "`mcp-toolfuzz run --report json:PATH` writes"),
-    (lambda document: {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": []},
-     'r.json is not an mcp-toolfuzz JSON report: it has no "format" and "tool": {"name": "mcp-toolfuzz"}'),
-    (_set("format", 2), f"r.json is a JSON report of format 2 (by mcp-toolfuzz {__version__}); this mcp-toolfuzz ({__version__}) reads format 1"),
-    (lambda document: {**document, "protocolVersion": "all", "revisions": [document]},
-     "r.json is the report of a run under every revision (--protocol-version all), which cannot be read back (to merge it) as one run"),
-    (_set("seed", "5"), 'r.json: seed is the string "5"; expected an integer'),
-    (_set("targetRestarts", True), "r.json: targetRestarts is true; expected an integer"),
-    (_set("tools.0.refusedFields", DELETE), "r.json: tools[0].refusedFields is missing; expected an object (as every JSON report of "
-                                            f"mcp-toolfuzz {__version__} has)"),
-    (_set("tools.1.answers", []), "r.json: tools[1].answers is a list of 0 items; expected an object"),
-    (_set("tools.0.casesSent.bogus", 1), 'r.json: a key of tools[0].casesSent is the string "bogus"; expected a case kind: valid-arguments, '),
-    (_set("findings.0.rule", "no-such-rule"), 'r.json: findings[0].rule is the string "no-such-rule"; expected the id of a rule of '
-                                              "profile sep-2145 under 2025-11-25: unknown-tool, invalid-arguments, "),
-    (_set("findings.1.case", "bogus"), 'r.json: findings[1].case is the string "bogus"; expected a case kind: valid-arguments, '),
-    (_set("profile", "strict"), 'r.json: profile is the string "strict"; expected a profile: sep-2145, published, 2025-11-25'),
-    (_set("failOn", "MUST"), 'r.json: failOn is the string "MUST"; expected a level: must, should, advisory'),
-    (_set("tools.0.findings", []), "r.json: tools[1].findings[0] is the number 1; expected 0: each finding's place in findings once"),
-    (_set("tools.1.findings", []), "r.json: findings[1] is in no tool's findings; expected every finding in one tool's, in order"),
-    (_set("findings.0.headers.Mcp-Name", 1), 'r.json: findings[0].headers["Mcp-Name"] is the number 1; expected null or a string'),
-    (_set("replayed.0.level", "must"), 'r.json: replayed[0].level is the string "must"; expected null or a level: MUST, SHOULD, advisory'),
-])
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (
+            lambda document: [document],
+            "r.json is not an mcp-toolfuzz JSON report: it holds a list of 1 item; expected the JSON report `mcp-toolfuzz run --report json:PATH` writes",
+        ),
+        (
+            lambda document: {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0", "runs": []},
+            'r.json is not an mcp-toolfuzz JSON report: it has no "format" and "tool": {"name": "mcp-toolfuzz"}',
+        ),
+        (_set("format", 2), f"r.json is a JSON report of format 2 (by mcp-toolfuzz {__version__}); this mcp-toolfuzz ({__version__}) reads format 1"),
+        (
+            lambda document: {**document, "protocolVersion": "all", "revisions": [document]},
+            "r.json is the report of a run under every revision (--protocol-version all), which cannot be read back (to merge it) as one run",
+        ),
+        (_set("seed", "5"), 'r.json: seed is the string "5"; expected an integer'),
+        (_set("targetRestarts", True), "r.json: targetRestarts is true; expected an integer"),
+        (
+            _set("tools.0.refusedFields", DELETE),
+            f"r.json: tools[0].refusedFields is missing; expected an object (as every JSON report of mcp-toolfuzz {__version__} has)",
+        ),
+        (_set("tools.1.answers", []), "r.json: tools[1].answers is a list of 0 items; expected an object"),
+        (_set("tools.0.casesSent.bogus", 1), 'r.json: a key of tools[0].casesSent is the string "bogus"; expected a case kind: valid-arguments, '),
+        (
+            _set("findings.0.rule", "no-such-rule"),
+            'r.json: findings[0].rule is the string "no-such-rule"; expected the id of a rule of '
+            "profile sep-2145 under 2025-11-25: unknown-tool, invalid-arguments, ",
+        ),
+        (_set("findings.1.case", "bogus"), 'r.json: findings[1].case is the string "bogus"; expected a case kind: valid-arguments, '),
+        (_set("profile", "strict"), 'r.json: profile is the string "strict"; expected a profile: sep-2145, published, 2025-11-25'),
+        (_set("failOn", "MUST"), 'r.json: failOn is the string "MUST"; expected a level: must, should, advisory'),
+        (_set("tools.0.findings", []), "r.json: tools[1].findings[0] is the number 1; expected 0: each finding's place in findings once"),
+        (_set("tools.1.findings", []), "r.json: findings[1] is in no tool's findings; expected every finding in one tool's, in order"),
+        (_set("findings.0.headers.Mcp-Name", 1), 'r.json: findings[0].headers["Mcp-Name"] is the number 1; expected null or a string'),
+        (_set("replayed.0.level", "must"), 'r.json: replayed[0].level is the string "must"; expected null or a level: MUST, SHOULD, advisory'),
+    ],
+)
 def test_a_document_that_is_not_a_report_is_one_line_naming_the_file_the_place_and_what_was_expected(
-    change: Callable[[dict[str, Any]], object], message: str,
+    change: Callable[[dict[str, Any]], object],
+    message: str,
 ) -> None:
     with pytest.raises(ReportError) as raised:
         result_from_json(change(_document()), "r.json")
@@ -210,7 +246,7 @@ def test_a_document_that_is_not_a_report_is_one_line_naming_the_file_the_place_a
 
 
 def test_a_file_that_is_not_json_or_not_there_is_named(tmp_path: Path) -> None:
-    (tmp_path / "r.json").write_text("{\"format\": 1,")
+    (tmp_path / "r.json").write_text('{"format": 1,')
     with pytest.raises(ReportError, match=r"r\.json is not JSON \(.*\); expected the JSON report"):
         load(tmp_path / "r.json")
     with pytest.raises(ReportError, match=r"nope\.json cannot be read: No such file or directory"):

@@ -1,5 +1,8 @@
-"""The house's shape, kept: a package per layer, imports only downward, no import circle, and
-modules short enough to hold in one's head (read from the source, without importing it)."""
+"""The house's shape, kept: a package per layer, imports only downward, no import circle.
+
+Read from the source, without importing it. A module is one idea; its length follows. Past
+`LONGEST` lines a module needs a written reason in `LONG_FOR_A_REASON`.
+"""
 
 from __future__ import annotations
 
@@ -7,7 +10,9 @@ import ast
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-LONGEST = 400
+LONGEST = 800
+LONG_FOR_A_REASON: dict[str, str] = {}
+"""Modules allowed past `LONGEST`, each with why it is still one idea."""
 
 LAYERS = ("base", "wire", "judging", "corpus", "engine", "reports", "faces", "public")
 """Bottom to top: a module may import from its own layer and those below it."""
@@ -51,9 +56,13 @@ def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
     return {name for name in names if name in modules}
 
 
-def test_no_module_is_longer_than_one_can_hold_in_one_s_head() -> None:
-    long = {name: n for name, path in _modules().items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST}
-    assert not long, f"modules over {LONGEST} lines: {long}"
+def test_a_module_past_the_usual_length_says_why() -> None:
+    long = {
+        name: n
+        for name, path in _modules().items()
+        if (n := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST and name not in LONG_FOR_A_REASON
+    }
+    assert not long, f"modules over {LONGEST} lines without a reason in LONG_FOR_A_REASON: {long}"
 
 
 def test_imports_go_down_the_layers_only_and_strategies_import_nothing_of_fuzz() -> None:
@@ -81,7 +90,7 @@ def test_no_import_circle() -> None:
         state[node] = 1
         for nxt in sorted(graph[node]):
             if state.get(nxt) == 1:
-                circles.append([*trail[trail.index(nxt):], nxt] if nxt in trail else [node, nxt])
+                circles.append([*trail[trail.index(nxt) :], nxt] if nxt in trail else [node, nxt])
             elif nxt not in state:
                 visit(nxt, [*trail, nxt])
         state[node] = 2

@@ -28,8 +28,13 @@ def test_each_misbehaviour_is_reported_with_its_rule_and_a_minimal_request() -> 
     tools = frozenset({"crash", "hang", "garbage", "wrong_id", "double"})
     result = fuzz(StdioTarget((*MISBEHAVING, marker)), max_examples=10, timeout=1.0, selection=Selection(tools=tools), envelope=False)
     assert not result.stopped_early and result.exit_code == 1
-    expected = {"crash": "target-alive", "hang": "request-answered", "garbage": "stdout-not-protocol",
-                "wrong_id": "response-well-formed", "double": "response-well-formed"}
+    expected = {
+        "crash": "target-alive",
+        "hang": "request-answered",
+        "garbage": "stdout-not-protocol",
+        "wrong_id": "response-well-formed",
+        "double": "response-well-formed",
+    }
     assert {(f.tool, f.rule.id) for f in result.findings} == set(expected.items()), [f.message for f in result.findings]
     for finding in result.findings:
         assert finding.request["params"]["arguments"] == {"n": 100}, finding.message
@@ -50,13 +55,19 @@ def test_huge_answers_and_floods_of_notifications_are_answers_like_any_other() -
     tools = frozenset({"huge", "flood"})
     # n=100 given as a known-good value: every valid call gets the 20 MB answer (or the flood),
     # whatever the seed draws (three examples may draw no n of 100 or more).
-    result = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False,
-                  max_answer_size=32 * 2**20, known_arguments=HUGE_ANSWERS)
+    result = fuzz(
+        StdioTarget(MISBEHAVING),
+        max_examples=3,
+        timeout=10,
+        selection=Selection(tools=tools),
+        envelope=False,
+        max_answer_size=32 * 2**20,
+        known_arguments=HUGE_ANSWERS,
+    )
     assert result.findings == () and not result.stopped_early
     assert all(sum(summary.cases_sent.values()) >= 3 for summary in result.tools)
     assert all(summary.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) >= 1 for summary in result.tools), result.tools
-    capped = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False,
-                  known_arguments=HUGE_ANSWERS)
+    capped = fuzz(StdioTarget(MISBEHAVING), max_examples=3, timeout=10, selection=Selection(tools=tools), envelope=False, known_arguments=HUGE_ANSWERS)
     (oversized,) = capped.findings
     assert (oversized.rule.id, oversized.tool) == ("response-well-formed", "huge") and "past the size limit" in oversized.why
     assert oversized.request["params"]["arguments"] == {"n": 100} and capped.target_restarts == 0
@@ -67,9 +78,29 @@ def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_p
     report = tmp_path / "report.json"
     started = time.monotonic()
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--max-time", "10", "--timeout", "60", "--tools", "crash,hang", "--seed", "1",
-         "--max-examples", "50", "--report", f"json:{report}", "--", *MISBEHAVING],
-        capture_output=True, text=True, timeout=120,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--max-time",
+            "10",
+            "--timeout",
+            "60",
+            "--tools",
+            "crash,hang",
+            "--seed",
+            "1",
+            "--max-examples",
+            "50",
+            "--report",
+            f"json:{report}",
+            "--",
+            *MISBEHAVING,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     elapsed = time.monotonic() - started
     document = json.loads(report.read_text())
@@ -86,9 +117,26 @@ def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_p
 @pytest.mark.slow
 def test_a_time_boxed_run_without_violations_exits_zero() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--max-time", "2", "--max-examples", "100000", "--tools", "slow", "--timeout", "5",
-         "--no-corpus", "--", *MISBEHAVING],
-        capture_output=True, text=True, timeout=60,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--max-time",
+            "2",
+            "--max-examples",
+            "100000",
+            "--tools",
+            "slow",
+            "--timeout",
+            "5",
+            "--no-corpus",
+            "--",
+            *MISBEHAVING,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert run.returncode == 0, run.stdout + run.stderr
     assert "--max-time 2 s reached" in run.stdout
@@ -98,9 +146,10 @@ def test_a_time_boxed_run_without_violations_exits_zero() -> None:
 def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
     marker = f"--label=interrupted-{os.getpid()}-{time.monotonic_ns()}"
     process = subprocess.Popen(
-        [sys.executable, "-m", "fuzz", "run", "--tools", "hang", "--timeout", "60", "--no-corpus", "--processes", "2",
-         "--", *MISBEHAVING, marker],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        [sys.executable, "-m", "fuzz", "run", "--tools", "hang", "--timeout", "60", "--no-corpus", "--processes", "2", "--", *MISBEHAVING, marker],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 20
     while len(processes_running(marker)) < 4 and time.monotonic() < deadline:
@@ -117,15 +166,42 @@ def test_ctrl_c_kills_the_target_and_its_children(tmp_path: Path) -> None:
 @pytest.mark.slow
 def test_a_server_from_an_mcp_servers_config_with_env(tmp_path: Path) -> None:
     config = tmp_path / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {
-        "other": {"url": "http://127.0.0.1:9/mcp"},
-        "misbehaving": {"command": MISBEHAVING[0], "args": [MISBEHAVING[1], "--label=${LABEL}"], "env": {"MISBEHAVING_TOKEN": "${TOKEN}"}},
-    }}))
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "other": {"url": "http://127.0.0.1:9/mcp"},
+                    "misbehaving": {"command": MISBEHAVING[0], "args": [MISBEHAVING[1], "--label=${LABEL}"], "env": {"MISBEHAVING_TOKEN": "${TOKEN}"}},
+                }
+            }
+        )
+    )
     env = {**os.environ, "LABEL": "from-config", "TOKEN": "env-secret-8c1d"}
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--config", str(config), "--server", "misbehaving", "--tools", "double",
-         "--seed", "3", "--max-examples", "16", "--timeout", "0.5", "--report", f"json:{tmp_path / 'r.json'}"],
-        capture_output=True, text=True, timeout=120, env=env,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--config",
+            str(config),
+            "--server",
+            "misbehaving",
+            "--tools",
+            "double",
+            "--seed",
+            "3",
+            "--max-examples",
+            "16",
+            "--timeout",
+            "0.5",
+            "--report",
+            f"json:{tmp_path / 'r.json'}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
     )
     assert run.returncode == 1, run.stderr
     target = json.loads((tmp_path / "r.json").read_text())["target"]

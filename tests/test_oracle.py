@@ -124,11 +124,13 @@ def test_a_late_answer_to_an_earlier_request_is_not_a_violation() -> None:
     assert _rule(CaseKind.VALID_ARGUMENTS, _answered(result=SUCCESS), anomalies=late) is None
 
 
-WEATHER = Tool.from_listing({
-    "name": "weather",
-    "inputSchema": {"type": "object"},
-    "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]},
-})
+WEATHER = Tool.from_listing(
+    {
+        "name": "weather",
+        "inputSchema": {"type": "object"},
+        "outputSchema": {"type": "object", "properties": {"celsius": {"type": "number"}}, "required": ["celsius"]},
+    }
+)
 
 
 DEFAULT_CRITERIA = Criteria()

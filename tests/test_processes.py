@@ -34,10 +34,27 @@ def test_each_tool_goes_to_one_process_the_least_loaded_by_case_kinds() -> None:
 @pytest.mark.slow
 def test_every_process_fuzzes_its_own_copy_of_the_target_and_one_report_has_every_tool(tmp_path: Path) -> None:
     started = tmp_path / "started"
-    command = f'echo $$ >> {started}; exec {" ".join(REFERENCE)} --bug unknown-tool'
+    command = f"echo $$ >> {started}; exec {' '.join(REFERENCE)} --bug unknown-tool"
     report = tmp_path / "report.json"
-    run = _harness("run", "--seed", "5", "--max-examples", "16", "--processes", "2", "--allow-destructive", "--no-corpus",
-                   "--phases", "boundary,random", "--report", f"json:{report}", "--", "sh", "-c", command)
+    run = _harness(
+        "run",
+        "--seed",
+        "5",
+        "--max-examples",
+        "16",
+        "--processes",
+        "2",
+        "--allow-destructive",
+        "--no-corpus",
+        "--phases",
+        "boundary,random",
+        "--report",
+        f"json:{report}",
+        "--",
+        "sh",
+        "-c",
+        command,
+    )
     assert run.returncode == 1, run.stdout[-2000:] + run.stderr
     assert len(set(started.read_text().split())) == 2, "two processes, two copies of the server (the sequence phase, off here, starts its own)"
     document = json.loads(report.read_text())
@@ -81,10 +98,31 @@ def _start_demo(tmp_path: Path) -> tuple[subprocess.Popen[str], Path]:
     envelope: see `assign`) is reported finished with its findings; its later tools take long."""
     report = tmp_path / "report.json"
     process = subprocess.Popen(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "200", "--tool-max-examples", "divide=100000",
-         "--tool-max-examples", "set_volume=8000", "--processes", "2", "--no-progress",
-         "--corpus", str(tmp_path / "corpus"), "--report", f"json:{report}"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=True,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            "3",
+            "--max-examples",
+            "200",
+            "--tool-max-examples",
+            "divide=100000",
+            "--tool-max-examples",
+            "set_volume=8000",
+            "--processes",
+            "2",
+            "--no-progress",
+            "--corpus",
+            str(tmp_path / "corpus"),
+            "--report",
+            f"json:{report}",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
     )
     assert process.stdout is not None
     for line in process.stdout:

@@ -67,15 +67,28 @@ def test_a_log_gets_a_plain_line_now_and_then_and_none_with_no_progress() -> Non
 
 @pytest.mark.slow
 def test_no_progress_is_an_option() -> None:
-    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--no-progress", "--no-corpus", "--max-examples", "8"],
-                         capture_output=True, text=True, timeout=120)
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--no-progress", "--no-corpus", "--max-examples", "8"], capture_output=True, text=True, timeout=120
+    )
     assert run.returncode == 1 and "progress:" not in run.stdout and "\x1b" not in run.stdout, run.stderr
 
 
 @pytest.mark.slow
 def test_a_pseudo_terminal_shows_progress_redrawn_and_a_pipe_shows_no_control_characters(tmp_path) -> None:
-    command = [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--seed", "1", "--max-examples", "300", "--",
-               sys.executable, str(python_server("lax_server.py").command[1])]
+    command = [
+        sys.executable,
+        "-m",
+        "fuzz",
+        "run",
+        "--no-corpus",
+        "--seed",
+        "1",
+        "--max-examples",
+        "300",
+        "--",
+        sys.executable,
+        str(python_server("lax_server.py").command[1]),
+    ]
     # Bytes, not text: text mode would turn each "\r" into a newline.
     in_a_terminal = subprocess.run(["script", "-qec", " ".join(command), "/dev/null"], capture_output=True, timeout=180, cwd=tmp_path)
     shown = in_a_terminal.stdout.decode()

@@ -29,16 +29,14 @@ SEQUENCES = "(sequences)"
 
 
 def _pytest(project: Path, *arguments: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *arguments], cwd=project,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *arguments], cwd=project, capture_output=True, text=True, timeout=timeout)
 
 
 def _project(tmp_path: Path, declaration: str, conftest: str = "") -> Path:
     project = tmp_path / "project"
     (project / "tests").mkdir(parents=True)
     (project / "pyproject.toml").write_text("[tool.pytest.ini_options]\ntestpaths = ['tests']\n")
-    (project / "tests" / "test_invariants.py").write_text(
-        "import sys\nfrom fuzz.pytest_plugin import invariants\n\n" + textwrap.dedent(declaration))
+    (project / "tests" / "test_invariants.py").write_text("import sys\nfrom fuzz.pytest_plugin import invariants\n\n" + textwrap.dedent(declaration))
     if conftest:
         (project / "tests" / "conftest.py").write_text(textwrap.dedent(conftest))
     return project
@@ -51,20 +49,42 @@ def _outcomes(report: Path) -> dict[tuple[str, str], str]:
         for case in suite:
             tool = case.classname.rsplit(".", 1)[-1] if not case.classname.endswith(ENVELOPE) else ENVELOPE
             kinds = {type(result) for result in case.result}
-            outcomes[(tool, case.name)] = ("failed" if kinds & {Failure, Error} else "skipped" if Skipped in kinds else "passed")
+            outcomes[(tool, case.name)] = "failed" if kinds & {Failure, Error} else "skipped" if Skipped in kinds else "passed"
     return outcomes
 
 
 def _cli_pairs(tmp_path: Path, command: list[str], *options: str) -> set[tuple[str, str]]:
     report = tmp_path / "cli.json"
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", SEED, "--max-examples", str(BUDGET), "--timeout", "2",
-         "--allow-destructive", "--no-corpus", "--no-progress", *options, "--report", f"json:{report}", "--", *command],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            SEED,
+            "--max-examples",
+            str(BUDGET),
+            "--timeout",
+            "2",
+            "--allow-destructive",
+            "--no-corpus",
+            "--no-progress",
+            *options,
+            "--report",
+            f"json:{report}",
+            "--",
+            *command,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
     assert run.returncode in (0, 1), run.stdout[-2000:] + run.stderr
-    return {(SEQUENCES if finding["case"] == "sequence" else finding["tool"] or ENVELOPE, finding["rule"])
-            for finding in json.loads(report.read_text())["findings"]}
+    return {
+        (SEQUENCES if finding["case"] == "sequence" else finding["tool"] or ENVELOPE, finding["rule"]) for finding in json.loads(report.read_text())["findings"]
+    }
 
 
 SDK_SERVERS = {
@@ -80,15 +100,17 @@ def test_the_plugin_fails_exactly_the_tool_rule_pairs_the_cli_finds(tmp_path: Pa
     command, options = SDK_SERVERS[server]
     if command[0] == "node" and not (TYPESCRIPT_SERVER / "node_modules").is_dir():
         pytest.fail("the TypeScript SDK is not installed: run `npm ci --prefix tests/servers/typescript`")
-    cli_options = [part for name, value in options.items() for one in (value if isinstance(value, list) else [value])
-                   for part in (f"--{name.replace('_', '-')}", one)]
+    cli_options = [
+        part for name, value in options.items() for one in (value if isinstance(value, list) else [value]) for part in (f"--{name.replace('_', '-')}", one)
+    ]
     # Single cases only, in both: a sequence restarts the server (a Python SDK server costs a
     # second of CPU to start), and the sequence pairs have their test below.
     expected = _cli_pairs(tmp_path, command, "--phases", "boundary,random", *cli_options)
     assert expected, f"{server} has findings at this budget (tests/test_sdk_servers.py says which)"
     keywords = ", ".join(f"{name}={value!r}" for name, value in options.items())
-    project = _project(tmp_path, f"test_sdk = invariants(*{command!r}, allow_destructive=True, timeout=2, "
-                                 f"max_examples={BUDGET}, phases='boundary,random', {keywords})\n")
+    project = _project(
+        tmp_path, f"test_sdk = invariants(*{command!r}, allow_destructive=True, timeout=2, max_examples={BUDGET}, phases='boundary,random', {keywords})\n"
+    )
     run = _pytest(project, "--hypothesis-seed", SEED, "--junitxml", "report.xml")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr
     outcomes = _outcomes(project / "report.xml")
@@ -100,10 +122,13 @@ def test_the_plugin_fails_exactly_the_tool_rule_pairs_the_cli_finds(tmp_path: Pa
 
 def test_a_compliant_server_is_all_green_and_a_buggy_one_stops_at_its_first_failure_with_x(tmp_path: Path) -> None:
     reference = [sys.executable, str(SERVERS / "reference_server.py")]
-    project = _project(tmp_path, f"""
+    project = _project(
+        tmp_path,
+        f"""
         test_reference = invariants(*{reference!r}, allow_destructive=True, max_examples=40, mirror_tool="mirror",
                                     unavailable=["maintenance"])
-    """)
+    """,
+    )
     green = _pytest(project, "-rs", "--junitxml", "report.xml")
     assert green.returncode == 0, green.stdout[-3000:]
     outcomes = _outcomes(project / "report.xml")
@@ -111,8 +136,9 @@ def test_a_compliant_server_is_all_green_and_a_buggy_one_stops_at_its_first_fail
     assert outcomes[("mirror", "output-schema")] == "passed" and outcomes[("maintenance", "unavailable-tool")] == "passed"
     assert outcomes[("admin", "tool-failure")] == "passed", "the destructive tool is fuzzed: allow_destructive=True"
 
-    buggy = _project(tmp_path / "buggy", f"test_reference = invariants(*{reference!r}, '--bug', 'invalid-arguments', "
-                                         "allow_destructive=True, max_examples=40)\n")
+    buggy = _project(
+        tmp_path / "buggy", f"test_reference = invariants(*{reference!r}, '--bug', 'invalid-arguments', allow_destructive=True, max_examples=40)\n"
+    )
     stopped = _pytest(buggy, "-x")
     assert stopped.returncode == 1, stopped.stdout[-3000:]
     assert "stopping after 1 failures" in stopped.stdout and "1 failed" in stopped.stdout
@@ -157,9 +183,10 @@ def test_every_revision_at_once_is_refused_naming_the_declaration(tmp_path: Path
 def test_a_server_the_suite_starts_in_a_fixture_is_fuzzed_with_a_subtest_per_pair(tmp_path: Path) -> None:
     highlevel = SERVERS / "python_sdk_highlevel.py"
     # Single cases: the assertions are on the tools' pairs (the sequence pairs have their own test).
-    project = _project(tmp_path, "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=48, seed=5, "
-                                 "phases='boundary,random')\n",
-                       conftest=f"""
+    project = _project(
+        tmp_path,
+        "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=48, seed=5, phases='boundary,random')\n",
+        conftest=f"""
         import socket, subprocess, sys, time
         import pytest
 
@@ -178,7 +205,8 @@ def test_a_server_the_suite_starts_in_a_fixture_is_fuzzed_with_a_subtest_per_pai
             yield f"http://127.0.0.1:{{port}}/mcp"
             server.kill()
             server.wait()
-    """)
+    """,
+    )
     run = _pytest(project, "-rA")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr
     failed = {line.split("[", 1)[1].split("]", 1)[0] for line in run.stdout.splitlines() if line.startswith("SUBFAIL")}
@@ -204,14 +232,22 @@ def test_the_example_project_runs_as_its_readme_says(tmp_path: Path) -> None:
 def test_an_exported_regression_file_runs_under_the_plugin_and_standalone(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     buggy = [sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"]
-    found = subprocess.run([sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "16", "--tools", "book",
-                            "--corpus", str(corpus), "--no-progress", "--", *buggy],
-                           capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    found = subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "16", "--tools", "book", "--corpus", str(corpus), "--no-progress", "--", *buggy],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+    )
     assert found.returncode == 1, found.stdout[-2000:]
     project = tmp_path / "regressions"
     project.mkdir()
-    exported = subprocess.run([sys.executable, "-m", "fuzz", "export", str(corpus), "--pytest", "-o", str(project / "test_regressions.py")],
-                              capture_output=True, text=True, timeout=60)
+    exported = subprocess.run(
+        [sys.executable, "-m", "fuzz", "export", str(corpus), "--pytest", "-o", str(project / "test_regressions.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert exported.returncode == 0, exported.stderr
     fixed = f"{sys.executable} {SERVERS / 'reference_server.py'}"
     (project / "pytest.ini").write_text(f"[pytest]\nmcp_toolfuzz_command = {fixed}\n")
@@ -236,12 +272,16 @@ def _properties(report: Path, tool: str, rule: str) -> dict[str, list[str]]:
 
 def test_the_loaded_hypothesis_profile_sets_the_budget_and_the_corpus_keeps_reproductions(tmp_path: Path) -> None:
     reference = [sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"]
-    project = _project(tmp_path, f"test_reference = invariants(*{reference!r}, tools=['book'], corpus='corpus')\n", conftest="""
+    project = _project(
+        tmp_path,
+        f"test_reference = invariants(*{reference!r}, tools=['book'], corpus='corpus')\n",
+        conftest="""
         from hypothesis import settings
 
         settings.register_profile("tiny", max_examples=8)
         settings.register_profile("more", max_examples=64)
-    """)
+    """,
+    )
     sent = {}
     for profile in ("tiny", "more"):
         run = _pytest(project, "--hypothesis-profile", profile, "--hypothesis-seed", "1", "--junitxml", f"{profile}.xml")
@@ -261,13 +301,21 @@ def test_the_target_is_closed_when_x_stops_the_session_and_when_it_is_interrupte
 
     marker = f"--label=plugin-{os.getpid()}-{time.monotonic_ns()}"
     misbehaving = [sys.executable, str(SERVERS / "misbehaving_server.py"), marker]
-    project = _project(tmp_path, f"test_buggy = invariants(*{misbehaving!r}, tools=['double'], max_examples=16, timeout=0.5)\n"
-                                 f"test_slow = invariants(*{misbehaving!r}, tools=['slow'], max_examples=100000, timeout=5)\n")
+    project = _project(
+        tmp_path,
+        f"test_buggy = invariants(*{misbehaving!r}, tools=['double'], max_examples=16, timeout=0.5)\n"
+        f"test_slow = invariants(*{misbehaving!r}, tools=['slow'], max_examples=100000, timeout=5)\n",
+    )
     stopped = _pytest(project, "-x", "-k", "test_buggy")
     assert stopped.returncode == 1 and "stopping after 1 failures" in stopped.stdout, stopped.stdout[-2000:]
     assert processes_running(marker) == []
-    process = subprocess.Popen([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-k", "test_slow and slow"], cwd=project,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-k", "test_slow and slow"],
+        cwd=project,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     deadline = time.monotonic() + 30
     while not processes_running(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
@@ -285,11 +333,11 @@ def test_the_target_is_closed_when_x_stops_the_session_and_when_it_is_interrupte
 @pytest.mark.parametrize(("scope", "starts"), [("session", 1), ("module", 2)])
 def test_a_target_is_started_once_per_session_or_once_per_module(tmp_path: Path, scope: str, starts: int) -> None:
     started = tmp_path / "started"
-    command = ["sh", "-c", f'echo $$ >> {started}; exec {sys.executable} {SERVERS / "reference_server.py"}']
+    command = ["sh", "-c", f"echo $$ >> {started}; exec {sys.executable} {SERVERS / 'reference_server.py'}"]
     project = _project(tmp_path, f"test_first = invariants(*{command!r}, tools=['book'], max_examples=8, scope={scope!r})\n")
     (project / "tests" / "test_second.py").write_text(
-        "from fuzz.pytest_plugin import invariants\n\n"
-        f"test_second = invariants(*{command!r}, tools=['book'], max_examples=8, scope={scope!r})\n")
+        f"from fuzz.pytest_plugin import invariants\n\ntest_second = invariants(*{command!r}, tools=['book'], max_examples=8, scope={scope!r})\n"
+    )
     run = _pytest(project)
     assert run.returncode == 0, run.stdout[-2000:]
     assert len(started.read_text().split()) == starts, run.stdout[-2000:]
@@ -300,8 +348,11 @@ def test_a_url_with_headers_and_a_server_from_a_config_file(tmp_path: Path) -> N
 
     secret = "tok-31c9-plugin-secret"
     with serving_http(sys.executable, str(SERVERS / "python_sdk_highlevel.py")) as target:
-        project = _project(tmp_path / "url", f"test_remote = invariants(url={target.url!r}, headers={{'Authorization': 'Bearer {secret}'}}, "
-                                             "tools=['add'], allow_destructive=True, timeout=2, max_examples=24, seed=5)\n")
+        project = _project(
+            tmp_path / "url",
+            f"test_remote = invariants(url={target.url!r}, headers={{'Authorization': 'Bearer {secret}'}}, "
+            "tools=['add'], allow_destructive=True, timeout=2, max_examples=24, seed=5)\n",
+        )
         remote = _pytest(project, "--junitxml", "report.xml")
     assert remote.returncode == 1, remote.stdout[-2000:]
     failed = {pair for pair, outcome in _outcomes(project / "report.xml").items() if outcome == "failed"}
@@ -309,10 +360,17 @@ def test_a_url_with_headers_and_a_server_from_a_config_file(tmp_path: Path) -> N
     assert secret not in remote.stdout + remote.stderr + (project / "report.xml").read_text()
 
     config = tmp_path / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {"reference": {"command": sys.executable, "args": [str(SERVERS / "reference_server.py")]},
-                                                 "other": {"url": "http://127.0.0.1:9/mcp"}}}))
-    project = _project(tmp_path / "config", f"test_configured = invariants(config={str(config)!r}, server='reference', tools=['book'], "
-                                            "max_examples=16)\n")
+    config.write_text(
+        json.dumps(
+            {
+                "mcpServers": {
+                    "reference": {"command": sys.executable, "args": [str(SERVERS / "reference_server.py")]},
+                    "other": {"url": "http://127.0.0.1:9/mcp"},
+                }
+            }
+        )
+    )
+    project = _project(tmp_path / "config", f"test_configured = invariants(config={str(config)!r}, server='reference', tools=['book'], max_examples=16)\n")
     configured = _pytest(project, "--junitxml", "report.xml")
     assert configured.returncode == 0, configured.stdout[-2000:]
     assert ("book", "unknown-tool") in _outcomes(project / "report.xml")
@@ -322,8 +380,9 @@ def test_profile_and_rules_choose_what_is_judged_and_collected(tmp_path: Path) -
     """The reference server answers an unknown tool with a tool execution error: what SEP-2145
     requires, and a violation of the 2025-11-25 revision's text (unknown tools are protocol errors)."""
     reference = [sys.executable, str(SERVERS / "reference_server.py")]
-    project = _project(tmp_path, f"test_revision = invariants(*{reference!r}, profile='2025-11-25', rules=['unknown-tool'], "
-                                 "tools=['book', 'weather'], max_examples=8)\n")
+    project = _project(
+        tmp_path, f"test_revision = invariants(*{reference!r}, profile='2025-11-25', rules=['unknown-tool'], tools=['book', 'weather'], max_examples=8)\n"
+    )
     run = _pytest(project, "--junitxml", "report.xml")
     assert run.returncode == 1, run.stdout[-2000:]
     assert _outcomes(project / "report.xml") == {("book", "unknown-tool"): "failed", ("weather", "unknown-tool"): "failed"}
@@ -349,8 +408,7 @@ def test_a_sequence_finding_fails_the_sequences_rule_and_shows_its_steps(tmp_pat
     rules = {line.rsplit("::", 1)[1] for line in collected.stdout.splitlines() if f"::{SEQUENCES}::" in line}
     assert {"tool-failure", "unknown-tool", "internal-details-leak", "response-well-formed"} <= rules, collected.stdout
     assert not rules & {"request-answered", "target-alive", "tool-name", "malformed-request"}, "rules no sequence judges"
-    run = _pytest(project, "-k", "sequences and (tool-failure or response-well-formed)", "--hypothesis-seed", "2", "--junitxml", "report.xml",
-                  timeout=180)
+    run = _pytest(project, "-k", "sequences and (tool-failure or response-well-formed)", "--hypothesis-seed", "2", "--junitxml", "report.xml", timeout=180)
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr
     assert _outcomes(project / "report.xml") == {(SEQUENCES, "tool-failure"): "failed", (SEQUENCES, "response-well-formed"): "passed"}
     failure = run.stdout.split(f"{SEQUENCES}::tool-failure", 1)[1]

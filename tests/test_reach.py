@@ -27,9 +27,25 @@ _FIND = settings(max_examples=2000, database=None, suppress_health_check=list(He
 
 def _run(*arguments: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--max-examples", "50", "--phases", "boundary,random", "--report", "json:report.json",
-         *arguments, "--", *LAX_COMMAND],
-        capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--no-corpus",
+            "--max-examples",
+            "50",
+            "--phases",
+            "boundary,random",
+            "--report",
+            "json:report.json",
+            *arguments,
+            "--",
+            *LAX_COMMAND,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert "Traceback" not in run.stderr, run.stderr
     return run, json.loads(Path("report.json").read_text())
@@ -67,7 +83,7 @@ def test_without_the_known_value_the_rules_it_needs_are_reported_not_exercised()
     assert "hint: no valid call to read_lines succeeded" in run.stdout
     assert "read_lines" in run.stdout and "(valid calls: 0 of" in run.stdout
     assert re.search(r"\n  read_lines +valid-arguments (\d+): \1 tool-error · invalid-arguments", run.stdout), run.stdout
-    summary = run.stdout[run.stdout.index("\nSummary"):]
+    summary = run.stdout[run.stdout.index("\nSummary") :]
     read_lines_row = next(line for line in summary.splitlines() if line.strip().startswith("read_lines"))
     assert read_lines_row.split()[1:] == ["-"], "arguments-not-validated is not exercised on read_lines, not clean"
 
@@ -101,22 +117,26 @@ def test_with_the_known_value_the_lax_tool_is_reached_and_caught() -> None:
 def test_a_known_value_that_cannot_be_used_is_one_line_and_exit_2(argument: str, expected: str) -> None:
     run = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--argument", argument, "--", *LAX_COMMAND],
-        capture_output=True, text=True, timeout=60,
+        capture_output=True,
+        text=True,
+        timeout=60,
     )
     assert run.returncode == 2, run.stdout + run.stderr
     assert expected in run.stderr and "Traceback" not in run.stderr
     assert len([line for line in run.stderr.splitlines() if line.startswith(("mcp-toolfuzz", "usage"))]) >= 1
 
 
-_READ_LINES = Tool.from_listing({
-    "name": "read_lines",
-    "inputSchema": {
-        "type": "object",
-        "properties": {"root": {"type": "string"}, "first": {"type": "integer"}},
-        "required": ["root", "first"],
-        "additionalProperties": False,
-    },
-})
+_READ_LINES = Tool.from_listing(
+    {
+        "name": "read_lines",
+        "inputSchema": {
+            "type": "object",
+            "properties": {"root": {"type": "string"}, "first": {"type": "integer"}},
+            "required": ["root", "first"],
+            "additionalProperties": False,
+        },
+    }
+)
 _KNOWN = {"root": ("/srv/data", "/srv/logs")}
 
 
@@ -163,8 +183,26 @@ def test_documented_examples_and_defaults_are_drawn_when_the_schema_accepts_them
 
 @pytest.mark.slow
 def test_the_demo_exercises_every_rule() -> None:
-    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--no-corpus", "--seed", "3", "--max-examples", "25", "--phases", "boundary,random",
-                          "--report", "json:report.json"], capture_output=True, text=True, timeout=180)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--no-corpus",
+            "--seed",
+            "3",
+            "--max-examples",
+            "25",
+            "--phases",
+            "boundary,random",
+            "--report",
+            "json:report.json",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     document = json.loads(Path("report.json").read_text())
     assert {rule: value for rule, value in document["coverage"].items() if not value["exercised"]} == {}, run.stdout
     assert "  not exercised: " not in run.stdout

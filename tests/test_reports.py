@@ -35,10 +35,30 @@ DEMO_TOOLS = ["add", "echo", "divide", "set_volume", "lookup", "mirror", "mainte
 def _demo(tmp_path: Path, *extra: str, seed: int = 42) -> tuple[subprocess.CompletedProcess[str], Path]:
     out = tmp_path / f"out-{seed}"
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", str(seed), "--max-examples", "25", "--corpus", str(tmp_path / "corpus"),
-         "--report", f"json:{out}/r.json", "--report", f"junit:{out}/r.xml", "--report", f"sarif:{out}/r.sarif",
-         "--report", f"markdown:{out}/r.md", *extra],
-        capture_output=True, text=True, timeout=180,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            str(seed),
+            "--max-examples",
+            "25",
+            "--corpus",
+            str(tmp_path / "corpus"),
+            "--report",
+            f"json:{out}/r.json",
+            "--report",
+            f"junit:{out}/r.xml",
+            "--report",
+            f"sarif:{out}/r.sarif",
+            "--report",
+            f"markdown:{out}/r.md",
+            *extra,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     return run, out
@@ -103,7 +123,8 @@ def test_junit_is_valid_against_the_jenkins_schema_and_reads_in_junitparser(
 
 @pytest.mark.slow
 def test_sarif_is_valid_and_its_fingerprints_do_not_change_from_night_to_night(
-    demo_reports: tuple[subprocess.CompletedProcess[str], Path], tmp_path: Path,
+    demo_reports: tuple[subprocess.CompletedProcess[str], Path],
+    tmp_path: Path,
 ) -> None:
     _, out = demo_reports
     schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
@@ -129,9 +150,26 @@ def test_sarif_points_at_the_servers_entry_point(tmp_path: Path, monkeypatch: py
     server = tmp_path / "server.py"
     server.write_text((SERVERS / "lax_server.py").read_text())
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--max-examples", "50", "--phases", "boundary,random", "--report", "sarif:r.sarif", "--",
-         sys.executable, "server.py"],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--no-corpus",
+            "--max-examples",
+            "50",
+            "--phases",
+            "boundary,random",
+            "--report",
+            "sarif:r.sarif",
+            "--",
+            sys.executable,
+            "server.py",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
     )
     assert run.returncode == 1, run.stdout + run.stderr
     (result, *_) = json.loads((tmp_path / "r.sarif").read_text())["runs"][0]["results"]
@@ -147,7 +185,7 @@ def test_markdown_has_the_verdict_the_table_and_each_problem_with_its_request(
     assert "**The run fails** (exit 1; fails on should and above)" in text
     assert "| tool | `unknown-tool` |" in text and "| `add` | ❌ |" in text
     assert len(re.findall(r"^## \d+\. ", text, re.MULTILINE)) == 6
-    assert text.count("```json\n{\n  \"jsonrpc\": \"2.0\"") >= 12, "each problem's request and answer, fenced"
+    assert text.count('```json\n{\n  "jsonrpc": "2.0"') >= 12, "each problem's request and answer, fenced"
     assert text.count("mcp-toolfuzz replay ") == 20
 
 
@@ -182,8 +220,12 @@ def test_the_json_report_has_each_tools_schema_coverage(demo_reports: tuple[subp
     tools = json_report.as_json(made_result())["tools"]
     assert tools[0]["schemaCoverage"] == [entry.as_json() for entry in ADD_COVERAGE]
     assert tools[0]["schemaCoverage"][1] == {
-        "schema": "input", "path": "arguments.title", "schemaPath": "/properties/title", "keyword": "maxLength",
-        "valid": {"sent": 2, "answers": {"success": 2}}, "invalid": {"sent": 0, "answers": {}},
+        "schema": "input",
+        "path": "arguments.title",
+        "schemaPath": "/properties/title",
+        "keyword": "maxLength",
+        "valid": {"sent": 2, "answers": {"success": 2}},
+        "invalid": {"sent": 0, "answers": {}},
     }
     assert tools[1]["schemaCoverage"][0]["path"] == f"arguments.{HOSTILE_PROPERTY}", "the JSON report keeps the exact value"
 
@@ -197,12 +239,16 @@ def _tool_lines(summary_coverage: tuple[object, ...], tool: str = "add") -> list
 
 def test_the_terminal_counts_the_keywords_reached_and_names_a_few_that_were_not() -> None:
     (_, line) = _tool_lines(ADD_COVERAGE)
-    assert line == ("    keywords: 2 of 5 reached on every side (not reached: arguments.title maxLength invalid, "
-                    "arguments.tags maxItems valid, arguments.mode default valid)")
+    assert line == (
+        "    keywords: 2 of 5 reached on every side (not reached: arguments.title maxLength invalid, "
+        "arguments.tags maxItems valid, arguments.mode default valid)"
+    )
     many = tuple(keyword(f"arguments.p{n}", "minimum", side(0), side(0)) for n in range(9))
     (_, line) = _tool_lines((*ADD_COVERAGE[2:], *many))
-    assert line == ("    keywords: 1 of 12 reached on every side (not reached: arguments.tags maxItems valid, arguments.mode default valid, "
-                    "arguments.p0 minimum valid/invalid and 8 more)")
+    assert line == (
+        "    keywords: 1 of 12 reached on every side (not reached: arguments.tags maxItems valid, arguments.mode default valid, "
+        "arguments.p0 minimum valid/invalid and 8 more)"
+    )
     (_, line) = _tool_lines((ADD_COVERAGE[0], ADD_COVERAGE[2]))
     assert line == "    keywords: 2 of 2 reached on every side"
     assert len(_tool_lines(())) == 1, "no line for a tool with no keyword recorded"
@@ -217,11 +263,19 @@ def test_the_terminal_line_escapes_the_property_names() -> None:
 def test_markdown_has_a_schema_coverage_table_per_tool_the_unreached_first() -> None:
     text = markdown.render(made_result())
     section = text.split("\n## Schema coverage\n", 1)[1]
-    assert ("\n`add`: keywords 2 of 5 reached on every side\n\n| place | keyword | valid sent | invalid sent | answers |\n|---|---|---|---|---|\n"
-            "| `arguments.title` | `maxLength` | 2 | ⚠ 0 | valid: success 2 |\n") in section
+    assert (
+        "\n`add`: keywords 2 of 5 reached on every side\n\n| place | keyword | valid sent | invalid sent | answers |\n|---|---|---|---|---|\n"
+        "| `arguments.title` | `maxLength` | 2 | ⚠ 0 | valid: success 2 |\n"
+    ) in section
     rows = [line for line in section.splitlines() if line.startswith("| `arguments")]
     assert [row.split(" | ")[0] for row in rows] == [
-        "| `arguments.title`", "| `arguments.tags`", "| `arguments.mode`", "| `arguments.a`", "| `arguments`", f"| `arguments.{HOSTILE_PROPERTY}`"]
+        "| `arguments.title`",
+        "| `arguments.tags`",
+        "| `arguments.mode`",
+        "| `arguments.a`",
+        "| `arguments`",
+        f"| `arguments.{HOSTILE_PROPERTY}`",
+    ]
     assert "| `arguments` | `additionalProperties` | – | 4 | invalid: tool-error 3, success 1 |" in rows
     assert "| `arguments.mode` | `default` | ⚠ 0 | – | – |" in rows
     rendered = html5lib.parse(MarkdownIt("commonmark").enable("table").render(text), treebuilder="etree", namespaceHTMLElements=False)
@@ -235,9 +289,23 @@ def test_the_demo_reports_schema_coverage_in_every_format(tmp_path: Path) -> Non
     """A run of the demo records, for every tool that got argument or output cases, the keywords of
     its schemas; JSON, the terminal, Markdown and HTML report them."""
     reports = [f"{kind}:{tmp_path / ('r.' + kind)}" for kind in ("json", "markdown", "html")]
-    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "5", "--no-corpus",
-                          *(argument for report in reports for argument in ("--report", report))],
-                         capture_output=True, text=True, timeout=180)
+    run = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            "3",
+            "--max-examples",
+            "5",
+            "--no-corpus",
+            *(argument for report in reports for argument in ("--report", report)),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+    )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     tools = json.loads((tmp_path / "r.json").read_text())["tools"]
     argued = {"valid-arguments", "invalid-arguments", "valid-output", "invalid-output"}

@@ -91,7 +91,12 @@ def test_an_exploration_waiting_on_the_target_holds_up_no_next_round(monkeypatch
     runner = ScriptedRunner({0: Script(0.5, cut_rounds=2), 1: Script(30.0, waits=True)}, workers=1)
     _run(runner, monkeypatch)
     assert [(event, i, r) for event, i, r, _ in runner.events if i == 0] == [
-        ("start", 0, 0), ("end", 0, 0), ("start", 0, 1), ("end", 0, 1), ("start", 0, 2), ("end", 0, 2)
+        ("start", 0, 0),
+        ("end", 0, 0),
+        ("start", 0, 1),
+        ("end", 0, 1),
+        ("start", 0, 2),
+        ("end", 0, 2),
     ]
     # Its next rounds ran on the extra worker while exploration 1 waited, not after it.
     assert runner.when("end", 0, 2) < runner.when("end", 1, 0)
@@ -102,8 +107,14 @@ def test_without_waiting_explorations_run_one_at_a_time_in_order(monkeypatch: py
     runner = ScriptedRunner({0: Script(1.0, cut_rounds=1), 1: Script(1.0), 2: Script(1.0)}, workers=1)
     _run(runner, monkeypatch)
     assert [(event, i, r) for event, i, r, _ in runner.events] == [
-        ("start", 0, 0), ("end", 0, 0), ("start", 1, 0), ("end", 1, 0), ("start", 2, 0), ("end", 2, 0),
-        ("start", 0, 1), ("end", 0, 1),
+        ("start", 0, 0),
+        ("end", 0, 0),
+        ("start", 1, 0),
+        ("end", 1, 0),
+        ("start", 2, 0),
+        ("end", 2, 0),
+        ("start", 0, 1),
+        ("end", 0, 1),
     ]
 
 
@@ -117,9 +128,7 @@ def test_the_sequence_phase_counts_as_an_exploration_that_waits(monkeypatch: pyt
 
 
 @pytest.mark.parametrize(("load", "overlap"), [(0.1, False), (WAITING_SHARE, True), (0.6, True)])
-def test_a_second_worker_starts_while_explorations_wait_a_share_of_their_time(
-    monkeypatch: pytest.MonkeyPatch, load: float, overlap: bool
-) -> None:
+def test_a_second_worker_starts_while_explorations_wait_a_share_of_their_time(monkeypatch: pytest.MonkeyPatch, load: float, overlap: bool) -> None:
     runner = ScriptedRunner({0: Script(2.0), 1: Script(2.0), 2: Script(2.0)}, workers=1, load=load)
     _run(runner, monkeypatch)
     assert (runner.when("start", 1, 0) < runner.when("end", 0, 0)) is overlap

@@ -49,9 +49,30 @@ def test_the_corpus_is_large_and_varied() -> None:
     assert len(entries) >= 150
     assert len({entry["id"] for entry in entries}) == len(entries)
     text = json.dumps([entry["schema"] for entry in entries])
-    for keyword in ("$ref", "$defs", "definitions", "prefixItems", "unevaluatedProperties", "dependentRequired",
-                    "dependentSchemas", "anyOf", "oneOf", "allOf", "not", "if", "multipleOf", "pattern", "uniqueItems",
-                    "patternProperties", "propertyNames", "date-time", "uuid", "ipv6", "duration", "hostname"):
+    for keyword in (
+        "$ref",
+        "$defs",
+        "definitions",
+        "prefixItems",
+        "unevaluatedProperties",
+        "dependentRequired",
+        "dependentSchemas",
+        "anyOf",
+        "oneOf",
+        "allOf",
+        "not",
+        "if",
+        "multipleOf",
+        "pattern",
+        "uniqueItems",
+        "patternProperties",
+        "propertyNames",
+        "date-time",
+        "uuid",
+        "ipv6",
+        "duration",
+        "hostname",
+    ):
         assert f'"{keyword}"' in text, keyword
 
 
@@ -155,24 +176,26 @@ def test_recursive_references_are_bounded_and_still_valid() -> None:
 # Shrinking reaches the simplest value
 # --------------------------------------------------------------------------------------------
 
-BOOK = Tool.from_listing({
-    "name": "book",
-    "inputSchema": {
-        "type": "object",
-        "properties": {
-            "city": {"type": "string"},
-            "nights": {"type": "integer", "minimum": 1, "maximum": 30},
-            "note": {"type": "string", "maxLength": 50},
-            "address": {
-                "type": "object",
-                "properties": {"zip": {"type": "string", "pattern": "^[0-9]{5}$"}, "street": {"type": "string"}},
-                "required": ["zip"],
+BOOK = Tool.from_listing(
+    {
+        "name": "book",
+        "inputSchema": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string"},
+                "nights": {"type": "integer", "minimum": 1, "maximum": 30},
+                "note": {"type": "string", "maxLength": 50},
+                "address": {
+                    "type": "object",
+                    "properties": {"zip": {"type": "string", "pattern": "^[0-9]{5}$"}, "street": {"type": "string"}},
+                    "required": ["zip"],
+                },
+                "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "maxItems": 3},
             },
-            "tags": {"type": "array", "items": {"type": "string"}, "uniqueItems": True, "maxItems": 3},
+            "required": ["city", "nights"],
         },
-        "required": ["city", "nights"],
-    },
-})
+    }
+)
 
 _SHRINK = settings(database=None, max_examples=500, derandomize=True, phases=[Phase.generate, Phase.shrink])
 """Derandomized: a random `find` missed the uniqueItems mutation in its 500 examples once, in a
@@ -234,8 +257,11 @@ def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: s
         if entry["schema"].get("type") == "object":
             listing["outputSchema"] = entry["schema"]
         tool = Tool.from_listing(listing)
-        kinds = [kind for kind in CaseKind if kind is not CaseKind.TOOL_LISTING
-                 and (tool.output_check is not None or kind not in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT))]
+        kinds = [
+            kind
+            for kind in CaseKind
+            if kind is not CaseKind.TOOL_LISTING and (tool.output_check is not None or kind not in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT))
+        ]
         for kind in kinds:
             if kind in (CaseKind.INVALID_ARGUMENTS, CaseKind.INVALID_OUTPUT) and not can_reject_an_object(entry["schema"]):
                 continue
@@ -248,9 +274,14 @@ def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: s
 @pytest.mark.slow
 @pytest.mark.parametrize(
     "schema",
-    [{"type": "string"}, {"type": "string", "pattern": "^.{1,4}$"}, {"type": "string", "pattern": "^[^a]+$"},
-     {"type": "object", "patternProperties": {"^.+$": {"type": "integer"}}, "minProperties": 1},
-     {"type": "string", "maxLength": 2}, {}],
+    [
+        {"type": "string"},
+        {"type": "string", "pattern": "^.{1,4}$"},
+        {"type": "string", "pattern": "^[^a]+$"},
+        {"type": "object", "patternProperties": {"^.+$": {"type": "integer"}}, "minProperties": 1},
+        {"type": "string", "maxLength": 2},
+        {},
+    ],
 )
 def test_no_lone_surrogate_is_ever_drawn(schema: dict[str, Any]) -> None:
     """Where `st.characters()` or a regex's `.` would reach U+D800..U+DFFF, the strategies draw

@@ -152,8 +152,9 @@ def test_python_sdk_high_level_mirror_validates_output_laxly() -> None:
     assert rule_tool_pairs(result) == expected, (rule_tool_pairs(result) ^ expected, [f.message for f in result.findings])
     (output,) = [f for f in result.findings if f.rule.id == "output-schema"]
     assert output.case is CaseKind.INVALID_OUTPUT
-    assert output.label.startswith(("mirror asked for structuredContent.celsius: wrong type",
-                                    "mirror asked for boundary: structuredContent.celsius: type: of type")), output.label
+    assert output.label.startswith(
+        ("mirror asked for structuredContent.celsius: wrong type", "mirror asked for boundary: structuredContent.celsius: type: of type")
+    ), output.label
 
 
 def test_typescript_sdk_server_with_a_disabled_tool_and_a_mirror(typescript_server: StdioTarget) -> None:

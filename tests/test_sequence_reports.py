@@ -54,15 +54,30 @@ STEPS = (
 )
 CRASH = {"jsonrpc": "2.0", "id": 5, "error": {"code": -32603, "message": f"Internal error {SCRIPT}\x1b[2J"}}
 SEQUENCE_FINDING = Finding(
-    TOOL_FAILURE, "get_note", CaseKind.SEQUENCE, "sequence step 3: get_note with note_id from earlier answers",
-    call(5, "get_note", {"note_id": "n-1"}), CRASH, "tool-failure (MUST): ...",
-    why='answered with JSON-RPC error -32603 "Internal error"', expected="a result", stderr=(STDERR,),
-    steps=STEPS, uses=(Use("note_id", 0, ("structuredContent", "id")),), judged_as=CaseKind.VALID_ARGUMENTS,
+    TOOL_FAILURE,
+    "get_note",
+    CaseKind.SEQUENCE,
+    "sequence step 3: get_note with note_id from earlier answers",
+    call(5, "get_note", {"note_id": "n-1"}),
+    CRASH,
+    "tool-failure (MUST): ...",
+    why='answered with JSON-RPC error -32603 "Internal error"',
+    expected="a result",
+    stderr=(STDERR,),
+    steps=STEPS,
+    uses=(Use("note_id", 0, ("structuredContent", "id")),),
+    judged_as=CaseKind.VALID_ARGUMENTS,
 )
 SINGLE_FINDING = Finding(
-    TOOL_FAILURE, "get_note", CaseKind.VALID_ARGUMENTS, "valid arguments", call(9, "get_note", {"note_id": "x"}),
-    {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "Internal error"}}, "tool-failure (MUST): ...",
-    why='answered with JSON-RPC error -32603 "Internal error"', expected="a result",
+    TOOL_FAILURE,
+    "get_note",
+    CaseKind.VALID_ARGUMENTS,
+    "valid arguments",
+    call(9, "get_note", {"note_id": "x"}),
+    {"jsonrpc": "2.0", "id": 9, "error": {"code": -32603, "message": "Internal error"}},
+    "tool-failure (MUST): ...",
+    why='answered with JSON-RPC error -32603 "Internal error"',
+    expected="a result",
 )
 IN_ORDER = [STEPS[0].request, STEPS[0].response, STEPS[1].request, STEPS[1].response, SEQUENCE_FINDING.request, CRASH]
 """Every request and answer of the sequence, in the order they were sent and answered."""
@@ -70,12 +85,22 @@ IN_ORDER = [STEPS[0].request, STEPS[0].response, STEPS[1].request, STEPS[1].resp
 
 def made_result() -> RunResult:
     """A run of a notes server: a single case's tool-failure on get_note, and a sequence's."""
-    get_note = ToolSummary("get_note", {CaseKind.VALID_ARGUMENTS: 10}, (SINGLE_FINDING,),
-                           answers={CaseKind.VALID_ARGUMENTS: {"success": 9, "protocol-error": 1}})
-    sequences = ToolSummary(SEQUENCES, {CaseKind.SEQUENCE: 12}, (SEQUENCE_FINDING,),
-                            answers={CaseKind.SEQUENCE: {"success": 10, "tool-error": 1, "protocol-error": 1}})
-    return RunResult(1, {"transport": "stdio", "command": ["python", "notes.py"]}, "python notes.py", "2025-11-25",
-                     {"name": "notes", "version": "1"}, {}, (get_note, sequences), 2.0)
+    get_note = ToolSummary(
+        "get_note", {CaseKind.VALID_ARGUMENTS: 10}, (SINGLE_FINDING,), answers={CaseKind.VALID_ARGUMENTS: {"success": 9, "protocol-error": 1}}
+    )
+    sequences = ToolSummary(
+        SEQUENCES, {CaseKind.SEQUENCE: 12}, (SEQUENCE_FINDING,), answers={CaseKind.SEQUENCE: {"success": 10, "tool-error": 1, "protocol-error": 1}}
+    )
+    return RunResult(
+        1,
+        {"transport": "stdio", "command": ["python", "notes.py"]},
+        "python notes.py",
+        "2025-11-25",
+        {"name": "notes", "version": "1"},
+        {},
+        (get_note, sequences),
+        2.0,
+    )
 
 
 def terminal_text(run: RunResult) -> str:
@@ -97,8 +122,7 @@ def in_order(haystack: str, *needles: str) -> bool:
 
 def test_a_sequence_finding_is_a_problem_of_its_own_and_says_it_is_a_sequence_case() -> None:
     problems = group(made_result().findings)
-    assert [(problem.rule.id, problem.case) for problem in problems] == [
-        ("tool-failure", CaseKind.VALID_ARGUMENTS), ("tool-failure", CaseKind.SEQUENCE)]
+    assert [(problem.rule.id, problem.case) for problem in problems] == [("tool-failure", CaseKind.VALID_ARGUMENTS), ("tool-failure", CaseKind.SEQUENCE)]
     output = terminal_text(made_result())
     assert "2. tool-failure [MUST] · tool get_note · sequence case" in output
 
@@ -116,8 +140,18 @@ def test_the_terminal_shows_a_line_per_request_and_answer_before_the_request_cli
     problem = output.split("\n2. tool-failure", 1)[1].split("\nAnswers", 1)[0]
     lines = [line.strip() for line in problem.splitlines() if line.strip()]
     labels = [line.split(":", 1)[0] for line in lines]
-    assert labels[:10] == ["[MUST] · tool get_note · sequence case", "sent", "problem", "step 1", "answer 1", "step 2", "reused",
-                           "answer 2", "request", "reused"]
+    assert labels[:10] == [
+        "[MUST] · tool get_note · sequence case",
+        "sent",
+        "problem",
+        "step 1",
+        "answer 1",
+        "step 2",
+        "reused",
+        "answer 2",
+        "request",
+        "reused",
+    ]
     assert labels[10:12] == ["answer", "stderr"]
     assert lines[6] == "reused:   id from step 1's answer (structuredContent.id)"
     assert lines[9] == "reused:   note_id from step 1's answer (structuredContent.id)"
@@ -141,10 +175,16 @@ def test_markdown_shows_every_step_in_full_in_order_as_text() -> None:
     assert_inert(rendered, "Markdown")
     section = rendered.split("\n## 2. ", 1)[1]
     assert section.startswith("`tool-failure` [MUST] · tool `get_note` · sequence case")
-    assert in_order(section, "Steps: the 2 calls the sequence made before the request, in order.",
-                    "Step 1, request to `create_note`:", "Step 1, answer:",
-                    "Step 2, request to `delete_note`, reusing `id` from step 1's answer (`structuredContent.id`):", "Step 2, answer:",
-                    "Request (step 3), reusing `note_id` from step 1's answer (`structuredContent.id`):", "Answer:")
+    assert in_order(
+        section,
+        "Steps: the 2 calls the sequence made before the request, in order.",
+        "Step 1, request to `create_note`:",
+        "Step 1, answer:",
+        "Step 2, request to `delete_note`, reusing `id` from step 1's answer (`structuredContent.id`):",
+        "Step 2, answer:",
+        "Request (step 3), reusing `note_id` from step 1's answer (`structuredContent.id`):",
+        "Answer:",
+    )
     page = html5lib.parse(MarkdownIt("commonmark").render(section), treebuilder="etree", namespaceHTMLElements=False)
     assert not [element.tag for element in page.iter() if element.tag in ("script", "b", "img")]
     blocks = [json.loads(text(block)) for block in page.iter("code") if (block.get("class") or "") == "language-json"]
@@ -160,10 +200,18 @@ def test_html_shows_every_step_in_order_as_text() -> None:
     assert [json.loads(block) for block in blocks[:6]] == IN_ORDER, "each request and answer in full, the server's text exactly"
     assert blocks[6] == "\\x3a:error::from stderr"
     headings = [text(h5) for h5 in sequence.iter("h5")]
-    assert headings[:6] == ["Steps: the 2 calls the sequence made before the request, in order", "Step 1: request to create_note",
-                            "Step 1: answer", "Step 2: request to delete_note", "Step 2: answer", "Request (step 3)"]
+    assert headings[:6] == [
+        "Steps: the 2 calls the sequence made before the request, in order",
+        "Step 1: request to create_note",
+        "Step 1: answer",
+        "Step 2: request to delete_note",
+        "Step 2: answer",
+        "Request (step 3)",
+    ]
     assert [text(p) for p in sequence.iter("p") if p.get("class") == "reused"] == [
-        "Reused: id from step 1's answer (structuredContent.id)", "Reused: note_id from step 1's answer (structuredContent.id)"]
+        "Reused: id from step 1's answer (structuredContent.id)",
+        "Reused: note_id from step 1's answer (structuredContent.id)",
+    ]
     (single,) = [problem for problem in problems if "valid-arguments case" in text(problem.find("h3"))]
     assert "Steps" not in text(single) and "Request (step" not in text(single)
     assert_inert(html.render(made_result()), "HTML")
@@ -177,8 +225,7 @@ def test_junit_fails_the_sequences_rule_with_the_steps_in_its_text() -> None:
     (failure,) = suites[f"mcp-toolfuzz.{SEQUENCES}"].iter("failure")
     assert failure.get("type") == "tool-failure" and failure.text is not None
     lines = failure.text.splitlines()
-    assert [line.split(":", 1)[0] for line in lines[2:10]] == [
-        "step 1", "answer 1", "step 2", "reused", "answer 2", "request", "reused", "answer"]
+    assert [line.split(":", 1)[0] for line in lines[2:10]] == ["step 1", "answer 1", "step 2", "reused", "answer 2", "request", "reused", "answer"]
     assert json.loads(lines[4].split(":", 1)[1]) == STEPS[1].request, "in full"
     assert json.loads(lines[6].split(":", 1)[1]) == STEPS[1].response, "in full, however long"
     assert lines[5] == "reused:  id from step 1's answer (structuredContent.id)"
@@ -194,9 +241,19 @@ def test_sarif_has_the_steps_in_its_message_and_its_properties() -> None:
     single, sequence = log["runs"][0]["results"]
     message = sequence["message"]["text"]
     assert_inert(message, "SARIF message")
-    assert in_order(message, "sequence case", "Steps before the request: step 1: {", "create_note", "answered {",
-                    "step 2: {", "delete_note", "(reused: id from step 1's answer (structuredContent.id)), answered {",
-                    "Minimal request: {", "get_note", "(reused: note_id from step 1's answer (structuredContent.id))")
+    assert in_order(
+        message,
+        "sequence case",
+        "Steps before the request: step 1: {",
+        "create_note",
+        "answered {",
+        "step 2: {",
+        "delete_note",
+        "(reused: id from step 1's answer (structuredContent.id)), answered {",
+        "Minimal request: {",
+        "get_note",
+        "(reused: note_id from step 1's answer (structuredContent.id))",
+    )
     properties = sequence["properties"]
     assert properties["steps"] == [step.as_json() for step in STEPS] and properties["judgedAs"] == "valid-arguments"
     assert properties["uses"] == [{"argument": "note_id", "step": 0, "path": ["structuredContent", "id"]}]

@@ -27,7 +27,6 @@ from tests.conftest import SERVERS, fuzz, made_once, python_server, serving_http
 NOTES = str(SERVERS / "notes_server.py")
 
 
-
 def mcp_toolfuzz(*arguments: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
     return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
@@ -37,9 +36,24 @@ def sequence_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """The sequence reproductions one run of the sequence phase writes for the notes server."""
 
     def search(directory: Path) -> None:
-        run = mcp_toolfuzz("run", "--phases", "sequence", "--allow-destructive", "--max-examples", "50", "--seed", "1",
-                           "--corpus", str(directory / "corpus"), "--report", f"json:{directory / 'report.json'}",
-                           "--", sys.executable, NOTES, cwd=directory)
+        run = mcp_toolfuzz(
+            "run",
+            "--phases",
+            "sequence",
+            "--allow-destructive",
+            "--max-examples",
+            "50",
+            "--seed",
+            "1",
+            "--corpus",
+            str(directory / "corpus"),
+            "--report",
+            f"json:{directory / 'report.json'}",
+            "--",
+            sys.executable,
+            NOTES,
+            cwd=directory,
+        )
         assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
 
     directory = made_once(tmp_path_factory, "notes-sequences", search)
@@ -83,7 +97,9 @@ def alone(path: Path, directory: Path) -> Path:
 def test_the_corpus_holds_each_sequence_with_its_steps(sequence_files: list[Path]) -> None:
     documents = [json.loads(path.read_text()) for path in sequence_files]
     assert {(document["rule"], document["tool"]) for document in documents} >= {
-        ("tool-failure", "get_note"), ("tool-failure", "delete_note"), ("unknown-tool", "archive_note"),
+        ("tool-failure", "get_note"),
+        ("tool-failure", "delete_note"),
+        ("unknown-tool", "archive_note"),
     }
     for document in documents:
         assert document["case"] == "sequence" and document["steps"], document
@@ -161,8 +177,14 @@ def test_an_exported_sequence_replays_its_steps(sequence_files: list[Path], tmp_
     assert export.returncode == 0, export.stderr
 
     def pytest_with(*command: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(output)], capture_output=True, text=True,
-                              timeout=120, cwd=tmp_path, env={"MCP_SERVER_COMMAND": " ".join(command), "PATH": "/usr/bin:/bin"})
+        return subprocess.run(
+            [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", str(output)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=tmp_path,
+            env={"MCP_SERVER_COMMAND": " ".join(command), "PATH": "/usr/bin:/bin"},
+        )
 
     buggy = pytest_with(sys.executable, NOTES)
     assert buggy.returncode == 1 and f"{len(sequence_files)} failed" in buggy.stdout, buggy.stdout[-2000:]
@@ -173,32 +195,48 @@ def test_an_exported_sequence_replays_its_steps(sequence_files: list[Path], tmp_
 @pytest.mark.slow
 def test_a_sequence_replayed_over_http_says_its_target_is_not_fresh(tmp_path: Path) -> None:
     with serving_http(sys.executable, str(SERVERS / "reference_server.py"), "--bug", "arguments-not-validated") as target:
-        fuzz(target, selection=Selection(destructive=DestructiveMode.ALLOW, tools=frozenset({"book"})), corpus=tmp_path, envelope=False,
-             timeout=5.0)
+        fuzz(target, selection=Selection(destructive=DestructiveMode.ALLOW, tools=frozenset({"book"})), corpus=tmp_path, envelope=False, timeout=5.0)
         (path,) = tmp_path.glob("*/arguments-not-validated--*.json")
         single = corpus.load(path)
         sequence = replace(single, case=CaseKind.SEQUENCE, steps=(SequenceStep(single.request, single.response),), judged_as=single.case)
         outcome = trio.run(replay_alone, target, sequence)
     assert outcome.status is ReplayStatus.STILL_FAILING, outcome.detail
-    assert outcome.detail.endswith("(sequence of 2 steps; not on a fresh target: one given by URL cannot be restarted, "
-                                   "so the steps met the state it had)")
+    assert outcome.detail.endswith("(sequence of 2 steps; not on a fresh target: one given by URL cannot be restarted, so the steps met the state it had)")
 
 
 # Without a run: the file format.
 
+
 def _sequence(created: str = "1a2b3c4d") -> corpus.Reproduction:
     create = {"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {"name": "create_note", "arguments": {"title": ""}}}
-    created_answer = {"jsonrpc": "2.0", "id": 4, "result": {"content": [{"type": "text", "text": json.dumps({"id": created})}],
-                                                           "structuredContent": {"id": created, "title": ""}}}
+    created_answer = {
+        "jsonrpc": "2.0",
+        "id": 4,
+        "result": {"content": [{"type": "text", "text": json.dumps({"id": created})}], "structuredContent": {"id": created, "title": ""}},
+    }
     delete = {"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {"name": "delete_note", "arguments": {"id": created}}}
     return corpus.Reproduction(
-        rule="tool-failure", level="MUST", profile="sep-2145", tool="get_note", case=CaseKind.SEQUENCE, label="sequence step 3: get_note",
-        target={"transport": "stdio", "command": [sys.executable, NOTES]}, protocol_version="2025-11-25", tool_listing=None, handshake=(),
+        rule="tool-failure",
+        level="MUST",
+        profile="sep-2145",
+        tool="get_note",
+        case=CaseKind.SEQUENCE,
+        label="sequence step 3: get_note",
+        target={"transport": "stdio", "command": [sys.executable, NOTES]},
+        protocol_version="2025-11-25",
+        tool_listing=None,
+        handshake=(),
         request={"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {"name": "get_note", "arguments": {"note_id": created}}},
-        response={"jsonrpc": "2.0", "id": 6, "error": {"code": -32603, "message": "Internal error"}}, message="...", seed=1, timeout=5.0,
-        steps=(SequenceStep(create, created_answer), SequenceStep(delete, {"jsonrpc": "2.0", "id": 5, "result": {"content": []}},
-                                                                  (Use("id", 0, ("structuredContent", "id")),))),
-        uses=(Use("note_id", 0, ("content", 0, "text", "id")),), judged_as=CaseKind.VALID_ARGUMENTS,
+        response={"jsonrpc": "2.0", "id": 6, "error": {"code": -32603, "message": "Internal error"}},
+        message="...",
+        seed=1,
+        timeout=5.0,
+        steps=(
+            SequenceStep(create, created_answer),
+            SequenceStep(delete, {"jsonrpc": "2.0", "id": 5, "result": {"content": []}}, (Use("id", 0, ("structuredContent", "id")),)),
+        ),
+        uses=(Use("note_id", 0, ("content", 0, "text", "id")),),
+        judged_as=CaseKind.VALID_ARGUMENTS,
     )
 
 
@@ -211,19 +249,27 @@ def test_a_sequence_reproduction_round_trips_and_is_named_without_its_reused_val
     loaded = corpus.load(written)
     assert loaded == _sequence() and loaded.source == written
     assert _sequence("ffff0000").file_name == written.name, "the ids a server gives change from run to run"
-    other_step = replace(_sequence(), steps=(replace(_sequence().steps[0], request={**_sequence().steps[0].request, "params": {
-        "name": "create_note", "arguments": {"title": "other"}}}), _sequence().steps[1]))
+    other_step = replace(
+        _sequence(),
+        steps=(
+            replace(_sequence().steps[0], request={**_sequence().steps[0].request, "params": {"name": "create_note", "arguments": {"title": "other"}}}),
+            _sequence().steps[1],
+        ),
+    )
     assert other_step.file_name != written.name
     single = replace(_sequence(), case=CaseKind.VALID_ARGUMENTS, steps=(), uses=(), judged_as=None)
     assert "steps" not in single.as_json() and corpus.Reproduction.from_json(single.as_json()).steps == ()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("steps", "says"), [
-    (None, "'steps' is None; a sequence's reproduction lists the requests before the one judged"),
-    ([{"request": "tools/call"}], "'steps'[0] is {'request': 'tools/call'}, expected"),
-    ([{"request": {}, "response": None, "uses": [{"argument": "id", "step": 3, "path": []}]}], "'steps'[0]['uses'] holds"),
-])
+@pytest.mark.parametrize(
+    ("steps", "says"),
+    [
+        (None, "'steps' is None; a sequence's reproduction lists the requests before the one judged"),
+        ([{"request": "tools/call"}], "'steps'[0] is {'request': 'tools/call'}, expected"),
+        ([{"request": {}, "response": None, "uses": [{"argument": "id", "step": 3, "path": []}]}], "'steps'[0]['uses'] holds"),
+    ],
+)
 def test_a_damaged_sequence_is_one_clear_line_and_exit_2(tmp_path: Path, steps: Any, says: str) -> None:
     document = _sequence().as_json()
     document["steps"] = steps

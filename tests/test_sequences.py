@@ -31,7 +31,10 @@ def _run(tmp_path: Path, *arguments: str, server: list[str] = NOTES) -> dict[str
     report = tmp_path / "r.json"
     run = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server],
-        capture_output=True, text=True, timeout=600, cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
     )
     assert run.returncode in (0, 1), run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
@@ -39,11 +42,26 @@ def _run(tmp_path: Path, *arguments: str, server: list[str] = NOTES) -> dict[str
     return document
 
 
-@pytest.mark.parametrize(("name", "expected"), [
-    ("id", "id"), ("note_id", "id"), ("noteId", "id"), ("ID", "id"), ("uuid", "id"), ("userKey", "id"), ("slug", "id"),
-    ("name", "name"), ("sheet_name", "name"), ("fileName", "name"),
-    ("valid", None), ("paid", None), ("title", None), ("identity", None), ("", None),
-])
+@pytest.mark.parametrize(
+    ("name", "expected"),
+    [
+        ("id", "id"),
+        ("note_id", "id"),
+        ("noteId", "id"),
+        ("ID", "id"),
+        ("uuid", "id"),
+        ("userKey", "id"),
+        ("slug", "id"),
+        ("name", "name"),
+        ("sheet_name", "name"),
+        ("fileName", "name"),
+        ("valid", None),
+        ("paid", None),
+        ("title", None),
+        ("identity", None),
+        ("", None),
+    ],
+)
 def test_ids_and_names_are_matched_by_the_last_word_of_a_key(name: str, expected: str | None) -> None:
     assert family(name) == expected
 
@@ -96,18 +114,21 @@ def test_a_failure_dressed_as_a_success_is_an_advisory_finding_and_no_success(tm
     assert "success" not in get["answers"]["valid-arguments"] and get["answers"]["valid-arguments"]["error-as-success"] > 0
 
 
-@pytest.mark.parametrize(("result", "arguments", "dressed"), [
-    ({"content": [{"type": "text", "text": "Error: no such sheet"}]}, {}, True),
-    ({"content": [{"type": "text", "text": "  failed - quota exceeded"}]}, {}, True),
-    ({"content": [{"type": "text", "text": '{"status": "error", "message": "gone"}'}]}, {}, True),
-    ({"content": [], "structuredContent": {"success": False}}, {}, True),
-    ({"content": [], "structuredContent": {"error": "not found"}}, {}, True),
-    ({"content": [{"type": "text", "text": "Error: x"}]}, {"text": "Error: x"}, False),
-    ({"content": [{"type": "text", "text": "Error: x"}], "isError": True}, {}, False),
-    ({"content": [{"type": "text", "text": "No errors found: 3 files checked"}]}, {}, False),
-    ({"content": [], "structuredContent": {"error": None, "result": 3}}, {}, False),
-    ({"content": [], "structuredContent": {"errors": 0, "status": "ok"}}, {}, False),
-])
+@pytest.mark.parametrize(
+    ("result", "arguments", "dressed"),
+    [
+        ({"content": [{"type": "text", "text": "Error: no such sheet"}]}, {}, True),
+        ({"content": [{"type": "text", "text": "  failed - quota exceeded"}]}, {}, True),
+        ({"content": [{"type": "text", "text": '{"status": "error", "message": "gone"}'}]}, {}, True),
+        ({"content": [], "structuredContent": {"success": False}}, {}, True),
+        ({"content": [], "structuredContent": {"error": "not found"}}, {}, True),
+        ({"content": [{"type": "text", "text": "Error: x"}]}, {"text": "Error: x"}, False),
+        ({"content": [{"type": "text", "text": "Error: x"}], "isError": True}, {}, False),
+        ({"content": [{"type": "text", "text": "No errors found: 3 files checked"}]}, {}, False),
+        ({"content": [], "structuredContent": {"error": None, "result": 3}}, {}, False),
+        ({"content": [], "structuredContent": {"errors": 0, "status": "ok"}}, {}, False),
+    ],
+)
 def test_what_counts_as_a_failure_dressed_as_a_success(result: dict[str, Any], arguments: dict[str, Any], dressed: bool) -> None:
     assert (dressed_error(result, arguments) is not None) == dressed
 
@@ -116,11 +137,15 @@ SERVERS = Path(__file__).parent / "servers"
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("server", [
-    [sys.executable, str(SERVERS / "reference_server.py")],
-    [sys.executable, str(SERVERS / "python_sdk_highlevel.py")],
-    ["node", str(SERVERS / "typescript" / "server.mjs")],
-], ids=["reference", "python-sdk", "typescript-sdk"])
+@pytest.mark.parametrize(
+    "server",
+    [
+        [sys.executable, str(SERVERS / "reference_server.py")],
+        [sys.executable, str(SERVERS / "python_sdk_highlevel.py")],
+        ["node", str(SERVERS / "typescript" / "server.mjs")],
+    ],
+    ids=["reference", "python-sdk", "typescript-sdk"],
+)
 def test_sequences_find_nothing_on_compliant_servers(server: list[str], tmp_path: Path) -> None:
     document = _run(tmp_path, "--phases", "sequence", "--allow-destructive", "--max-examples", "20", "--seed", "3", server=server)
     assert document["findings"] == []
@@ -130,14 +155,25 @@ def test_sequences_find_nothing_on_compliant_servers(server: list[str], tmp_path
 
 def _finding_for(rule_id: str, tool: str, arguments: dict[str, Any]) -> Finding:
     request = {"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {"name": tool, "arguments": arguments}}
-    return Finding(rule=RULES_BY_ID[rule_id], tool=tool, case=CaseKind.VALID_ARGUMENTS, label="valid arguments",
-                   request=request, response=None, message="tool-failure (MUST): ...")
+    return Finding(
+        rule=RULES_BY_ID[rule_id],
+        tool=tool,
+        case=CaseKind.VALID_ARGUMENTS,
+        label="valid arguments",
+        request=request,
+        response=None,
+        message="tool-failure (MUST): ...",
+    )
 
 
-@pytest.mark.parametrize(("server", "finding", "depended"), [
-    ([*NOTES, "--sheets"], _finding_for("tool-failure", "read_sheet", {"name": ""}), True),
-    ([sys.executable, "-m", "fuzz.demo_server"], _finding_for("tool-failure", "divide", {"a": 0, "b": 0}), False),
-], ids=["state-left-by-earlier-cases", "the-tool-s-own-bug"])
+@pytest.mark.parametrize(
+    ("server", "finding", "depended"),
+    [
+        ([*NOTES, "--sheets"], _finding_for("tool-failure", "read_sheet", {"name": ""}), True),
+        ([sys.executable, "-m", "fuzz.demo_server"], _finding_for("tool-failure", "divide", {"a": 0, "b": 0}), False),
+    ],
+    ids=["state-left-by-earlier-cases", "the-tool-s-own-bug"],
+)
 def test_a_single_case_finding_that_needs_earlier_calls_says_so(server: list[str], finding: Finding, depended: bool) -> None:
     options = RunOptions(target=StdioTarget(tuple(server)), seed=1)
 

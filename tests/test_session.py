@@ -224,7 +224,8 @@ def test_a_batch_goes_out_in_one_write_and_each_request_ends_when_answered(tmp_p
     async def client(session: Session) -> tuple[list[Exchange], float]:
         started = trio.current_time()
         exchanges = await session.send_requests(
-            [_build("slow"), _build("quick"), _build("quick")], timeout=5,
+            [_build("slow"), _build("quick"), _build("quick")],
+            timeout=5,
             on_end=lambda: ended.append(trio.current_time() - started),
         )
         return exchanges, trio.current_time() - started

@@ -18,8 +18,14 @@ LAX = [sys.executable, str(SERVERS / "lax_server.py")]
 
 
 def _run(cwd: Path, *arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", "run", *arguments], capture_output=True, text=True, timeout=180,
-                          cwd=cwd, env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "fuzz", "run", *arguments],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), **(env or {})},
+    )
 
 
 def _pyproject(root: Path, body: str) -> Path:
@@ -30,8 +36,11 @@ def _pyproject(root: Path, body: str) -> Path:
 
 @pytest.mark.slow
 def test_settings_are_found_upward_and_the_command_line_wins(tmp_path: Path) -> None:
-    _pyproject(tmp_path, 'max-examples = 50\nno-corpus = true\nseed = 4\nreport = ["json:from-settings.json"]\n'
-                         '[tool.mcp-toolfuzz.tools.read_lines]\narguments = { root = "${DATA_ROOT}" }\n')
+    _pyproject(
+        tmp_path,
+        'max-examples = 50\nno-corpus = true\nseed = 4\nreport = ["json:from-settings.json"]\n'
+        '[tool.mcp-toolfuzz.tools.read_lines]\narguments = { root = "${DATA_ROOT}" }\n',
+    )
     work = tmp_path / "src" / "deep"
     work.mkdir(parents=True)
     run = _run(work, env={"DATA_ROOT": "/srv/data"})
@@ -50,7 +59,7 @@ def test_settings_are_found_upward_and_the_command_line_wins(tmp_path: Path) -> 
 
 def test_an_own_file_and_per_tool_skip_and_unavailable(tmp_path: Path) -> None:
     (tmp_path / "mcp-toolfuzz.toml").write_text(
-        f"command = {json.dumps(LAX)}\nmax-examples = 16\nno-corpus = true\nreport = [\"json:r.json\"]\n"
+        f'command = {json.dumps(LAX)}\nmax-examples = 16\nno-corpus = true\nreport = ["json:r.json"]\n'
         "[tools.read_lines]\nskip = true\n[tools.toggle]\nunavailable = true\n"
     )
     run = _run(tmp_path)
@@ -72,8 +81,10 @@ def test_config_file_names_a_file_anywhere(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "expected"),
     [
-        ("max_examples = 5\n", "'max_examples' is not a setting; did you mean 'max-examples'? "
-         "(the settings: allow-destructive, allow-destructive-tool, argument,"),
+        (
+            "max_examples = 5\n",
+            "'max_examples' is not a setting; did you mean 'max-examples'? (the settings: allow-destructive, allow-destructive-tool, argument,",
+        ),
         ("colour = 5\n", "'colour' is not a setting (the settings: allow-destructive,"),
         ("no-corpus = 1\n", "no-corpus is a switch: write no-corpus = true or false"),
         ("[tool.mcp-toolfuzz.tools.toggle]\nskipped = true\n", "tools.toggle: 'skipped' is not a setting; did you mean 'skip'?"),
@@ -111,11 +122,14 @@ def test_a_settings_file_and_the_same_command_line_give_the_same_report(tmp_path
     with_file, with_flags = tmp_path / "file", tmp_path / "flags"
     with_file.mkdir()
     with_flags.mkdir()
-    _pyproject(with_file, 'seed = 9\nmax-examples = 16\nno-corpus = true\nreport = ["json:r.json"]\n'
-                          '[tool.mcp-toolfuzz.tools.read_lines]\narguments = { root = "/srv/data" }\n')
+    _pyproject(
+        with_file,
+        'seed = 9\nmax-examples = 16\nno-corpus = true\nreport = ["json:r.json"]\n[tool.mcp-toolfuzz.tools.read_lines]\narguments = { root = "/srv/data" }\n',
+    )
     by_file = _run(with_file)
-    by_flags = _run(with_flags, "--seed", "9", "--max-examples", "16", "--no-corpus", "--report", "json:r.json",
-                    "--argument", "read_lines.root=/srv/data", "--", *LAX)
+    by_flags = _run(
+        with_flags, "--seed", "9", "--max-examples", "16", "--no-corpus", "--report", "json:r.json", "--argument", "read_lines.root=/srv/data", "--", *LAX
+    )
     assert by_file.returncode == by_flags.returncode == 1, by_file.stderr + by_flags.stderr
     assert _comparable(with_file / "r.json") == _comparable(with_flags / "r.json")
 
@@ -126,7 +140,7 @@ def test_per_tool_allow_destructive_and_example_count(tmp_path: Path) -> None:
     _pyproject(tmp_path, "")
     (tmp_path / "pyproject.toml").write_text(
         f'[tool.mcp-toolfuzz]\ncommand = {json.dumps(demo)}\nseed = 2\nmax-examples = 40\nno-corpus = true\nreport = ["json:r.json"]\n'
-        '[tool.mcp-toolfuzz.tools.reset]\nallow-destructive = true\n[tool.mcp-toolfuzz.tools.echo]\nmax-examples = 8\n'
+        "[tool.mcp-toolfuzz.tools.reset]\nallow-destructive = true\n[tool.mcp-toolfuzz.tools.echo]\nmax-examples = 8\n"
     )
     run = _run(tmp_path)
     document = json.loads((tmp_path / "r.json").read_text())

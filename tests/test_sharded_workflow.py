@@ -157,9 +157,7 @@ class Job:
     contexts: dict[str, Any]
 
 
-def _run_job(
-    directory: Path, job: dict[str, Any], artifacts: Artifacts, *, env: dict[str, str] | None = None, matrix: dict[str, Any] | None = None
-) -> Job:
+def _run_job(directory: Path, job: dict[str, Any], artifacts: Artifacts, *, env: dict[str, str] | None = None, matrix: dict[str, Any] | None = None) -> Job:
     """`job`'s steps on a runner of its own in `directory`, its `env:` given `env`'s values."""
     directory.mkdir()
     runner = Runner(

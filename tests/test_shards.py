@@ -114,9 +114,21 @@ def test_three_shards_merged_are_the_unsharded_run(three_shards: Path) -> None:
     assert sorted(owned, key=str) == sorted(shards[0]["shard"]["units"], key=str), "every unit in exactly one shard"
     assert all(shard["shard"]["owned"] for shard in shards), "no shard is empty"
     assert len({shard["shard"]["plan"] for shard in shards}) == 1
-    merged = _harness("merge", *(f"shard-{number}.json" for number in (3, 1, 2)), "--report", "json:merged.json",
-                      "--report", "junit:merged.xml", "--report", "sarif:merged.sarif", "--report", "markdown:merged.md",
-                      "--report", "html:merged.html", cwd=three_shards)
+    merged = _harness(
+        "merge",
+        *(f"shard-{number}.json" for number in (3, 1, 2)),
+        "--report",
+        "json:merged.json",
+        "--report",
+        "junit:merged.xml",
+        "--report",
+        "sarif:merged.sarif",
+        "--report",
+        "markdown:merged.md",
+        "--report",
+        "html:merged.html",
+        cwd=three_shards,
+    )
     whole = json.loads((three_shards / "whole.json").read_text())
     assert merged.returncode == whole["exitCode"] == 1, merged.stdout[-3000:] + merged.stderr
     document = json.loads((three_shards / "merged.json").read_text())
@@ -147,22 +159,39 @@ def test_a_missing_shard_is_named_with_the_tools_it_did_not_fuzz(three_shards: P
 @pytest.mark.slow
 def test_the_baseline_applies_to_the_merged_run(three_shards: Path) -> None:
     baseline = three_shards / "baseline.json"
-    written = _harness("run", "--seed", "4", "--max-examples", "16", "--no-corpus", "--allow-destructive", "--no-progress",
-                       "--baseline", str(baseline), "--baseline-update", "--", *BOUNDARY, cwd=three_shards)
+    written = _harness(
+        "run",
+        "--seed",
+        "4",
+        "--max-examples",
+        "16",
+        "--no-corpus",
+        "--allow-destructive",
+        "--no-progress",
+        "--baseline",
+        str(baseline),
+        "--baseline-update",
+        "--",
+        *BOUNDARY,
+        cwd=three_shards,
+    )
     assert written.returncode == 1, written.stderr
     merged = _harness("merge", "shard-1.json", "shard-2.json", "shard-3.json", "--baseline", "baseline.json", cwd=three_shards)
     assert merged.returncode == 0, merged.stdout[-2000:] + merged.stderr
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("files", "expected"), [
-    (["shard-1.json", "shard-1.json"], "are both shard 1 of 3"),
-    (["shard-1.json", "whole.json"], "is the report of a whole run, not of a shard"),
-    (["shard-1.json", "other-seed.json"], "not shards of one run: seed 4 and 5"),
-    (["shard-1.json", "corrupt.json"], "corrupt.json is not JSON"),
-    (["shard-1.json", "missing.json"], "missing.json cannot be read"),
-    (["shard-1.json", "not-a-report.json"], "not-a-report.json"),
-])
+@pytest.mark.parametrize(
+    ("files", "expected"),
+    [
+        (["shard-1.json", "shard-1.json"], "are both shard 1 of 3"),
+        (["shard-1.json", "whole.json"], "is the report of a whole run, not of a shard"),
+        (["shard-1.json", "other-seed.json"], "not shards of one run: seed 4 and 5"),
+        (["shard-1.json", "corrupt.json"], "corrupt.json is not JSON"),
+        (["shard-1.json", "missing.json"], "missing.json cannot be read"),
+        (["shard-1.json", "not-a-report.json"], "not-a-report.json"),
+    ],
+)
 def test_reports_that_are_not_one_run_s_shards_are_one_line_and_exit_2(three_shards: Path, files: list[str], expected: str) -> None:
     other = json.loads((three_shards / "shard-2.json").read_text())
     (three_shards / "other-seed.json").write_text(json.dumps({**other, "seed": 5}))

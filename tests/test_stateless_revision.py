@@ -53,8 +53,7 @@ def _kinds_sent(result: RunResult) -> set[CaseKind]:
 PYTHON_HIGH_LEVEL = (
     # As under 2025-11-25: `"arguments": null` is read as "no arguments" (a tool result where a
     # JSON-RPC error is due), and pydantic's lax mode takes "0"/false for integers.
-    _pairs("malformed-request", "add", "greet", "explode", "divide")
-    | _pairs("arguments-not-validated", "add", "divide")
+    _pairs("malformed-request", "add", "greet", "explode", "divide") | _pairs("arguments-not-validated", "add", "divide")
 )
 """MCPServer under 2026-07-28: its envelope checks (-32602, -32022, over HTTP -32020, all with
 400) are compliant, so no stateless rule is broken."""
@@ -163,7 +162,9 @@ def test_a_modern_only_server_is_fuzzed_under_2026_07_28_and_refuses_the_handsha
     assert result.protocol_version == "2026-07-28"
     forced = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--protocol-version", "2025-11-25", "--", *_typescript_v2("--modern-only")],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert forced.returncode == 2 and "Traceback" not in forced.stderr
     (line,) = forced.stderr.strip().splitlines()
@@ -177,7 +178,9 @@ def test_a_handshake_only_server_is_detected_and_fuzzed_under_2025_11_25(typescr
     assert not _kinds_sent(result) & {*STATELESS_KINDS, CaseKind.HEADER_MISMATCH}
     forced = subprocess.run(
         [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--protocol-version", "2026-07-28", "--", *typescript_server.command],
-        capture_output=True, text=True, timeout=120,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert forced.returncode == 2
     (line,) = forced.stderr.strip().splitlines()
@@ -187,9 +190,28 @@ def test_a_handshake_only_server_is_detected_and_fuzzed_under_2025_11_25(typescr
 def test_reproductions_record_the_revision_and_replay_it(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "5", "--max-examples", "10", "--corpus", str(corpus), "--no-progress",
-         "--allow-destructive", "--tools", "add", "--", *_typescript_v2()],
-        capture_output=True, text=True, timeout=180, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            "5",
+            "--max-examples",
+            "10",
+            "--corpus",
+            str(corpus),
+            "--no-progress",
+            "--allow-destructive",
+            "--tools",
+            "add",
+            "--",
+            *_typescript_v2(),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=180,
+        cwd=tmp_path,
     )
     assert run.returncode == 1, run.stdout[-2000:]
     import json

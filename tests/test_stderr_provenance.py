@@ -66,6 +66,7 @@ def test_lines_read_while_other_requests_were_in_flight_are_marked_and_a_lone_re
 def transport_lines_unmarked(script: Path) -> bool:
     """`stderr_since` without a request (the target's last words, `stderr_tail`) quotes lines as
     they are."""
+
     async def main() -> tuple[str, ...]:
         transport = await StdioTransport.start([sys.executable, "-c", "import sys; sys.stderr.write('a\\nb\\n')"])
         async with trio.open_nursery() as nursery:
@@ -85,9 +86,30 @@ def test_a_finding_about_an_unanswered_request_never_quotes_another_request_s_tr
     mix both, so unanswered calls are in flight while others write their tracebacks."""
     report = tmp_path / "report.json"
     run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "2", "--max-examples", "16", "--timeout", "1", "--allow-destructive",
-         "--no-corpus", "--no-progress", "--report", f"json:{report}", "--", sys.executable, str(SERVERS / "stderr_server.py")],
-        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+        [
+            sys.executable,
+            "-m",
+            "fuzz",
+            "run",
+            "--seed",
+            "2",
+            "--max-examples",
+            "16",
+            "--timeout",
+            "1",
+            "--allow-destructive",
+            "--no-corpus",
+            "--no-progress",
+            "--report",
+            f"json:{report}",
+            "--",
+            sys.executable,
+            str(SERVERS / "stderr_server.py"),
+        ],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=tmp_path,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stdout[-3000:] + run.stderr
     findings = {finding["rule"]: finding for finding in json.loads(report.read_text())["findings"]}

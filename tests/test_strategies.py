@@ -228,9 +228,7 @@ def _duration_from_grammar() -> st.SearchStrategy[str]:
     def chain(*designators: str) -> st.SearchStrategy[str]:
         """`1*DIGIT d1 [1*DIGIT d2 [...]]`: a run of the designators from the first."""
         return st.integers(1, len(designators)).flatmap(
-            lambda count: st.tuples(*[digits] * count).map(
-                lambda numbers: "".join(n + d for n, d in zip(numbers, designators[:count], strict=True))
-            )
+            lambda count: st.tuples(*[digits] * count).map(lambda numbers: "".join(n + d for n, d in zip(numbers, designators[:count], strict=True)))
         )
 
     time = st.one_of(chain("H", "M", "S"), chain("M", "S"), chain("S")).map(lambda text: "T" + text)

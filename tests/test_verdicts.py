@@ -130,8 +130,18 @@ def test_integers_booleans_and_equality_as_json_schema_reads_them() -> None:
 @pytest.mark.parametrize("dialect", sorted(DIALECTS))
 def test_every_bound_and_size_keyword_agrees_at_its_edges(dialect: str) -> None:
     edges = [-2, -1, -1.0, 0, 0.0, 0.5, 1, 1.0, 1.5, 2, 3, 3.0, 4, True, None, "", "ab", "abcd", [], [0, 0], {"a": 0, "b": 0, "c": 0}]
-    for keyword in ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems",
-                    "maxItems", "minProperties", "maxProperties"):
+    for keyword in (
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "minLength",
+        "maxLength",
+        "minItems",
+        "maxItems",
+        "minProperties",
+        "maxProperties",
+    ):
         for bound in (0, 1, 2, 3) if keyword.endswith(("Length", "Items", "Properties")) else (-1, 0, 1, 1.5, 3):
             check = _check(dialect, {keyword: bound})
             assert check.plain is not None

@@ -22,22 +22,65 @@ from fuzz.wire.shapes import (
 
 REVISIONS = ("2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25", "2026-07-28")
 WORDS = (
-    "text", "image", "audio", "resource", "resource_link", "complete", "input_required", "other",
-    "user", "assistant", "aGk=", "not base64", "file:///a", "image/png", "", "2025-01-01T00:00:00Z",
-    "elicitation/create", "sampling/createMessage", "roots/list", "form", "url", "light",
+    "text",
+    "image",
+    "audio",
+    "resource",
+    "resource_link",
+    "complete",
+    "input_required",
+    "other",
+    "user",
+    "assistant",
+    "aGk=",
+    "not base64",
+    "file:///a",
+    "image/png",
+    "",
+    "2025-01-01T00:00:00Z",
+    "elicitation/create",
+    "sampling/createMessage",
+    "roots/list",
+    "form",
+    "url",
+    "light",
 )
 MEMBERS = (
-    "type", "text", "data", "mimeType", "uri", "name", "title", "size", "resource", "blob",
-    "annotations", "audience", "priority", "lastModified", "_meta", "content", "isError",
-    "structuredContent", "resultType", "inputRequests", "requestState", "method", "params",
-    "message", "requestedSchema", "properties", "messages", "role", "maxTokens", "icons", "src",
+    "type",
+    "text",
+    "data",
+    "mimeType",
+    "uri",
+    "name",
+    "title",
+    "size",
+    "resource",
+    "blob",
+    "annotations",
+    "audience",
+    "priority",
+    "lastModified",
+    "_meta",
+    "content",
+    "isError",
+    "structuredContent",
+    "resultType",
+    "inputRequests",
+    "requestState",
+    "method",
+    "params",
+    "message",
+    "requestedSchema",
+    "properties",
+    "messages",
+    "role",
+    "maxTokens",
+    "icons",
+    "src",
 )
 # Integral floats (1.0) are left out: JSON Schema calls them integers, pydantic's strict mode
 # does not, and the harness follows JSON Schema there (see shapes' docstring).
-LEAVES = (
-    st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, -0.5, 1.5, 1e-9])
-    | st.sampled_from(WORDS)
-)
+LEAVES = st.none() | st.booleans() | st.integers(-3, 3) | st.sampled_from([0.5, -0.5, 1.5, 1e-9]) | st.sampled_from(WORDS)
 VALUES = st.recursive(
     LEAVES,
     lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.sampled_from(MEMBERS), inner, max_size=4),

@@ -268,9 +268,7 @@ class Runner:
             return self.workspace / name
         return None
 
-    def _run_script(
-        self, step: dict[str, Any], contexts: dict[str, Any], *, env: dict[str, str], bash: tuple[str, ...]
-    ) -> tuple[StepRun, dict[str, str]]:
+    def _run_script(self, step: dict[str, Any], contexts: dict[str, Any], *, env: dict[str, str], bash: tuple[str, ...]) -> tuple[StepRun, dict[str, str]]:
         self._scripts += 1
         script, output = self.temp / f"step-{self._scripts}.sh", self.temp / f"step-{self._scripts}.output"
         self.temp.mkdir(parents=True, exist_ok=True)

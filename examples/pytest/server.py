@@ -85,8 +85,7 @@ def answer(message: dict) -> dict | None:
     if "id" not in message:
         return None
     if method == "initialize":
-        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
-                  "serverInfo": {"name": "example-server", "version": "1.0.0"}}
+        result = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": "example-server", "version": "1.0.0"}}
     elif method == "ping":
         result = {}
     elif method == "tools/list":
@@ -110,8 +109,7 @@ def main() -> None:
         except ValueError:
             reply: dict | None = {"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}
         else:
-            reply = answer(message) if isinstance(message, dict) else {
-                "jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}
+            reply = answer(message) if isinstance(message, dict) else {"jsonrpc": "2.0", "id": None, "error": {"code": -32600, "message": "Invalid Request"}}
         if reply is not None:
             sys.stdout.write(json.dumps(reply) + "\n")
             sys.stdout.flush()

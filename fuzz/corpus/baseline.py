@@ -27,7 +27,7 @@ def load(path: Path) -> frozenset[FindingKey]:
     except (OSError, ValueError, UnicodeDecodeError) as error:
         raise ConfigurationError(f"--baseline {path}: not a readable JSON file ({error})") from None
     if not isinstance(data, dict) or data.get("format") != FORMAT or not isinstance(data.get("findings"), list):
-        raise ConfigurationError(f"--baseline {path}: not an mcp-toolfuzz baseline (expected \"format\": \"{FORMAT}\" and a \"findings\" list)")
+        raise ConfigurationError(f'--baseline {path}: not an mcp-toolfuzz baseline (expected "format": "{FORMAT}" and a "findings" list)')
     keys: set[FindingKey] = set()
     for entry in data["findings"]:
         if not isinstance(entry, dict) or not isinstance(entry.get("rule"), str) or not isinstance(entry.get("case"), str):

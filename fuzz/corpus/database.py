@@ -174,13 +174,9 @@ def _redis_client(url: str) -> Redis:
         from redis.backoff import NoBackoff
         from redis.retry import Retry
     except ImportError:
-        raise ConfigurationError(
-            f"--database {shown} needs the redis package, which is not installed: {REDIS_EXTRA}"
-        ) from None
+        raise ConfigurationError(f"--database {shown} needs the redis package, which is not installed: {REDIS_EXTRA}") from None
     try:
-        return Redis.from_url(
-            url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=Retry(NoBackoff(), 1)
-        )
+        return Redis.from_url(url, socket_timeout=REDIS_TIMEOUT, socket_connect_timeout=REDIS_TIMEOUT, retry=Retry(NoBackoff(), 1))
     except (ValueError, TypeError) as error:
         raise ConfigurationError(
             f"--database {shown} is not a Redis URL redis-py can use ({_scrubbed(error, url)}); expected e.g. "
@@ -280,9 +276,7 @@ class ExampleStore:
         url = choice.redis_url
         if url is not None:
             self._parts.append(Guarded(f"Redis {choice.shown}", lambda: _redis_database(url, choice.read_only), self._failed))
-        self.database: ExampleDatabase | None = (
-            None if not self._parts else self._parts[0] if len(self._parts) == 1 else MultiplexedDatabase(*self._parts)
-        )
+        self.database: ExampleDatabase | None = None if not self._parts else self._parts[0] if len(self._parts) == 1 else MultiplexedDatabase(*self._parts)
         """What Hypothesis is given (`settings(database=...)`)."""
 
     @property
@@ -303,9 +297,7 @@ class ExampleStore:
         url = self.choice.redis_url
         reason = _scrubbed(error, url) if url else f"{type(error).__name__}: {error}"
         with self._lock:
-            self._warnings.append(
-                f"example database {part.name} failed ({reason}) and is left out for the rest of the run, which goes on {going_on}"
-            )
+            self._warnings.append(f"example database {part.name} failed ({reason}) and is left out for the rest of the run, which goes on {going_on}")
 
 
 @cache

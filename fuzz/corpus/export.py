@@ -53,6 +53,7 @@ def _expectation(reproduction: Reproduction) -> str:
         return "refusal"
     return _EXPECTATIONS[profile][kind]
 
+
 _TEMPLATE = '''"""Reproductions exported by mcp-toolfuzz: each test sends one exact request that once broke
 a rule of {profiles}, and asserts the answer the rule asks for.
 
@@ -238,7 +239,7 @@ def export_pytest(reproductions: list[Reproduction], *, file_name: str = "test_m
 def _sequence(reproduction: Reproduction) -> dict[str, Any]:
     """A sequence's steps and uses as a test sends them: requests numbered from 1000 on, after any
     id of the handshake and in the order sent (the recorded ids are of another session)."""
-    steps: list[dict[str, Any]] = [{"request": {**step.request, "id": 1000 + index}, "uses": [use.as_json() for use in step.uses]}
-                                   for index, step in enumerate(reproduction.steps)]
-    return {"steps": steps, "uses": [use.as_json() for use in reproduction.uses],
-            "request": {**reproduction.request, "id": 1000 + len(steps)}}
+    steps: list[dict[str, Any]] = [
+        {"request": {**step.request, "id": 1000 + index}, "uses": [use.as_json() for use in step.uses]} for index, step in enumerate(reproduction.steps)
+    ]
+    return {"steps": steps, "uses": [use.as_json() for use in reproduction.uses], "request": {**reproduction.request, "id": 1000 + len(steps)}}

@@ -151,9 +151,7 @@ def replay_files(
     return outcomes
 
 
-async def _replay_file(
-    path: Path, override: TargetSpec | None, timeout: float | None, startup_timeout: float, max_message_bytes: int
-) -> ReplayOutcome:
+async def _replay_file(path: Path, override: TargetSpec | None, timeout: float | None, startup_timeout: float, max_message_bytes: int) -> ReplayOutcome:
     try:
         reproduction = load(path)
     except CorruptReproduction as error:
@@ -166,14 +164,20 @@ async def _replay_file(
 
 
 async def replay_alone(
-    spec: TargetSpec, reproduction: Reproduction, *, timeout: float | None = None, startup_timeout: float = 20.0,
-    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES, protocol_version: str | None = None,
+    spec: TargetSpec,
+    reproduction: Reproduction,
+    *,
+    timeout: float | None = None,
+    startup_timeout: float = 20.0,
+    max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    protocol_version: str | None = None,
 ) -> ReplayOutcome:
     """Replay `reproduction` on a target of its own, opened for it (a fresh process for a stdio
     target), under the revision it records (or `protocol_version`); ERROR when it cannot be run."""
     try:
-        async with open_target(spec, startup_timeout=startup_timeout, protocol_version=protocol_version or reproduction.protocol_version,
-                               max_message_bytes=max_message_bytes) as target:
+        async with open_target(
+            spec, startup_timeout=startup_timeout, protocol_version=protocol_version or reproduction.protocol_version, max_message_bytes=max_message_bytes
+        ) as target:
             return await replay_on(target, reproduction, timeout=timeout, fresh=True)
     except BaseExceptionGroup as group:
         leaf = first_leaf(group)

@@ -103,8 +103,11 @@ class Reproduction:
     def _named(self, extra: list[str]) -> str:
         request = _hashed(self.request, self.uses)
         sequence = [[_hashed(step.request, step.uses) for step in self.steps], self.judged_kind.value] if self.is_sequence else []
-        identity = json.dumps([self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *sequence, *extra],
-                              sort_keys=True, ensure_ascii=False)
+        identity = json.dumps(
+            [self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *sequence, *extra],
+            sort_keys=True,
+            ensure_ascii=False,
+        )
         digest = hashlib.sha256(identity.encode()).hexdigest()[:12]
         tool = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.tool)[:40] or "envelope"
         return f"{self.rule}--{tool}--{digest}.json"
@@ -137,8 +140,11 @@ class Reproduction:
             "response": self.response,
             "stderr": list(self.stderr),
             **({"headers": [list(pair) for pair in self.headers]} if self.headers else {}),
-            **({"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses],
-                "judgedAs": self.judged_kind.value} if self.is_sequence else {}),
+            **(
+                {"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses], "judgedAs": self.judged_kind.value}
+                if self.is_sequence
+                else {}
+            ),
             "seed": self.seed,
             "timeout": self.timeout,
             "reproduce": f"mcp-toolfuzz replay {shlex.quote(self.file_name)}",
@@ -148,7 +154,7 @@ class Reproduction:
     def from_json(cls, data: Any, *, source: Path | None = None) -> Reproduction:
         where = str(source) if source else "the reproduction"
         if not isinstance(data, dict) or data.get("format") != FORMAT:
-            raise CorruptReproduction(f"{where} is not an mcp-toolfuzz reproduction (no \"format\": \"{FORMAT}\")")
+            raise CorruptReproduction(f'{where} is not an mcp-toolfuzz reproduction (no "format": "{FORMAT}")')
         if data.get("version") != VERSION:
             raise CorruptReproduction(f"{where} has version {data.get('version')!r}; this mcp-toolfuzz reads version {VERSION}")
         try:
@@ -221,9 +227,13 @@ def _uses(value: Any, before: int, where: str) -> tuple[Use, ...]:
     for use in value:
         step, path = use.get("step") if isinstance(use, dict) else None, use.get("path") if isinstance(use, dict) else None
         if (
-            not isinstance(use, dict) or not isinstance(use.get("argument"), str)
-            or not isinstance(step, int) or isinstance(step, bool) or not 0 <= step < before
-            or not isinstance(path, list) or not all(isinstance(part, (str, int)) and not isinstance(part, bool) for part in path)
+            not isinstance(use, dict)
+            or not isinstance(use.get("argument"), str)
+            or not isinstance(step, int)
+            or isinstance(step, bool)
+            or not 0 <= step < before
+            or not isinstance(path, list)
+            or not all(isinstance(part, (str, int)) and not isinstance(part, bool) for part in path)
         ):
             raise TypeError(f"{where} holds {use!r:.80}, expected {_USE}, its step one of the {before} before it")
         uses.append(Use(use["argument"], step, tuple(path)))
@@ -244,7 +254,7 @@ def _identity(value: Any) -> TargetIdentity | None:
     if value is None:
         return None
     if not isinstance(value, dict) or not isinstance(value.get("server"), str) or not isinstance(value.get("launch"), str):
-        raise TypeError(f"'targetIdentity' is {value!r:.80}, expected {{\"server\": NAME, \"launch\": COMMAND OR URL}}")
+        raise TypeError(f'\'targetIdentity\' is {value!r:.80}, expected {{"server": NAME, "launch": COMMAND OR URL}}')
     return TargetIdentity(value["server"], value["launch"])
 
 

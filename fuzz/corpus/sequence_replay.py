@@ -97,8 +97,7 @@ def with_id(request: dict[str, Any]) -> Callable[[int], dict[str, Any]]:
     return build
 
 
-def resolved(request: dict[str, Any], uses: Sequence[Use], answers: Sequence[dict[str, Any] | None], notes: list[str],
-             where: str) -> dict[str, Any]:
+def resolved(request: dict[str, Any], uses: Sequence[Use], answers: Sequence[dict[str, Any] | None], notes: list[str], where: str) -> dict[str, Any]:
     """`request` with each argument of `uses` given the value found at its path in the answer of
     its step (of `answers`); the recorded value, with a note, when that answer holds none there."""
     request = copy.deepcopy(request)
@@ -111,8 +110,7 @@ def resolved(request: dict[str, Any], uses: Sequence[Use], answers: Sequence[dic
         if isinstance(arguments, dict) and isinstance(value, (str, int)) and not isinstance(value, bool):
             arguments[use.argument] = value
         else:
-            notes.append(f"{where}'s {use.argument}: the answer to step {use.step + 1} holds no value at {shown(use.path)}; "
-                         "sent the recorded value")
+            notes.append(f"{where}'s {use.argument}: the answer to step {use.step + 1} holds no value at {shown(use.path)}; sent the recorded value")
     return request
 
 

@@ -36,10 +36,37 @@ from pathlib import PurePosixPath
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
-LAUNCHERS = frozenset({
-    "python", "pythonw", "py", "pypy", "node", "nodejs", "deno", "bun", "bunx", "npx", "pnpx", "npm", "pnpm", "yarn",
-    "uv", "uvx", "pipx", "poetry", "pdm", "hatch", "ruby", "java", "dotnet", "docker", "podman", "go", "cargo",
-})
+LAUNCHERS = frozenset(
+    {
+        "python",
+        "pythonw",
+        "py",
+        "pypy",
+        "node",
+        "nodejs",
+        "deno",
+        "bun",
+        "bunx",
+        "npx",
+        "pnpx",
+        "npm",
+        "pnpm",
+        "yarn",
+        "uv",
+        "uvx",
+        "pipx",
+        "poetry",
+        "pdm",
+        "hatch",
+        "ruby",
+        "java",
+        "dotnet",
+        "docker",
+        "podman",
+        "go",
+        "cargo",
+    }
+)
 """Programs named without their directory or version in a target's identity: where they are
 installed, and which version, changes from machine to machine and night to night."""
 

@@ -74,9 +74,7 @@ class Sent:
         """Whether what came of it may be another in-flight request's doing, other than by
         silence: the target died or went silent, or something odd came on the shared stream
         (garbage, an answer to no request). Send it `alone` to know."""
-        return self.crowded and not self.unverifiable and (
-            self.target_failed or any(not anomaly.own for anomaly in self.exchange.anomalies)
-        )
+        return self.crowded and not self.unverifiable and (self.target_failed or any(not anomaly.own for anomaly in self.exchange.anomalies))
 
 
 def _closed_by_harness(exchange: Exchange) -> bool:
@@ -207,14 +205,17 @@ class Dispatcher:
         request's sake is sent once more, to the new process: its fate was not its own."""
         session, meta = self.target.session, self.target.request_meta
         exchanges = await session.send_requests(
-            [partial(case.message, meta=meta) for case in batch], timeout=timeout,
-            headers=[case.headers for case in batch], on_end=partial(self._leave, 1) if counted else None,
+            [partial(case.message, meta=meta) for case in batch],
+            timeout=timeout,
+            headers=[case.headers for case in batch],
+            on_end=partial(self._leave, 1) if counted else None,
         )
         cut_off = [index for index, exchange in enumerate(exchanges) if _closed_by_harness(exchange)]
         if cut_off:
             await self._revive(batch[cut_off[0]])
             again = await self.target.session.send_requests(
-                [partial(batch[index].message, meta=self.target.request_meta) for index in cut_off], timeout=timeout,
+                [partial(batch[index].message, meta=self.target.request_meta) for index in cut_off],
+                timeout=timeout,
                 headers=[batch[index].headers for index in cut_off],
             )
             for index, exchange in zip(cut_off, again, strict=True):

@@ -54,8 +54,15 @@ try:
 except ImportError:  # a Hypothesis laid out otherwise: its own loop, unchanged
     ConjectureRunner = None  # type: ignore[assignment, misc]
 
-_CALLED = ("generate_new_test_cases", "should_generate_more", "generate_novel_prefix", "new_conjecture_data",
-           "test_function", "cached_test_function", "using_hypothesis_backend")
+_CALLED = (
+    "generate_new_test_cases",
+    "should_generate_more",
+    "generate_novel_prefix",
+    "new_conjecture_data",
+    "test_function",
+    "cached_test_function",
+    "using_hypothesis_backend",
+)
 
 
 def fresh_generation() -> None:

@@ -32,17 +32,22 @@ NOT_ON_A_FRESH_TARGET = (
 )
 
 
-async def checked_on_a_fresh_target(finding: Finding, tool: Tool | None, options: RunOptions, criteria: Criteria,
-                                    protocol_version: str | None) -> Finding:
+async def checked_on_a_fresh_target(finding: Finding, tool: Tool | None, options: RunOptions, criteria: Criteria, protocol_version: str | None) -> Finding:
     """`finding`, with `NOT_ON_A_FRESH_TARGET` added to its message when its request alone, on a
     fresh copy of the target, does not violate its rule (see the module docstring)."""
-    if (RunPhase.SEQUENCE not in options.phases or not isinstance(options.target, StdioTarget) or tool is None
-            or finding.rule.id not in STATEFUL_RULES or finding.case not in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)):
+    if (
+        RunPhase.SEQUENCE not in options.phases
+        or not isinstance(options.target, StdioTarget)
+        or tool is None
+        or finding.rule.id not in STATEFUL_RULES
+        or finding.case not in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
+    ):
         return finding
     case = Case(finding.case, finding.tool, finding.request.get("params"), finding.label)
     try:
-        async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version,
-                               max_message_bytes=options.max_answer_size) as target:
+        async with open_target(
+            options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size
+        ) as target:
             sent = await Dispatcher(target, ping_timeout=options.timeout).alone(case, timeout=options.timeout)
     except HarnessError:
         return finding

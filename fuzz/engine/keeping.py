@@ -49,8 +49,9 @@ def identity(options: RunOptions, target: Target) -> TargetIdentity:
     return identity_of(options.target.as_json(), target.description.server_info)
 
 
-async def replay_corpus(options: RunOptions, target: Target, listener: Listener, progress: RunProgress,
-                        replays: Callable[[str], bool] = lambda unit: True) -> None:
+async def replay_corpus(
+    options: RunOptions, target: Target, listener: Listener, progress: RunProgress, replays: Callable[[str], bool] = lambda unit: True
+) -> None:
     """Replay this target's reproductions (under the revision spoken) before anything new is
     generated. A file that cannot be read is reported by name and skipped; other targets' files
     are left alone (`fuzz.corpus.ownership`). A sequence's reproduction is replayed on a target of
@@ -68,8 +69,13 @@ async def replay_corpus(options: RunOptions, target: Target, listener: Listener,
             if not replays(unit_of(reproduction.tool, sequence=reproduction.is_sequence)):
                 continue  # another shard's
             if reproduction.is_sequence:
-                outcome = await replay_alone(options.target, reproduction, startup_timeout=options.startup_timeout,
-                                             max_message_bytes=options.max_answer_size, protocol_version=target.description.protocol_version)
+                outcome = await replay_alone(
+                    options.target,
+                    reproduction,
+                    startup_timeout=options.startup_timeout,
+                    max_message_bytes=options.max_answer_size,
+                    protocol_version=target.description.protocol_version,
+                )
             else:
                 outcome = await replay_on(target, reproduction)
             rule = resolve(options.profile, target.description.protocol_version).rules.get(reproduction.rule)

@@ -153,9 +153,7 @@ def _plan_tool(tool: Tool, selection: Selection, revision_kinds: tuple[CaseKind,
     if reason is not None:
         return ToolPlan(tool, BODYLESS_KINDS, tuple(Skip(tool.name, kind, reason) for kind in (*ARGUMENT_KINDS, *revision_kinds)))
     if not can_reject_an_object(tool.input_schema):
-        nothing_invalid = Skip(
-            tool.name, CaseKind.INVALID_ARGUMENTS, "the inputSchema accepts every object: no arguments are invalid"
-        )
+        nothing_invalid = Skip(tool.name, CaseKind.INVALID_ARGUMENTS, "the inputSchema accepts every object: no arguments are invalid")
         kinds = tuple(k for k in GENERAL_KINDS if k is not CaseKind.INVALID_ARGUMENTS)
         return ToolPlan(tool, (*kinds, *revision_kinds), (nothing_invalid,))
     return ToolPlan(tool, (*GENERAL_KINDS, *revision_kinds))
@@ -170,9 +168,7 @@ def _unsafe_reason(tool: Tool, mode: DestructiveMode) -> str | None:
     destructive = tool.annotations.get("destructiveHint", True)
     if destructive is False:
         return None
-    why = "annotated destructiveHint: true" if "destructiveHint" in tool.annotations else (
-        "not annotated, and MCP's default is destructiveHint: true"
-    )
+    why = "annotated destructiveHint: true" if "destructiveHint" in tool.annotations else ("not annotated, and MCP's default is destructiveHint: true")
     return f"the tool may be destructive ({why}); --allow-destructive runs its body"
 
 
@@ -201,5 +197,4 @@ def with_envelope(plans: Sequence[ToolPlan], envelope: bool, *, sequences: bool 
     the tools', then the sequences (when `sequences` and a tool may take part: one that gets
     valid arguments)."""
     sequence = sequences and any(CaseKind.VALID_ARGUMENTS in tool_plan.kinds for tool_plan in plans)
-    return ((ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)),) if envelope else ()) + tuple(plans) + (
-        (ToolPlan(None, (CaseKind.SEQUENCE,)),) if sequence else ())
+    return ((ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)),) if envelope else ()) + tuple(plans) + ((ToolPlan(None, (CaseKind.SEQUENCE,)),) if sequence else ())

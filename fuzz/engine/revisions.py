@@ -145,8 +145,7 @@ def run_each_revision(options: RunOptions, listener_for: Callable[[str], Listene
             continue
         runs.append(result)
         if result.stopped_by_user:
-            unfuzzed.extend(Unfuzzed(later, f"not reached: the run was {result.stopped_early}", tried=False)
-                            for later in SPOKEN_PROTOCOL_VERSIONS[index + 1 :])
+            unfuzzed.extend(Unfuzzed(later, f"not reached: the run was {result.stopped_early}", tried=False) for later in SPOKEN_PROTOCOL_VERSIONS[index + 1 :])
             break
     if not runs:
         answers = "; ".join(f"{item.version}: {item.reason}" for item in unfuzzed if item.tried)

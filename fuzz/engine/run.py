@@ -45,6 +45,7 @@ from strategies.ecma_patterns import problem, untranslatable
 _GRACE = 3.0
 """Seconds past --max-time allowed for closing the target and writing what was found."""
 
+
 def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
     """Fuzz the target and return the result. Raises HarnessError when the run could not be
     made. On Ctrl-C, returns what was found so far with `stopped_early` set. With
@@ -178,8 +179,9 @@ async def _raise_on_sigterm() -> None:
 
 
 async def _fuzz(options: RunOptions, listener: Listener, progress: RunProgress, deadline: float) -> None:
-    async with open_target(options.target, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version,
-                           max_message_bytes=options.max_answer_size) as target:
+    async with open_target(
+        options.target, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version, max_message_bytes=options.max_answer_size
+    ) as target:
         await _fuzz_on(target, options, listener, progress, deadline)
 
 
@@ -193,8 +195,13 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     shard_owned = shard_places(tool_plans, options)
     units = tuple(tool_plan.name for tool_plan in tool_plans)
     if options.shard is not None:
-        progress.shard = ShardOfRun(options.shard.number, options.shard.count, plan_fingerprint(tool_plans, options),
-                                    units=units, owned=tuple(units[place] for place in sorted(shard_owned)))
+        progress.shard = ShardOfRun(
+            options.shard.number,
+            options.shard.count,
+            plan_fingerprint(tool_plans, options),
+            units=units,
+            owned=tuple(units[place] for place in sorted(shard_owned)),
+        )
     fuzzed = [tool_plans[place] for place in sorted(shard_owned)]
     listener(
         RunStarted(
@@ -221,10 +228,9 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     guard_hypothesis()
     runner = Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
     runner.judge_names(target.tools)
-    await runner.run_rounds([
-        Job(index, tool_plan.tool, kind)
-        for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)
-    ])
+    await runner.run_rounds(
+        [Job(index, tool_plan.tool, kind) for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)]
+    )
 
 
 def pattern_warnings(plans: Sequence[ToolPlan]) -> tuple[str, ...]:

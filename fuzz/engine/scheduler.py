@@ -126,9 +126,7 @@ class Runner:
         self.deadline = deadline
         self.started = time.monotonic()
         self.listed = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
-        self._unfinished_kinds = {
-            index: len(self.kinds_of(tool_plan)) if index in self.owned else 0 for index, tool_plan in enumerate(tool_plans)
-        }
+        self._unfinished_kinds = {index: len(self.kinds_of(tool_plan)) if index in self.owned else 0 for index, tool_plan in enumerate(tool_plans)}
         self._announced = 0
         """Tools announced finished: always a prefix of the plan, so they are announced in order."""
         self.boundaries = BoundaryValues(self.known)
@@ -173,8 +171,10 @@ class Runner:
             demo, 300 calls a second where the random search makes 2,300."""
             beyond = worker_number - self.options.workers + 1
             sequences = sum(1 for job in running if job.kind is CaseKind.SEQUENCE)
-            if beyond > 0 and self.dispatcher.waiting_long(longer_than=WAITING_LONG) + sequences < beyond and not (
-                beyond == 1 and self.dispatcher.waiting_load() >= WAITING_SHARE * max(1, self.options.workers)
+            if (
+                beyond > 0
+                and self.dispatcher.waiting_long(longer_than=WAITING_LONG) + sequences < beyond
+                and not (beyond == 1 and self.dispatcher.waiting_load() >= WAITING_SHARE * max(1, self.options.workers))
             ):
                 return None
             for job in pending:
@@ -192,8 +192,13 @@ class Runner:
                         cases, boundary, left_out = await self._deterministic_cases(job)
                         sent: list[Sent] = []
                         with trio.move_on_at(on_trio_clock(self.deadline)):
-                            await send_canonical(self.dispatcher, cases, sent, timeout=self.options.timeout,
-                                                 batch=batch_size_for(self.options, job.tool.name if job.tool else None))
+                            await send_canonical(
+                                self.dispatcher,
+                                cases,
+                                sent,
+                                timeout=self.options.timeout,
+                                batch=batch_size_for(self.options, job.tool.name if job.tool else None),
+                            )
                         job.canonical = (cases[: len(sent)], sent)
                         sent_before, left_before = self.boundary_counts.get(job.index, (0, 0))
                         boundary_sent = max(0, len(sent) - (len(cases) - boundary))
@@ -265,13 +270,15 @@ class Runner:
             running = [job for job in jobs if job.exploration is not None and not job.done.is_set()]
             summaries = self.progress.summaries.values()
             now = time.monotonic()
-            self.listener(Progress(
-                running=tuple((job.exploration.name, job.kind.value) for job in running if job.exploration),
-                cases=sum(summary.total_sent for summary in summaries) + sum(job.exploration.sent for job in running if job.exploration),
-                findings=sum(len(summary.findings) for summary in summaries),
-                seconds=now - self.started,
-                left=max(0.0, self.deadline - now) if self.options.max_time is not None else None,
-            ))
+            self.listener(
+                Progress(
+                    running=tuple((job.exploration.name, job.kind.value) for job in running if job.exploration),
+                    cases=sum(summary.total_sent for summary in summaries) + sum(job.exploration.sent for job in running if job.exploration),
+                    findings=sum(len(summary.findings) for summary in summaries),
+                    seconds=now - self.started,
+                    left=max(0.0, self.deadline - now) if self.options.max_time is not None else None,
+                )
+            )
 
     async def _run_job(self, job: Job, left: int) -> bool:
         """Run one exploration with its share of --max-time; True when the share cut it short."""
@@ -285,15 +292,23 @@ class Runner:
         share = now + (self.deadline - now) * min(self.options.workers, left) / left
         if job.kind is CaseKind.SEQUENCE:
             tools = [tool_plan.tool for tool_plan in self.tool_plans if tool_plan.tool is not None and CaseKind.VALID_ARGUMENTS in tool_plan.kinds]
-            return await self._finish_job(job, await explore_sequences(
-                self.options, tools, self.criteria, self.deadline, share, self.target.protocol_version))
+            return await self._finish_job(job, await explore_sequences(self.options, tools, self.criteria, self.deadline, share, self.target.protocol_version))
         exploration = job.exploration = Exploration(
-            self.options, self.dispatcher, job.tool, job.kind, self.listed, self.criteria, self.deadline, share, job.round,
+            self.options,
+            self.dispatcher,
+            job.tool,
+            job.kind,
+            self.listed,
+            self.criteria,
+            self.deadline,
+            share,
+            job.round,
             job.canonical,
             accepted=self.accepted.get(job.index, ()) if job.kind is CaseKind.INVALID_ARGUMENTS else (),
             known=self.known.get(job.tool.name) if job.tool is not None else None,
             stateless=self.stateless,
-            reach=self._reach_of(job), earlier=job.earlier,
+            reach=self._reach_of(job),
+            earlier=job.earlier,
         )
         await trio.to_thread.run_sync(in_worker_thread(exploration.run), abandon_on_cancel=True)
         return await self._finish_job(job, exploration)
@@ -307,8 +322,12 @@ class Runner:
         self.progress.restarts = self.target.restarts
         known_rules = {(finding.case, finding.rule.id) for finding in self.progress.summaries[job.index].findings}
         exploration.findings = [
-            keep(await checked_on_a_fresh_target(finding, exploration.tool, self.options, self.criteria, self.target.protocol_version),
-                 self.options, self.target, exploration.tool)
+            keep(
+                await checked_on_a_fresh_target(finding, exploration.tool, self.options, self.criteria, self.target.protocol_version),
+                self.options,
+                self.target,
+                exploration.tool,
+            )
             for finding in exploration.findings
             if (finding.case, finding.rule.id) not in known_rules
         ]
@@ -316,8 +335,10 @@ class Runner:
         merged = merge(self.progress.summaries[job.index], exploration, self.tool_plans[job.index].kinds)
         boundary_sent, boundary_left_out = self.boundary_counts.get(job.index, (0, 0))
         self.progress.summaries[job.index] = replace(
-            merged, schema_coverage=self.reach[job.index].entries() if job.index in self.reach else (),
-            boundary_cases=boundary_sent, boundary_left_out=boundary_left_out,
+            merged,
+            schema_coverage=self.reach[job.index].entries() if job.index in self.reach else (),
+            boundary_cases=boundary_sent,
+            boundary_left_out=boundary_left_out,
         )
         for finding in exploration.findings:
             self.listener(FindingMade(finding))
@@ -347,10 +368,7 @@ class Runner:
         among the processes), and kept whenever the run stops."""
         if TOOL_NAME.id not in self.criteria.profile.rules or not self.criteria.is_enabled(TOOL_NAME.id):
             return  # the published profile under a revision before 2025-11-25 has no such rule
-        places = {
-            tool_plan.tool.name: index
-            for index, tool_plan in enumerate(self.tool_plans) if index in self.owned and tool_plan.tool is not None
-        }
+        places = {tool_plan.tool.name: index for index, tool_plan in enumerate(self.tool_plans) if index in self.owned and tool_plan.tool is not None}
         for name, finding in listing_findings(listing, places, self.criteria.profile.rule(TOOL_NAME.id)).items():
             summary = self._summary_for(places[name])
             self.progress.summaries[places[name]] = replace(summary, findings=(*summary.findings, finding))

@@ -35,9 +35,7 @@ class SchemaReach:
         self._checks: dict[SchemaRole, SchemaCheck] = {SchemaRole.INPUT: tool.input_check} if with_input else {}
         if with_output and tool.output_check is not None:
             self._checks[SchemaRole.OUTPUT] = tool.output_check
-        self._sites: dict[SchemaRole, tuple[KeywordSite, ...]] = {
-            role: keyword_sites(check.schema) for role, check in self._checks.items()
-        }
+        self._sites: dict[SchemaRole, tuple[KeywordSite, ...]] = {role: keyword_sites(check.schema) for role, check in self._checks.items()}
         self._counts: dict[tuple[SchemaRole, int, Side], Counter[str]] = {}
         self._lock = threading.Lock()
 

@@ -74,9 +74,7 @@ class ShardMerger:
     @property
     def settled(self) -> bool:
         """Every process has started its target, failed or ended."""
-        return all(
-            number in self._run_started or number in self._failures or number in self._ended for number in range(self.count)
-        )
+        return all(number in self._run_started or number in self._failures or number in self._ended for number in range(self.count))
 
     @property
     def _all_started(self) -> bool:
@@ -192,8 +190,7 @@ class ShardMerger:
                 f"(exit code {', '.join(str(exit_codes[number]) for number in lost)}): the tools it had not finished are missing"
             )
         out_of_time = any(result.out_of_time for result in results)
-        stopped_early = stopped or (reasons[0] if reasons else next(
-            (result.stopped_early for result in results if result.stopped_early), None))
+        stopped_early = stopped or (reasons[0] if reasons else next((result.stopped_early for result in results if result.stopped_early), None))
         summaries = {summary.tool: summary for summary in self._finished.values()}
         summaries.update({summary.tool: summary for result in results for summary in result.tools})
         place = {name: position for position, name in enumerate(self._order)}

@@ -47,9 +47,7 @@ def parse_shard(text: str) -> Shard:
     except ValueError:
         shard = None
     if not slash or shard is None or shard.count < 1 or not 1 <= shard.number <= shard.count:
-        raise ConfigurationError(
-            f"--shard {text!r}: expected NUMBER/COUNT with 1 <= NUMBER <= COUNT, e.g. --shard 2/3 for the second of three runners"
-        )
+        raise ConfigurationError(f"--shard {text!r}: expected NUMBER/COUNT with 1 <= NUMBER <= COUNT, e.g. --shard 2/3 for the second of three runners")
     return shard
 
 

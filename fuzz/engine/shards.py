@@ -89,9 +89,7 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
     processes = []
     for number in range(1, count):
         receiving, sending = context.Pipe(duplex=False)
-        process = context.Process(
-            target=_child, args=(run_shard, replace(options, process_part=ProcessPart(number, count)), sending), daemon=True
-        )
+        process = context.Process(target=_child, args=(run_shard, replace(options, process_part=ProcessPart(number, count)), sending), daemon=True)
         process.start()
         sending.close()
         connections[receiving] = number

@@ -32,9 +32,7 @@ class ReportRequest:
 def _report_request(text: str) -> ReportRequest:
     kind, separator, path = text.partition(":")
     if not separator or kind not in WRITERS or not path:
-        raise argparse.ArgumentTypeError(
-            f"{text!r} is not FORMAT:PATH with FORMAT one of {', '.join(WRITERS)}; e.g. --report junit:results.xml"
-        )
+        raise argparse.ArgumentTypeError(f"{text!r} is not FORMAT:PATH with FORMAT one of {', '.join(WRITERS)}; e.g. --report junit:results.xml")
     return ReportRequest(kind, Path(path))
 
 
@@ -95,14 +93,17 @@ def _header(text: str) -> tuple[str, str]:
 
 
 def _add_target_options(parser: argparse.ArgumentParser) -> None:
-    group = parser.add_argument_group(
-        "target", "a stdio server's command after `--`, or one of --url and --config"
-    )
+    group = parser.add_argument_group("target", "a stdio server's command after `--`, or one of --url and --config")
     group.add_argument("--url", default=None, metavar="URL", help="a Streamable HTTP server's MCP endpoint, e.g. http://127.0.0.1:8000/mcp")
-    group.add_argument("--header", type=_header, action="append", default=[], metavar="'NAME: VALUE'",
-                       help="an HTTP header for every request to --url (auth); repeatable; never printed or written")
-    group.add_argument("--config", type=Path, default=None, metavar="FILE",
-                       help="an MCP client config (mcpServers JSON) naming the server")
+    group.add_argument(
+        "--header",
+        type=_header,
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="an HTTP header for every request to --url (auth); repeatable; never printed or written",
+    )
+    group.add_argument("--config", type=Path, default=None, metavar="FILE", help="an MCP client config (mcpServers JSON) naming the server")
     group.add_argument("--server", default=None, metavar="NAME", help="the server in --config to fuzz")
 
 
@@ -116,90 +117,164 @@ def build_parser() -> argparse.ArgumentParser:
     run = commands.add_parser(
         "run",
         help="fuzz a server",
-        description="Fuzz a stdio MCP server started with the command after `--` "
-        "(no command: the bundled demo server).",
+        description="Fuzz a stdio MCP server started with the command after `--` (no command: the bundled demo server).",
         usage="mcp-toolfuzz run [options] [--url URL | --config FILE | -- COMMAND [ARG ...]]",
     )
-    run.add_argument("--max-examples", type=_positive_int, default=100, metavar="N",
-                     help="cases generated per tool and case kind, before shrinking, in whole batches of up to 16 (default 100)")
-    run.add_argument("--seed", type=_seed, default=None, metavar="N",
-                     help="the run's seed; the same seed, target and options repeat a run (default: random, printed)")
-    run.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS",
-                     help="how long to wait for the answer to one request (default 5)")
-    run.add_argument("--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS",
-                     help="how long to wait for the answers to initialize and tools/list (default 20)")
-    run.add_argument("--max-answer-size", type=_size, default=DEFAULT_MAX_MESSAGE_BYTES, metavar="SIZE",
-                     help="the longest answer read whole (a stdout line, an HTTP body, an SSE event), in bytes or with "
-                          "a unit (64MiB, 500kB); a longer one is judged an unreadable answer (default 16MiB)")
-    run.add_argument("--max-time", type=_seconds, default=None, metavar="SECONDS",
-                     help="stop the run after this long, keeping what was found (default: no limit)")
-    run.add_argument("--workers", type=_positive_int, default=DEFAULT_WORKERS, metavar="N",
-                     help=f"explorations (tool x case kind) fuzzed at once on the one connection; what is found "
-                          f"does not depend on it (default {DEFAULT_WORKERS})")
-    run.add_argument("--protocol-version", type=_protocol_version, default=None, metavar="VERSION",
-                     help=f"the MCP revision to speak ({', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}), which the target must "
-                          f"speak; {ALL_VERSIONS}: the same fuzzing under each revision it speaks, one report with a section per "
-                          "revision and the differences (default: the newest both sides speak, found with server/discover, else "
-                          "the initialize handshake)")
-    run.add_argument("--processes", type=_positive_int, default=default_processes(), metavar="N",
-                     help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
-                          f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
-                          "two where two cores are free, else one)")
-    run.add_argument("--shard", type=_shard, default=None, metavar="NUMBER/COUNT",
-                     help="make part NUMBER (1-based) of the run split over COUNT runners, a CI matrix's jobs; "
-                          "`mcp-toolfuzz merge` joins their JSON reports into one run (default: the whole run)")
-    run.add_argument("--phases", type=_phases, default=ALL_PHASES, metavar="PHASE,...",
-                     help="the phases to run: boundary (each tool, deterministic: every shape's simplest case and each schema "
-                          "keyword's boundary values), random (each tool: Hypothesis's search, seeded) and sequence (sequences "
-                          "of calls reusing what earlier answers gave) (default: all three)")
-    run.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
-                     help=f"also write the result to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)")
+    run.add_argument(
+        "--max-examples",
+        type=_positive_int,
+        default=100,
+        metavar="N",
+        help="cases generated per tool and case kind, before shrinking, in whole batches of up to 16 (default 100)",
+    )
+    run.add_argument(
+        "--seed", type=_seed, default=None, metavar="N", help="the run's seed; the same seed, target and options repeat a run (default: random, printed)"
+    )
+    run.add_argument("--timeout", type=_seconds, default=5.0, metavar="SECONDS", help="how long to wait for the answer to one request (default 5)")
+    run.add_argument(
+        "--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS", help="how long to wait for the answers to initialize and tools/list (default 20)"
+    )
+    run.add_argument(
+        "--max-answer-size",
+        type=_size,
+        default=DEFAULT_MAX_MESSAGE_BYTES,
+        metavar="SIZE",
+        help="the longest answer read whole (a stdout line, an HTTP body, an SSE event), in bytes or with "
+        "a unit (64MiB, 500kB); a longer one is judged an unreadable answer (default 16MiB)",
+    )
+    run.add_argument(
+        "--max-time", type=_seconds, default=None, metavar="SECONDS", help="stop the run after this long, keeping what was found (default: no limit)"
+    )
+    run.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=DEFAULT_WORKERS,
+        metavar="N",
+        help=f"explorations (tool x case kind) fuzzed at once on the one connection; what is found does not depend on it (default {DEFAULT_WORKERS})",
+    )
+    run.add_argument(
+        "--protocol-version",
+        type=_protocol_version,
+        default=None,
+        metavar="VERSION",
+        help=f"the MCP revision to speak ({', '.join(reversed(SPOKEN_PROTOCOL_VERSIONS))}), which the target must "
+        f"speak; {ALL_VERSIONS}: the same fuzzing under each revision it speaks, one report with a section per "
+        "revision and the differences (default: the newest both sides speak, found with server/discover, else "
+        "the initialize handshake)",
+    )
+    run.add_argument(
+        "--processes",
+        type=_positive_int,
+        default=default_processes(),
+        metavar="N",
+        help="worker processes, each with its own copy of a stdio target (or its own session with a URL) "
+        f"and its share of the tools; what is found does not depend on it (default {default_processes()}: "
+        "two where two cores are free, else one)",
+    )
+    run.add_argument(
+        "--shard",
+        type=_shard,
+        default=None,
+        metavar="NUMBER/COUNT",
+        help="make part NUMBER (1-based) of the run split over COUNT runners, a CI matrix's jobs; "
+        "`mcp-toolfuzz merge` joins their JSON reports into one run (default: the whole run)",
+    )
+    run.add_argument(
+        "--phases",
+        type=_phases,
+        default=ALL_PHASES,
+        metavar="PHASE,...",
+        help="the phases to run: boundary (each tool, deterministic: every shape's simplest case and each schema "
+        "keyword's boundary values), random (each tool: Hypothesis's search, seeded) and sequence (sequences "
+        "of calls reusing what earlier answers gave) (default: all three)",
+    )
+    run.add_argument(
+        "--report",
+        type=_report_request,
+        action="append",
+        default=[],
+        metavar="FORMAT:PATH",
+        help=f"also write the result to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)",
+    )
     _add_target_options(run)
     judging = run.add_argument_group("judging")
-    judging.add_argument("--profile", choices=sorted(PROFILES), default=SEP_2145.id,
-                         help="the rule set: sep-2145 (the accepted proposal, default) or 2025-11-25 (the published revision)")
+    judging.add_argument(
+        "--profile",
+        choices=sorted(PROFILES),
+        default=SEP_2145.id,
+        help="the rule set: sep-2145 (the accepted proposal, default) or 2025-11-25 (the published revision)",
+    )
     judging.add_argument("--rules", type=_names, default=None, metavar="ID,...", help="judge by these rules only")
     judging.add_argument("--exclude-rules", type=_names, default=frozenset(), metavar="ID,...", help="do not judge by these rules")
-    judging.add_argument("--fail-on", choices=[level.value for level in Level], default=Level.SHOULD.value,
-                         help="exit 1 on a violation of this level or above (default should: MUST and SHOULD rules)")
+    judging.add_argument(
+        "--fail-on",
+        choices=[level.value for level in Level],
+        default=Level.SHOULD.value,
+        help="exit 1 on a violation of this level or above (default should: MUST and SHOULD rules)",
+    )
     tools = run.add_argument_group("tools")
     tools.add_argument("--tools", type=_names, default=None, metavar="NAME,...", help="fuzz only these tools")
     tools.add_argument("--exclude-tools", type=_names, default=frozenset(), metavar="NAME,...", help="do not fuzz these tools")
-    tools.add_argument("--unavailable", action="append", default=[], metavar="NAME",
-                       help="a tool the server has but must refuse (disabled, policy-restricted); repeatable")
-    tools.add_argument("--allow-destructive-tool", action="append", default=[], metavar="NAME",
-                       help="send argument cases to this tool whatever its annotations (repeatable)")
-    tools.add_argument("--tool-max-examples", type=_tool_examples, action="append", default=[], metavar="TOOL=N",
-                       help="this tool's own --max-examples (repeatable)")
-    tools.add_argument("--argument", type=_known_argument, action="append", default=[], metavar="TOOL.FIELD=VALUE",
-                       help="a known-good value every generated argument object of TOOL holds (VALUE is JSON if it parses, "
-                            "else a string; repeat a field to give choices; TOOL * for every tool with FIELD)")
-    tools.add_argument("--mirror-tool", default=None, metavar="NAME",
-                       help='a tool that returns its `output` argument as structuredContent, to fuzz output validation')
+    tools.add_argument(
+        "--unavailable", action="append", default=[], metavar="NAME", help="a tool the server has but must refuse (disabled, policy-restricted); repeatable"
+    )
+    tools.add_argument(
+        "--allow-destructive-tool", action="append", default=[], metavar="NAME", help="send argument cases to this tool whatever its annotations (repeatable)"
+    )
+    tools.add_argument(
+        "--tool-max-examples", type=_tool_examples, action="append", default=[], metavar="TOOL=N", help="this tool's own --max-examples (repeatable)"
+    )
+    tools.add_argument(
+        "--argument",
+        type=_known_argument,
+        action="append",
+        default=[],
+        metavar="TOOL.FIELD=VALUE",
+        help="a known-good value every generated argument object of TOOL holds (VALUE is JSON if it parses, "
+        "else a string; repeat a field to give choices; TOOL * for every tool with FIELD)",
+    )
+    tools.add_argument(
+        "--mirror-tool", default=None, metavar="NAME", help="a tool that returns its `output` argument as structuredContent, to fuzz output validation"
+    )
     safety = tools.add_mutually_exclusive_group()
-    safety.add_argument("--allow-destructive", action="store_true",
-                        help="also send argument cases to tools that may be destructive (unannotated ones included)")
-    safety.add_argument("--read-only", action="store_true",
-                        help="send argument cases only to tools annotated readOnlyHint: true")
-    run.add_argument("--no-progress", action="store_true",
-                     help="no progress line (redrawn in place on a terminal; a plain line every 30 s otherwise)")
-    run.add_argument("--config-file", type=Path, default=None, metavar="PATH",
-                     help="read settings from PATH (default: mcp-toolfuzz.toml, or pyproject.toml's [tool.mcp-toolfuzz], "
-                          "in the working directory or the nearest above it); command-line options win")
+    safety.add_argument(
+        "--allow-destructive", action="store_true", help="also send argument cases to tools that may be destructive (unannotated ones included)"
+    )
+    safety.add_argument("--read-only", action="store_true", help="send argument cases only to tools annotated readOnlyHint: true")
+    run.add_argument("--no-progress", action="store_true", help="no progress line (redrawn in place on a terminal; a plain line every 30 s otherwise)")
+    run.add_argument(
+        "--config-file",
+        type=Path,
+        default=None,
+        metavar="PATH",
+        help="read settings from PATH (default: mcp-toolfuzz.toml, or pyproject.toml's [tool.mcp-toolfuzz], "
+        "in the working directory or the nearest above it); command-line options win",
+    )
     keeping = run.add_argument_group("corpus and baselines")
-    keeping.add_argument("--corpus", type=Path, default=Path("corpus"), metavar="DIR",
-                         help="replay this target's reproductions from DIR first, write new ones there, keep "
-                         "Hypothesis's database in DIR/.hypothesis unless --database says otherwise (default: corpus)")
+    keeping.add_argument(
+        "--corpus",
+        type=Path,
+        default=Path("corpus"),
+        metavar="DIR",
+        help="replay this target's reproductions from DIR first, write new ones there, keep "
+        "Hypothesis's database in DIR/.hypothesis unless --database says otherwise (default: corpus)",
+    )
     keeping.add_argument("--no-corpus", action="store_true", help="neither replay nor write reproductions")
-    keeping.add_argument("--database", default=None, metavar="LOCATION",
-                         help="where Hypothesis keeps the examples that failed, tried first by later runs: a directory, a Redis "
-                              "server (redis://, rediss://, unix://; written together with DIR/.hypothesis; needs "
-                              "mcp-toolfuzz[redis]) or none (default: DIR/.hypothesis of --corpus; none with --no-corpus)")
-    keeping.add_argument("--database-read-only", action="store_true",
-                         help="read the example database, never change it: Hypothesis deletes examples that no longer fail, "
-                              "and a pull request's build must not erase what the nightly run found")
-    keeping.add_argument("--baseline", type=Path, default=None, metavar="FILE",
-                         help="findings listed in FILE are known: reported, but they fail no run")
+    keeping.add_argument(
+        "--database",
+        default=None,
+        metavar="LOCATION",
+        help="where Hypothesis keeps the examples that failed, tried first by later runs: a directory, a Redis "
+        "server (redis://, rediss://, unix://; written together with DIR/.hypothesis; needs "
+        "mcp-toolfuzz[redis]) or none (default: DIR/.hypothesis of --corpus; none with --no-corpus)",
+    )
+    keeping.add_argument(
+        "--database-read-only",
+        action="store_true",
+        help="read the example database, never change it: Hypothesis deletes examples that no longer fail, "
+        "and a pull request's build must not erase what the nightly run found",
+    )
+    keeping.add_argument("--baseline", type=Path, default=None, metavar="FILE", help="findings listed in FILE are known: reported, but they fail no run")
     keeping.add_argument("--baseline-update", action="store_true", help="write this run's findings to the --baseline FILE")
 
     replay = commands.add_parser(
@@ -210,11 +285,13 @@ def build_parser() -> argparse.ArgumentParser:
         usage="mcp-toolfuzz replay PATH [PATH ...] [--timeout SECONDS] [--url URL | --config FILE | -- COMMAND [ARG ...]]",
     )
     replay.add_argument("paths", nargs="+", type=Path, metavar="PATH", help="reproduction files or directories of them")
-    replay.add_argument("--timeout", type=_seconds, default=None, metavar="SECONDS",
-                        help="how long to wait for the answer (default: the timeout the file records)")
+    replay.add_argument(
+        "--timeout", type=_seconds, default=None, metavar="SECONDS", help="how long to wait for the answer (default: the timeout the file records)"
+    )
     replay.add_argument("--startup-timeout", type=_seconds, default=20.0, metavar="SECONDS")
-    replay.add_argument("--max-answer-size", type=_size, default=DEFAULT_MAX_MESSAGE_BYTES, metavar="SIZE",
-                        help="the longest answer read whole, as for run (default 16MiB)")
+    replay.add_argument(
+        "--max-answer-size", type=_size, default=DEFAULT_MAX_MESSAGE_BYTES, metavar="SIZE", help="the longest answer read whole, as for run (default 16MiB)"
+    )
     _add_target_options(replay)
 
     merge = commands.add_parser(
@@ -226,10 +303,21 @@ def build_parser() -> argparse.ArgumentParser:
         usage="mcp-toolfuzz merge REPORT.json [REPORT.json ...] [--report FORMAT:PATH ...] [--baseline FILE]",
     )
     merge.add_argument("paths", nargs="+", type=Path, metavar="REPORT.json", help="the shards' JSON reports")
-    merge.add_argument("--report", type=_report_request, action="append", default=[], metavar="FORMAT:PATH",
-                       help=f"write the merged run to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)")
-    merge.add_argument("--baseline", type=Path, default=None, metavar="FILE",
-                       help="findings listed in FILE are known: reported, but they fail no run (default: the shards' own)")
+    merge.add_argument(
+        "--report",
+        type=_report_request,
+        action="append",
+        default=[],
+        metavar="FORMAT:PATH",
+        help=f"write the merged run to PATH; FORMAT is {', '.join(WRITERS)} (repeatable)",
+    )
+    merge.add_argument(
+        "--baseline",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="findings listed in FILE are known: reported, but they fail no run (default: the shards' own)",
+    )
 
     export = commands.add_parser(
         "export",

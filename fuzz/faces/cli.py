@@ -64,8 +64,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             options, command = _with_settings(parser, options, arguments, command)
         if separator_given and not command:
             raise ConfigurationError(
-                "nothing after `--`: give the server's command, e.g. `mcp-toolfuzz run -- python server.py`, "
-                "or leave out `--` to fuzz the bundled demo server"
+                "nothing after `--`: give the server's command, e.g. `mcp-toolfuzz run -- python server.py`, or leave out `--` to fuzz the bundled demo server"
             )
         if options.command == "replay":
             return _replay(options, command)
@@ -149,9 +148,7 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[R
         exclude_tools=options.exclude_tools,
         unavailable=frozenset(options.unavailable),
         mirror_tool=options.mirror_tool,
-        destructive=DestructiveMode.ALLOW if options.allow_destructive else (
-            DestructiveMode.READ_ONLY if options.read_only else DestructiveMode.SAFE
-        ),
+        destructive=DestructiveMode.ALLOW if options.allow_destructive else (DestructiveMode.READ_ONLY if options.read_only else DestructiveMode.SAFE),
         destructive_allowed=frozenset(options.allow_destructive_tool),
     )
     notes: list[str] = [f"config  {options.settings_where}"] if getattr(options, "settings_where", None) else []
@@ -219,9 +216,11 @@ def _legacy_corpus_note(run_options: RunOptions) -> list[str]:
     legacy = legacy_files(run_options.corpus, run_options.target.as_json())
     if not legacy:
         return []
-    return [f"corpus  {printable(str(run_options.corpus))}: {len(legacy)} reproduction{'s' if len(legacy) > 1 else ''} written "
-            "before reproductions named their target, read as this target's by their recorded command; "
-            "new ones go to this target's own subdirectory"]
+    return [
+        f"corpus  {printable(str(run_options.corpus))}: {len(legacy)} reproduction{'s' if len(legacy) > 1 else ''} written "
+        "before reproductions named their target, read as this target's by their recorded command; "
+        "new ones go to this target's own subdirectory"
+    ]
 
 
 def _write_reports(requests: Sequence[ReportRequest], writers: Mapping[str, Callable[[Any, Path], None]], subject: Any) -> None:
@@ -269,13 +268,17 @@ def _merge(options: argparse.Namespace) -> int:
     """`merge`: the shards' reports as one run, shown as `run` shows its end, and written."""
     reports = [(str(path), load_report(path)) for path in options.paths]
     result = merge_shards(reports, baseline.load(options.baseline) if options.baseline else None)
-    reporter = TerminalReporter(notes=[f"merged  {len(reports)} shard reports of {printable(str(options.paths[0].parent))}"],
-                                progress=False)
-    reporter(RunStarted(
-        seed=result.seed, target=result.target_description, protocol_version=result.protocol_version or "?",
-        server_name=str(result.server_info.get("name", "?")), profile=result.profile,
-        tool_names=tuple(summary.tool for summary in result.tools if summary.tool not in (ENVELOPE, SEQUENCES)),
-    ))
+    reporter = TerminalReporter(notes=[f"merged  {len(reports)} shard reports of {printable(str(options.paths[0].parent))}"], progress=False)
+    reporter(
+        RunStarted(
+            seed=result.seed,
+            target=result.target_description,
+            protocol_version=result.protocol_version or "?",
+            server_name=str(result.server_info.get("name", "?")),
+            profile=result.profile,
+            tool_names=tuple(summary.tool for summary in result.tools if summary.tool not in (ENVELOPE, SEQUENCES)),
+        )
+    )
     reporter(RunFinished(result))
     _write_reports(options.report, WRITERS, result)
     return result.exit_code
@@ -288,8 +291,14 @@ def _replay(options: argparse.Namespace, command: list[str]) -> int:
         rule = f"{outcome.reproduction.rule} · " if outcome.reproduction else ""
         print(f"{outcome.status.value:<13} {printable(outcome.name)}: {rule}{printable(outcome.detail)}", flush=True)
 
-    outcomes = replay_files(options.paths, override=override, timeout=options.timeout, startup_timeout=options.startup_timeout,
-                            max_message_bytes=options.max_answer_size, on_outcome=show)
+    outcomes = replay_files(
+        options.paths,
+        override=override,
+        timeout=options.timeout,
+        startup_timeout=options.startup_timeout,
+        max_message_bytes=options.max_answer_size,
+        on_outcome=show,
+    )
     if not outcomes:
         raise ConfigurationError(f"no reproduction files in {', '.join(map(str, options.paths))}")
     statuses = [outcome.status for outcome in outcomes]

@@ -36,8 +36,9 @@ WAIT_SLICE = 0.1
 
 
 class HostedTarget:
-    def __init__(self, spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None,
-                 max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+    def __init__(
+        self, spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES
+    ) -> None:
         self.spec = spec
         self._max_message_bytes = max_message_bytes
         self._startup_timeout = startup_timeout
@@ -65,8 +66,7 @@ class HostedTarget:
             trio.run(self._main)
         except BaseException as error:
             leaf = first_leaf(error)
-            self.error = leaf if isinstance(leaf, HarnessError) else HarnessError(
-                f"the target's thread failed: {type(leaf).__name__}: {leaf}")
+            self.error = leaf if isinstance(leaf, HarnessError) else HarnessError(f"the target's thread failed: {type(leaf).__name__}: {leaf}")
         finally:
             self._ready.set()
 
@@ -74,8 +74,9 @@ class HostedTarget:
         self._token = trio.lowlevel.current_trio_token()
         with trio.CancelScope() as scope:
             self._scope = scope
-            async with open_target(self.spec, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version,
-                                   max_message_bytes=self._max_message_bytes) as target:
+            async with open_target(
+                self.spec, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version, max_message_bytes=self._max_message_bytes
+            ) as target:
                 self._target = target
                 async with trio.open_nursery() as nursery:
                     self._nursery = nursery

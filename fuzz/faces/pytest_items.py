@@ -32,15 +32,22 @@ if TYPE_CHECKING:
 # ------------------------------------------------------------------ building a run
 
 
-def _run_options(arguments: Sequence[str], command: Sequence[str], where: str, config: pytest.Config, *,
-                 seed: int | None, max_examples: int | None, spec: TargetSpec | None = None) -> RunOptions:
+def _run_options(
+    arguments: Sequence[str],
+    command: Sequence[str],
+    where: str,
+    config: pytest.Config,
+    *,
+    seed: int | None,
+    max_examples: int | None,
+    spec: TargetSpec | None = None,
+) -> RunOptions:
     from fuzz.faces.cli import parsed_run, run_options_from
 
     given = list(arguments)
     if max_examples is None and "--max-examples" not in given:
         given += ["--max-examples", str(_profile_examples())]
-    parsed = parsed_run([*given, "--processes", "1", "--no-progress"]
-                        + ([] if "--corpus" in given else ["--no-corpus"]), where=where)
+    parsed = parsed_run([*given, "--processes", "1", "--no-progress"] + ([] if "--corpus" in given else ["--no-corpus"]), where=where)
     if parsed.protocol_version == ALL_VERSIONS:
         raise ConfigurationError(f"{where}: protocol_version={ALL_VERSIONS!r} is the CLI's; declare one invariants() per revision")
     options, _ = run_options_from(parsed, list(command) or ["(the fixture's server)"] if spec else list(command))
@@ -93,8 +100,7 @@ def _applicable(tool_plan: ToolPlan, rules: Sequence[str], plans: Sequence[ToolP
         planned = ToolSummary(SEQUENCES, dict.fromkeys(_SEQUENCE_KINDS, 0), (), tool_plan.skips)
         has_output = any(tool.output_schema is not None for tool in taking_part)
         return [rule for rule in tool_exercise(planned, rules, has_output_schema=has_output) if rule not in _NOT_IN_SEQUENCES]
-    planned = ToolSummary(tool_plan.name, {kind: 0 for kind in tool_plan.kinds}, (),
-                          tool_plan.skips)
+    planned = ToolSummary(tool_plan.name, {kind: 0 for kind in tool_plan.kinds}, (), tool_plan.skips)
     has_output = tool_plan.tool is not None and tool_plan.tool.output_schema is not None
     return list(tool_exercise(planned, rules, has_output_schema=has_output))
 
@@ -112,8 +118,7 @@ def _judged_rules(options: RunOptions, host: HostedTarget) -> list[str]:
     """The rules judged, as the reports decide it: not those the target's revision does not
     state (tool-name under the published profile before 2025-11-25 would pass unjudged)."""
     target = host.target
-    return rules_judged(options.profile, options.rules, target.description.protocol_version,
-                        over_http=isinstance(target.spec, HttpTarget))
+    return rules_judged(options.profile, options.rules, target.description.protocol_version, over_http=isinstance(target.spec, HttpTarget))
 
 
 def _tool_plans(options: RunOptions, host: HostedTarget) -> list[ToolPlan]:
@@ -167,8 +172,11 @@ def _sequence_verdict(summary: ToolSummary, rule: str) -> Verdict:
     as_valid = replace(summary, cases_sent=sent, answers={CaseKind.VALID_ARGUMENTS: answers})
     exercise = tool_exercise(as_valid, [rule], has_output_schema=False).get(rule)
     if exercise is None:
-        return Verdict("skipped", f"{rule}: no sequence violated it, but the run does not count the sequences' calls judged as the "
-                                  "cases it judges (of a tool that left the list, with invalid arguments, with an output schema)")
+        return Verdict(
+            "skipped",
+            f"{rule}: no sequence violated it, but the run does not count the sequences' calls judged as the "
+            "cases it judges (of a tool that left the list, with invalid arguments, with an output schema)",
+        )
     if not exercise.exercised:
         return Verdict("skipped", f"{rule} not exercised in the {SEQUENCES}: {printable(exercise.reason)}")
     return Verdict("passed")
@@ -187,8 +195,9 @@ class _Hosts:
     def get(self, options: RunOptions, key: str) -> HostedTarget:
         place = (options.target, options.protocol_version, key)
         if place not in self.open:
-            self.open[place] = HostedTarget(options.target, startup_timeout=options.startup_timeout,
-                                            protocol_version=options.protocol_version, max_message_bytes=options.max_answer_size)
+            self.open[place] = HostedTarget(
+                options.target, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version, max_message_bytes=options.max_answer_size
+            )
         return self.open[place]
 
     def close(self, key: str | None = None) -> None:
@@ -210,8 +219,9 @@ class InvariantsCollector(pytest.Collector):
         declaration = self.declaration
         where = f"{self.nodeid}: {declaration.where(self.name)}"
         try:
-            self.options = _run_options(declaration.arguments, declaration.command, where, self.config,
-                                        seed=declaration.seed, max_examples=declaration.max_examples)
+            self.options = _run_options(
+                declaration.arguments, declaration.command, where, self.config, seed=declaration.seed, max_examples=declaration.max_examples
+            )
             self.scope_key = self.module_key if declaration.scope == "module" else "session"
             plans = _tool_plans(self.options, self.host())
         except HarnessError as error:
@@ -236,8 +246,7 @@ class InvariantsCollector(pytest.Collector):
             kinds = kinds_judging(rules)
             if tool.tool == SEQUENCES:  # judged as several kinds; a call unanswered still ends its sequence
                 kinds, rules = frozenset({CaseKind.SEQUENCE}), [*rules, *(set(_judged_rules(self.options, self.host())) & _ENDING)]
-            options = replace(self.options, only=frozenset({tool.tool}), envelope=tool.tool == ENVELOPE,
-                              rules=frozenset(rules), kinds=kinds)
+            options = replace(self.options, only=frozenset({tool.tool}), envelope=tool.tool == ENVELOPE, rules=frozenset(rules), kinds=kinds)
             self.results[tool.tool] = self.host().run(run_on, options)
         return self.results[tool.tool]
 
@@ -281,8 +290,9 @@ class RuleItem(pytest.Item):
         outcome = verdict(result, tool_collector.tool, self.rule, repeat=declaration.repeat(self.nodeid))
         summary = next((summary for summary in result.tools if summary.tool == tool_collector.tool), None)
         self.user_properties += [("seed", result.seed), ("casesSent", summary.total_sent if summary else 0)]
-        self.user_properties += [("reproduction", finding.reproduction) for finding in (summary.findings if summary else ())
-                                 if finding.rule.id == self.rule and finding.reproduction]
+        self.user_properties += [
+            ("reproduction", finding.reproduction) for finding in (summary.findings if summary else ()) if finding.rule.id == self.rule and finding.reproduction
+        ]
         if outcome.outcome == "failed":
             raise RuleFailed(outcome.text)
         if outcome.outcome == "skipped":
@@ -313,8 +323,9 @@ def fixture_test(fixture: str, arguments: tuple[str, ...], seed: int | None, max
         where = f"{request.node.nodeid}: invariants(fixture={fixture!r})"
         try:
             options = _run_options(arguments, (), where, request.config, seed=seed, max_examples=max_examples, spec=spec)
-            host = HostedTarget(spec, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version,
-                                max_message_bytes=options.max_answer_size)
+            host = HostedTarget(
+                spec, startup_timeout=options.startup_timeout, protocol_version=options.protocol_version, max_message_bytes=options.max_answer_size
+            )
         except HarnessError as error:
             pytest.fail(f"mcp-toolfuzz: {error}", pytrace=False)
         try:

@@ -123,8 +123,7 @@ def mcp_toolfuzz_command(request: pytest.FixtureRequest) -> list[str] | None:
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    parser.addini("mcp_toolfuzz_command", "the stdio command of the server under test, for exported regression files",
-                  default="")
+    parser.addini("mcp_toolfuzz_command", "the stdio command of the server under test, for exported regression files", default="")
 
 
 __all__ = ["Invariants", "invariants"]

@@ -80,7 +80,7 @@ def observe(exchange: Exchange, protocol_version: str = LATEST_KNOWN_VERSION) ->
 
 def _observe_message(message: dict[str, Any], protocol_version: str) -> Observation:
     if message.get("jsonrpc") != JSONRPC_VERSION:
-        return Observation(AnswerClass.MALFORMED_ANSWER, f"jsonrpc is {message.get('jsonrpc')!r:.40}, not \"2.0\"")
+        return Observation(AnswerClass.MALFORMED_ANSWER, f'jsonrpc is {message.get("jsonrpc")!r:.40}, not "2.0"')
     if ("result" in message) == ("error" in message):
         return Observation(AnswerClass.MALFORMED_ANSWER, "the answer must carry exactly one of result and error")
     if "error" in message:
@@ -123,5 +123,3 @@ def _first_text(result: dict[str, Any]) -> str:
         if isinstance(text, str):
             return text
     return ""
-
-

@@ -24,7 +24,13 @@ from strategies import CaseKind
 from strategies.cases import ENVELOPE, SEQUENCES
 
 SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED = (
-    "success", "tool-error", "input-required", "protocol-error", "no-answer", "malformed-answer", "target-exited"
+    "success",
+    "tool-error",
+    "input-required",
+    "protocol-error",
+    "no-answer",
+    "malformed-answer",
+    "target-exited",
 )
 DRESSED_ERROR = "error-as-success"
 """A success whose own text or JSON says the call failed (`fuzz.judging.dressed_errors`): not
@@ -134,6 +140,7 @@ def kinds_judging(rule_ids: Iterable[str]) -> frozenset[CaseKind] | None:
         kinds.add(CaseKind.VALID_ARGUMENTS)  # the values invalid ones mutate, and the successes that make a refusal count
     return frozenset(kinds)
 
+
 _NOT_APPLICABLE = {
     "unavailable-tool": "no tool was named with --unavailable",
     "output-schema": "no tool declares an outputSchema, and no --mirror-tool was given",
@@ -154,7 +161,8 @@ def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_s
     unavailable-tool for a tool not named with --unavailable), nor output-schema for a tool
     without an outputSchema that is not the mirror."""
     rule_ids = [
-        rule for rule in rule_ids
+        rule
+        for rule in rule_ids
         if (rule not in _KIND_OF_RULE or _planned(summary, _KIND_OF_RULE[rule]) or (rule == "tool-name" and _listed(summary)))
         and (rule != "output-schema" or has_output_schema or _planned(summary, CaseKind.VALID_OUTPUT))
     ]
@@ -242,8 +250,7 @@ def named_fields(texts: Iterable[str], fields: Iterable[str]) -> Counter[str]:
 def judged_rules(result: RunResult) -> list[str]:
     """The rules the run judged by: its profile's, less those --rules / --exclude-rules left out
     and those of another revision or transport than the run's."""
-    return rules_judged(result.profile, result.options.get("rules"), result.protocol_version,
-                        over_http=result.target.get("transport") == "http")
+    return rules_judged(result.profile, result.options.get("rules"), result.protocol_version, over_http=result.target.get("transport") == "http")
 
 
 def rules_judged(profile: str, enabled: Iterable[str] | None, protocol_version: str | None, *, over_http: bool) -> list[str]:
@@ -262,10 +269,7 @@ def spoken_rules(rule_ids: Iterable[str], protocol_version: str | None, *, over_
     """Of `rule_ids`, those a run under `protocol_version` can judge: the stateless revision's
     rules only under it (the header rule only over HTTP)."""
     stateless = protocol_version in STATELESS_PROTOCOL_VERSIONS
-    return [
-        rule for rule in rule_ids
-        if rule not in _STATELESS_RULES or (stateless and (over_http or not _STATELESS_RULES[rule]))
-    ]
+    return [rule for rule in rule_ids if rule not in _STATELESS_RULES or (stateless and (over_http or not _STATELESS_RULES[rule]))]
 
 
 def rules_of(profile: str, enabled: Iterable[str] | None) -> list[str]:
@@ -295,6 +299,5 @@ def tool_hint(summary: ToolSummary) -> str | None:
     start = f"no valid call to {summary.tool} succeeded ({refused} of {total} refused)"
     if summary.refused_fields:
         field, named = max(summary.refused_fields.items(), key=lambda item: (item[1], item[0]))
-        return (f"{start}; the refusals named {field!r} ({named} of them): give a value it accepts with "
-                f"--argument {summary.tool}.{field}=VALUE")
+        return f"{start}; the refusals named {field!r} ({named} of them): give a value it accepts with --argument {summary.tool}.{field}=VALUE"
     return f"{start}: give known-good values with --argument {summary.tool}.FIELD=VALUE"

@@ -128,8 +128,15 @@ class Finding:
             **({"headers": dict(self.headers)} if self.headers else {}),
             "reproduction": self.reproduction,
             "firstSeen": self.first_seen,
-            **({"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses],
-                "judgedAs": self.judged_as.value if self.judged_as else None} if self.case is CaseKind.SEQUENCE else {}),
+            **(
+                {
+                    "steps": [step.as_json() for step in self.steps],
+                    "uses": [use.as_json() for use in self.uses],
+                    "judgedAs": self.judged_as.value if self.judged_as else None,
+                }
+                if self.case is CaseKind.SEQUENCE
+                else {}
+            ),
         }
 
 
@@ -189,8 +196,13 @@ class ShardOfRun:
     """This shard's units, in plan order."""
 
     def as_json(self) -> dict[str, Any]:
-        return {"number": self.number, "count": self.count, "plan": self.plan, "units": [unit or None for unit in self.units],
-                "owned": [unit or None for unit in self.owned]}
+        return {
+            "number": self.number,
+            "count": self.count,
+            "plan": self.plan,
+            "units": [unit or None for unit in self.units],
+            "owned": [unit or None for unit in self.owned],
+        }
 
 
 INTERRUPTED = "interrupted (Ctrl-C)"
@@ -236,8 +248,7 @@ class RunResult:
     @property
     def failed(self) -> bool:
         return any(f.rule.level.at_least(self.fail_on) and f.key not in self.baseline for f in self.findings) or any(
-            r.status == "STILL FAILING" and r.level is not None and r.level.at_least(self.fail_on) and r.key not in self.baseline
-            for r in self.replayed
+            r.status == "STILL FAILING" and r.level is not None and r.level.at_least(self.fail_on) and r.key not in self.baseline for r in self.replayed
         )
 
     @property

@@ -57,9 +57,7 @@ class Violation:
     """What was wrong, in a sentence that names the answer."""
 
 
-def judge(
-    case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Criteria = Criteria(), *, answers_ping: bool = True
-) -> Violation | None:
+def judge(case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Criteria = Criteria(), *, answers_ping: bool = True) -> Violation | None:
     """The first violation of an enabled rule, or None. `answers_ping` is whether the target
     answered a `ping` after this exchange; the engine asks only when the request went unanswered.
     """

@@ -62,13 +62,9 @@ def _all(answer_classes: tuple[AnswerClass, ...], rule: Rule) -> dict[AnswerClas
 _SEP_2145_EXPECTATIONS: dict[CaseKind, Expectation] = {
     CaseKind.UNKNOWN_TOOL: Expectation(_TOOL_ERROR, {A.SUCCESS: "unknown-tool", A.PROTOCOL_ERROR: "unknown-tool"}),
     CaseKind.VALID_ARGUMENTS: Expectation(_ANY_RESULT, {A.PROTOCOL_ERROR: "tool-failure"}),
-    CaseKind.INVALID_ARGUMENTS: Expectation(
-        _TOOL_ERROR, {A.PROTOCOL_ERROR: "invalid-arguments", A.SUCCESS: "arguments-not-validated"}
-    ),
+    CaseKind.INVALID_ARGUMENTS: Expectation(_TOOL_ERROR, {A.PROTOCOL_ERROR: "invalid-arguments", A.SUCCESS: "arguments-not-validated"}),
     CaseKind.MALFORMED_REQUEST: Expectation("a JSON-RPC error with code -32602", _all(_RESULT_CLASSES, rules.MALFORMED_REQUEST)),
-    CaseKind.UNAVAILABLE_TOOL: Expectation(
-        _TOOL_ERROR, {A.SUCCESS: "unavailable-tool", A.PROTOCOL_ERROR: "unavailable-tool"}
-    ),
+    CaseKind.UNAVAILABLE_TOOL: Expectation(_TOOL_ERROR, {A.SUCCESS: "unavailable-tool", A.PROTOCOL_ERROR: "unavailable-tool"}),
     CaseKind.VALID_OUTPUT: Expectation(
         "a success carrying the same structuredContent",
         {A.PROTOCOL_ERROR: "tool-failure", A.TOOL_EXECUTION_ERROR: "output-schema"},
@@ -108,8 +104,7 @@ def published(version: str) -> Profile:
         "unknown-tool": replace(
             rules.UNKNOWN_TOOL,
             title="a call naming no listed tool gets a JSON-RPC error",
-            source=f"{where}: Protocol Errors: standard JSON-RPC errors for issues like unknown "
-            "tools (example: -32602 \"Unknown tool: invalid_tool_name\").",
+            source=f'{where}: Protocol Errors: standard JSON-RPC errors for issues like unknown tools (example: -32602 "Unknown tool: invalid_tool_name").',
         ),
         "unavailable-tool": replace(
             rules.UNAVAILABLE_TOOL,
@@ -120,13 +115,9 @@ def published(version: str) -> Profile:
     }
     expectations = {
         **_SEP_2145_EXPECTATIONS,
-        CaseKind.UNKNOWN_TOOL: Expectation(
-            "a JSON-RPC error (-32602)", {A.SUCCESS: "unknown-tool", A.TOOL_EXECUTION_ERROR: "unknown-tool"}
-        ),
+        CaseKind.UNKNOWN_TOOL: Expectation("a JSON-RPC error (-32602)", {A.SUCCESS: "unknown-tool", A.TOOL_EXECUTION_ERROR: "unknown-tool"}),
         CaseKind.UNAVAILABLE_TOOL: Expectation("a refusal (a JSON-RPC error or a tool execution error)", {A.SUCCESS: "unavailable-tool"}),
-        CaseKind.INVALID_OUTPUT: Expectation(
-            "a refusal (a tool execution error, or a JSON-RPC server error)", {A.SUCCESS: "output-schema"}
-        ),
+        CaseKind.INVALID_OUTPUT: Expectation("a refusal (a tool execution error, or a JSON-RPC server error)", {A.SUCCESS: "output-schema"}),
     }
     if version in BOTH_REFUSALS:
         changed["invalid-arguments"] = replace(
@@ -135,9 +126,7 @@ def published(version: str) -> Profile:
             source=f"{where} lists invalid arguments under Protocol Errors and invalid input data under Tool "
             "Execution Errors: a refusal of either kind is accepted.",
         )
-        expectations[CaseKind.INVALID_ARGUMENTS] = Expectation(
-            "a refusal (a JSON-RPC error or a tool execution error)", {A.SUCCESS: "arguments-not-validated"}
-        )
+        expectations[CaseKind.INVALID_ARGUMENTS] = Expectation("a refusal (a JSON-RPC error or a tool execution error)", {A.SUCCESS: "arguments-not-validated"})
     else:
         changed["invalid-arguments"] = replace(
             rules.INVALID_ARGUMENTS,

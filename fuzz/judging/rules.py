@@ -43,8 +43,7 @@ UNKNOWN_TOOL = Rule(
     "unknown-tool",
     Level.MUST,
     "a call naming no listed tool gets a tool execution error",
-    f"{_SEP}: servers MUST report tool resolution failures as Tool Execution Errors, including "
-    "Unknown tool: params.name does not match any callable tool.",
+    f"{_SEP}: servers MUST report tool resolution failures as Tool Execution Errors, including Unknown tool: params.name does not match any callable tool.",
 )
 INVALID_ARGUMENTS = Rule(
     "invalid-arguments",
@@ -57,7 +56,7 @@ ARGUMENTS_NOT_VALIDATED = Rule(
     "arguments-not-validated",
     Level.SHOULD,
     "arguments that violate the inputSchema are not accepted as a success",
-    f"{_SEP} has no sentence of this level; it follows from its MUST \"servers MUST report tool input "
+    f'{_SEP} has no sentence of this level; it follows from its MUST "servers MUST report tool input '
     "validation failures as Tool Execution Errors. This includes failures of JSON Schema validation against "
     "the tool's inputSchema\": a success for arguments the inputSchema rejects means the validation never ran "
     "or let them through. The SEP says how a detected failure is reported, not that a server must detect every "
@@ -67,8 +66,7 @@ TOOL_FAILURE = Rule(
     "tool-failure",
     Level.MUST,
     "a call to a listed tool with valid arguments never gets a JSON-RPC error",
-    f"{_SEP}: servers MUST report tool execution failures as Tool Execution Errors, including "
-    "exceptions thrown by the tool implementation.",
+    f"{_SEP}: servers MUST report tool execution failures as Tool Execution Errors, including exceptions thrown by the tool implementation.",
 )
 MALFORMED_REQUEST = Rule(
     "malformed-request",
@@ -88,14 +86,13 @@ REQUEST_ANSWERED = Rule(
     "request-answered",
     Level.MUST,
     "every request gets an answer within the timeout",
-    "JSON-RPC 2.0: when a rpc call is made, the Server MUST reply with a Response, except for in "
-    "the case of Notifications.",
+    "JSON-RPC 2.0: when a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.",
 )
 RESPONSE_WELL_FORMED = Rule(
     "response-well-formed",
     Level.MUST,
     "every answer is JSON-RPC 2.0 with the request's id, and a tools/call result is a CallToolResult",
-    "JSON-RPC 2.0: jsonrpc MUST be exactly \"2.0\"; id MUST be the same as the value of the id "
+    'JSON-RPC 2.0: jsonrpc MUST be exactly "2.0"; id MUST be the same as the value of the id '
     f"member in the Request Object. {_SEP}: a Tool Execution Error is a successful JSON-RPC "
     "response containing a CallToolResult.",
 )
@@ -135,8 +132,7 @@ TOOL_LIST_LEAK = Rule(
     "tool-list-leak",
     Level.ADVISORY,
     "an unknown-tool error does not enumerate the other tools",
-    f"{_SEP} (security): implementations should avoid enumerating available tool names in error "
-    "text unless appropriate.",
+    f"{_SEP} (security): implementations should avoid enumerating available tool names in error text unless appropriate.",
 )
 INTERNAL_DETAILS_LEAK = Rule(
     "internal-details-leak",

@@ -92,8 +92,10 @@ def comparison_lines(runs: RevisionRuns) -> list[str]:
     differences = runs.differences
     if len(runs.runs) > 1:
         lines.append("")
-        lines.append(f"Differences: {len(differences) or 'none'} (the same tool and case kind classified differently, "
-                     f"of {runs.compared} judged under more than one revision)")
+        lines.append(
+            f"Differences: {len(differences) or 'none'} (the same tool and case kind classified differently, "
+            f"of {runs.compared} judged under more than one revision)"
+        )
     for difference in differences:
         lines.append(f"  {shown_tool(difference.tool)} · {difference.case.value} cases")
         alike: dict[tuple[str, str], list[str]] = {}
@@ -111,8 +113,7 @@ def comparison_lines(runs: RevisionRuns) -> list[str]:
     lines += uncompared_lines(runs.uncompared)
     lines.append("")
     spoken = ", ".join(runs.versions)
-    lines.append(f"all revisions: {len(runs.runs)} fuzzed ({spoken}) · {len(differences)} differences · "
-                 f"{runs.seconds:.1f} s · exit {runs.exit_code}")
+    lines.append(f"all revisions: {len(runs.runs)} fuzzed ({spoken}) · {len(differences)} differences · {runs.seconds:.1f} s · exit {runs.exit_code}")
     return lines
 
 
@@ -134,8 +135,11 @@ def uncompared_lines(items: tuple[Uncompared, ...]) -> list[str]:
         found = [item for item in group if any(behaviour.findings for behaviour in item.behaviours)]
         lines.append(f"  under {', '.join(versions)} only: {len(group)}, {len(found)} with findings")
         for item in found[:UNCOMPARED_SHOWN]:
-            told = "; ".join(f"{behaviour.version}: {_describe(behaviour)}" for behaviour in item.behaviours) if len(versions) > 1 else \
-                _describe(item.behaviours[0])
+            told = (
+                "; ".join(f"{behaviour.version}: {_describe(behaviour)}" for behaviour in item.behaviours)
+                if len(versions) > 1
+                else _describe(item.behaviours[0])
+            )
             lines.append(f"    {shown_tool(item.tool)} · {item.case.value} cases: {told}")
         if len(found) > UNCOMPARED_SHOWN:
             lines.append(f"    and {len(found) - UNCOMPARED_SHOWN} more with findings (the JSON report lists each)")

@@ -64,12 +64,21 @@ def report(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1, key: 
         _verdict(result),
         _facts(result),
         _levels(result),
-        tag("nav", *(tag("a", name, href=f"#{key}{anchor}") for anchor, name in
-                     (("matrix", "Tools × rules"), ("problems", "Problems"), ("coverage", "Schema coverage"), ("answers", "Answers")))),
+        tag(
+            "nav",
+            *(
+                tag("a", name, href=f"#{key}{anchor}")
+                for anchor, name in (("matrix", "Tools × rules"), ("problems", "Problems"), ("coverage", "Schema coverage"), ("answers", "Answers"))
+            ),
+        ),
         tag("section", tag(section, "Tools × rules"), *_matrix(result), id=f"{key}matrix"),
-        tag("section", tag(section, f"Problems: {headline(result.findings)}"),
+        tag(
+            "section",
+            tag(section, f"Problems: {headline(result.findings)}"),
             *(_problem(number, problem, result, f"h{level + 2}") for number, problem in enumerate(group(result.findings), 1)),
-            None if result.findings else tag("p", "No rule was violated."), id=f"{key}problems"),
+            None if result.findings else tag("p", "No rule was violated."),
+            id=f"{key}problems",
+        ),
         tag("section", tag(section, "Schema coverage"), *_coverage(result), id=f"{key}coverage"),
         tag("section", tag(section, "Answers"), *_answers(result), id=f"{key}answers"),
     ]
@@ -80,11 +89,19 @@ def report(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1, key: 
 def _verdict(result: RunResult) -> Element:
     fail_on = result.fail_on.value
     if result.failed:
-        return tag("p", tag("strong", "The run fails"), f" · exit 1: a violation at {fail_on} level or above (--fail-on {fail_on}) "
-                   "that is not in the baseline was found or replayed", cls="verdict fails")
+        return tag(
+            "p",
+            tag("strong", "The run fails"),
+            f" · exit 1: a violation at {fail_on} level or above (--fail-on {fail_on}) that is not in the baseline was found or replayed",
+            cls="verdict fails",
+        )
     if result.exit_code == 2:
-        return tag("p", tag("strong", "The run proves nothing yet"), f" · exit 2: it stopped early ({result.stopped_early}), "
-                   f"and a partial run with no violation at {fail_on} level or above is not a pass", cls="verdict stopped")
+        return tag(
+            "p",
+            tag("strong", "The run proves nothing yet"),
+            f" · exit 2: it stopped early ({result.stopped_early}), and a partial run with no violation at {fail_on} level or above is not a pass",
+            cls="verdict stopped",
+        )
     known = " (the findings below are under that level, or known: in the baseline)" if result.findings else ""
     return tag("p", tag("strong", "The run passes"), f" · exit 0: no violation at {fail_on} level or above{known}", cls="verdict passes")
 
@@ -97,8 +114,11 @@ def _facts(result: RunResult) -> Element:
         ("protocol", result.protocol_version or "?"),
         ("profile", f"{result.profile} · fails on {result.fail_on.value} and above"),
         ("seed", f"{result.seed} (repeat this run with --seed {result.seed})"),
-        ("cases", f"{sum(summary.total_sent for summary in result.tools)} in {result.seconds:.1f} s"
-                  + (f" · {result.target_restarts} target restarts" if result.target_restarts else "")),
+        (
+            "cases",
+            f"{sum(summary.total_sent for summary in result.tools)} in {result.seconds:.1f} s"
+            + (f" · {result.target_restarts} target restarts" if result.target_restarts else ""),
+        ),
     ]
     if result.stopped_early:
         facts.append(("stopped early", f"{result.stopped_early}; what was found until then follows"))
@@ -111,10 +131,12 @@ def _facts(result: RunResult) -> Element:
 def _levels(result: RunResult) -> Element:
     problems = group(result.findings)
     rows = [
-        [tag("span", level.label, cls=f"level {level.value}"),
-         tag("td", str(sum(1 for problem in problems if problem.rule.level is level)), cls="number"),
-         tag("td", str(sum(1 for finding in result.findings if finding.rule.level is level)), cls="number"),
-         "yes" if level.at_least(result.fail_on) else "no: reported only"]
+        [
+            tag("span", level.label, cls=f"level {level.value}"),
+            tag("td", str(sum(1 for problem in problems if problem.rule.level is level)), cls="number"),
+            tag("td", str(sum(1 for finding in result.findings if finding.rule.level is level)), cls="number"),
+            "yes" if level.at_least(result.fail_on) else "no: reported only",
+        ]
         for level in Level
     ]
     return table(["level", "problems", "findings", "fails the run"], rows, cls="levels")
@@ -132,8 +154,14 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
         add(story, tag("dt", name), tag("dd", value))
     section = tag(
         "section",
-        tag(heading, f"{number}. ", tag("code", rule.id), " ", tag("span", rule.level.label, cls=f"level {rule.level.value}"),
-            f" · {problem.describe_tools(display)} · {problem.case.value} case{known}"),
+        tag(
+            heading,
+            f"{number}. ",
+            tag("code", rule.id),
+            " ",
+            tag("span", rule.level.label, cls=f"level {rule.level.value}"),
+            f" · {problem.describe_tools(display)} · {problem.case.value} case{known}",
+        ),
         tag("p", f"Rule: {rule.title}."),
         tag("blockquote", rule.source, cls="spec"),
         story,
@@ -143,8 +171,7 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
         add(section, *_sequence_steps(finding))
     answer = tag("pre", json_block(finding.response)) if finding.response is not None else tag("p", "(none: no answer came)")
     request = f"Request (step {len(finding.steps) + 1})" if finding.steps else "Request"
-    add(section, tag("div", tag("div", tag("h5", request), tag("pre", json_block(finding.request))),
-                     tag("div", tag("h5", "Answer"), answer), cls="exchange"))
+    add(section, tag("div", tag("div", tag("h5", request), tag("pre", json_block(finding.request))), tag("div", tag("h5", "Answer"), answer), cls="exchange"))
     if finding.uses:
         add(section, tag("p", "Reused: ", *_reused(finding.uses), cls="reused"))
     if finding.headers:
@@ -155,8 +182,13 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     if replays:
         add(section, tag("h5", "Replay"), tag("pre", lines_block(replays)))
     rows: list[list[Child]] = [
-        [tag("code", display(member.tool)), member.label, member.answer_kind,
-         tag("code", member.reproduction) if member.reproduction else "–", _known(member, result)]
+        [
+            tag("code", display(member.tool)),
+            member.label,
+            member.answer_kind,
+            tag("code", member.reproduction) if member.reproduction else "–",
+            _known(member, result),
+        ]
         for member in problem.findings
     ]
     add(section, tag("h5", f"Findings ({len(problem.findings)})"), table(["tool", "sent", "answer", "reproduction", "seen"], rows, cls="findings"))
@@ -174,8 +206,9 @@ def _sequence_steps(finding: Finding) -> list[Element]:
         if name is not None:
             add(heading, " to ", tag("code", name))
         answer = tag("pre", json_block(step.response)) if step.response is not None else tag("p", "(none: no answer came)")
-        exchange = tag("div", tag("div", heading, tag("pre", json_block(step.request))),
-                       tag("div", tag("h5", f"Step {number}: answer"), answer), cls="exchange")
+        exchange = tag(
+            "div", tag("div", heading, tag("pre", json_block(step.request))), tag("div", tag("h5", f"Step {number}: answer"), answer), cls="exchange"
+        )
         items.append(tag("li", exchange, tag("p", "Reused: ", *_reused(step.uses), cls="reused") if step.uses else None))
     calls = "call" if count == 1 else f"{count} calls"
     return [tag("h5", f"Steps: the {calls} the sequence made before the request, in order"), tag("ol", *items, cls="steps")]
@@ -210,14 +243,17 @@ def _matrix(result: RunResult) -> list[Element]:
         for rule in rules:
             state = rule_state(summary, rule, by_tool[summary.tool])
             exercise = by_tool[summary.tool].get(rule)
-            why = state.value if state is not RuleState.NOT_EXERCISED else (
-                f"not exercised: {exercise.reason}" if exercise is not None else "not for this tool")
+            why = (
+                state.value if state is not RuleState.NOT_EXERCISED else (f"not exercised: {exercise.reason}" if exercise is not None else "not for this tool")
+            )
             mark, cls = _MARKS[state]
             cells.append(tag("td", mark, cls=cls, title=f"{rule}: {why}"))
         rows.append(cells)
     head = [tag("th", "tool", scope="col"), *(tag("th", rule, cls="rule", scope="col") for rule in rules)]
-    parts = [table(head, rows, cls="matrix"),
-             tag("p", " · ".join(f"{mark} {state.value}" for state, (mark, _) in _MARKS.items()), " (a mark's tooltip says why)", cls="muted")]
+    parts = [
+        table(head, rows, cls="matrix"),
+        tag("p", " · ".join(f"{mark} {state.value}" for state, (mark, _) in _MARKS.items()), " (a mark's tooltip says why)", cls="muted"),
+    ]
     violated = {finding.rule.id for finding in result.findings}
     clean = [rule for rule, exercise in exercise_of_run(result).items() if exercise.exercised and rule not in violated]
     if clean:
@@ -244,9 +280,15 @@ def _coverage(result: RunResult) -> list[Element]:
     covered = [summary for summary in result.tools if summary.schema_coverage]
     if not covered:
         return [tag("p", "No schema coverage was recorded in this run.", cls="muted")]
-    parts = [tag("p", "The cases that reached each keyword of a tool's schemas on its valid side (a valid value at its boundary) and on its "
-                 "invalid side (a value rejected for it there), and how they were answered; – : the keyword has no such side. "
-                 "The keywords not reached on every side come first, highlighted.", cls="muted")]
+    parts = [
+        tag(
+            "p",
+            "The cases that reached each keyword of a tool's schemas on its valid side (a valid value at its boundary) and on its "
+            "invalid side (a value rejected for it there), and how they were answered; – : the keyword has no such side. "
+            "The keywords not reached on every side come first, highlighted.",
+            cls="muted",
+        )
+    ]
     for summary in covered:
         entries = summary.schema_coverage
         rows = []
@@ -257,9 +299,14 @@ def _coverage(result: RunResult) -> list[Element]:
             cells.append(keywords.sides_answered(entry) or "–")
             rows.append(tag("tr", *map(cell, cells), cls=None if entry.fully_reached else "unreached"))
         complete = all(entry.fully_reached for entry in entries)
-        parts.append(tag("details", tag("summary", tag("code", display(summary.tool)), f": keywords {keywords.reached(entries)}"),
-                         table(["place", "keyword", "valid sent", "invalid sent", "answers"], rows, cls="coverage"),
-                         open=not complete))
+        parts.append(
+            tag(
+                "details",
+                tag("summary", tag("code", display(summary.tool)), f": keywords {keywords.reached(entries)}"),
+                table(["place", "keyword", "valid sent", "invalid sent", "answers"], rows, cls="coverage"),
+                open=not complete,
+            )
+        )
     return parts
 
 
@@ -273,8 +320,14 @@ def _answers(result: RunResult) -> list[Element]:
     rows = []
     for summary in answered:
         for kind, counts in summary.answers.items():
-            rows.append([_tool_cell(summary), kind.value, tag("td", str(sum(counts.values())), cls="number"),
-                         *(tag("td", str(counts.get(name, "")), cls="number") for name in names)])
+            rows.append(
+                [
+                    _tool_cell(summary),
+                    kind.value,
+                    tag("td", str(sum(counts.values())), cls="number"),
+                    *(tag("td", str(counts.get(name, "")), cls="number") for name in names),
+                ]
+            )
     return [tag("p", "Cases judged, shrinking included.", cls="muted"), table(["tool", "case kind", "cases", *names], rows, cls="answers")]
 
 
@@ -286,8 +339,11 @@ def _others(result: RunResult, heading: str) -> list[Element]:
         parts.append(tag("section", tag(heading, "Sequence phase"), *concluded))
     skips = [skip for summary in result.tools for skip in summary.skips]
     if skips or result.excluded_tools:
-        items = [tag("li", "not fuzzed (--tools / --exclude-tools): ", *_joined([tag("code", name) for name in result.excluded_tools]))
-                 ] if result.excluded_tools else []
+        items = (
+            [tag("li", "not fuzzed (--tools / --exclude-tools): ", *_joined([tag("code", name) for name in result.excluded_tools]))]
+            if result.excluded_tools
+            else []
+        )
         items += [tag("li", tag("code", display(skip.tool)), f" {skip.case.value}: {skip.reason}") for skip in skips]
         parts.append(tag("section", tag(heading, "Skipped"), tag("ul", *items)))
     if result.replayed:
@@ -295,10 +351,18 @@ def _others(result: RunResult, heading: str) -> list[Element]:
         parts.append(tag("section", tag(heading, "Corpus replayed"), table(["status", "reproduction", "detail"], replayed)))
     if result.baseline:
         stale = [tag("li", f"{key.rule} · {display(key.tool)} · {key.case}") for key in result.stale_baseline]
-        parts.append(tag("section", tag(heading, "Baseline"),
-                         tag("p", f"{len(result.baseline)} known findings: reported, but they fail no run; "
-                                  f"{len(stale)} entries not reproduced by this run (stale)", ":" if stale else "."),
-                         tag("ul", *stale) if stale else None))
+        parts.append(
+            tag(
+                "section",
+                tag(heading, "Baseline"),
+                tag(
+                    "p",
+                    f"{len(result.baseline)} known findings: reported, but they fail no run; {len(stale)} entries not reproduced by this run (stale)",
+                    ":" if stale else ".",
+                ),
+                tag("ul", *stale) if stale else None,
+            )
+        )
     return parts
 
 

@@ -110,8 +110,7 @@ def page(title: str, body: Iterable[Element]) -> str:
     root = Element("html", {"lang": "en"})
     head = ElementTree.SubElement(root, "head")
     ElementTree.SubElement(head, "meta", {"charset": "utf-8"})
-    ElementTree.SubElement(head, "meta", {"http-equiv": "Content-Security-Policy",
-                                          "content": "default-src 'none'; style-src 'unsafe-inline'; img-src data:"})
+    ElementTree.SubElement(head, "meta", {"http-equiv": "Content-Security-Policy", "content": "default-src 'none'; style-src 'unsafe-inline'; img-src data:"})
     ElementTree.SubElement(head, "meta", {"name": "viewport", "content": "width=device-width, initial-scale=1"})
     ElementTree.SubElement(head, "title").text = printable(title)
     ElementTree.SubElement(head, "style").text = CSS

@@ -100,16 +100,19 @@ def _checked(document: object, source: str) -> _Node:
         raise ReportError(f"{source} is not an mcp-toolfuzz JSON report: it holds {_described(document)}; expected {_WRITTEN_BY}")
     tool = document.get("tool")
     if not isinstance(tool, dict) or tool.get("name") != "mcp-toolfuzz" or "format" not in document:
-        raise ReportError(f'{source} is not an mcp-toolfuzz JSON report: it has no "format" and "tool": {{"name": "mcp-toolfuzz"}}; '
-                          f"expected {_WRITTEN_BY}")
+        raise ReportError(f'{source} is not an mcp-toolfuzz JSON report: it has no "format" and "tool": {{"name": "mcp-toolfuzz"}}; expected {_WRITTEN_BY}')
     written, version = document["format"], tool.get("version")
     if isinstance(written, bool) or written != FORMAT_VERSION:
         by = version if isinstance(version, str) else json_text(version)
-        raise ReportError(f"{source} is a JSON report of format {json_text(written)} (by mcp-toolfuzz {by}); "
-                          f"this mcp-toolfuzz ({__version__}) reads format {FORMAT_VERSION}: write the report again with it")
+        raise ReportError(
+            f"{source} is a JSON report of format {json_text(written)} (by mcp-toolfuzz {by}); "
+            f"this mcp-toolfuzz ({__version__}) reads format {FORMAT_VERSION}: write the report again with it"
+        )
     if document.get("protocolVersion") == "all" or "revisions" in document:
-        raise ReportError(f"{source} is the report of a run under every revision (--protocol-version all), which cannot be read back "
-                          "(to merge it) as one run; expected the report of a run under one revision (--protocol-version VERSION, or none)")
+        raise ReportError(
+            f"{source} is the report of a run under every revision (--protocol-version all), which cannot be read back "
+            "(to merge it) as one run; expected the report of a run under one revision (--protocol-version VERSION, or none)"
+        )
     return _Node(source, "", document)
 
 
@@ -160,7 +163,7 @@ def _summary(node: _Node, findings: list[Finding], taken: int) -> ToolSummary:
     return ToolSummary(
         tool=tool,
         cases_sent=_by_kind(node["casesSent"], _Node.integer),
-        findings=tuple(findings[taken:taken + len(places)]),
+        findings=tuple(findings[taken : taken + len(places)]),
         skips=tuple(Skip(tool, skip["case"].choice(_KINDS, "a case kind"), skip["reason"].string()) for skip in node["skipped"].items()),
         seconds=_by_kind(node["secondsSpent"], _Node.number),
         answers=_by_kind(node["answers"], _counts),
@@ -175,8 +178,7 @@ def _summary(node: _Node, findings: list[Finding], taken: int) -> ToolSummary:
 
 
 def _by_kind(node: _Node, read: Callable[[_Node], T]) -> dict[CaseKind, T]:
-    return {_Node(node.source, f"a key of {node.where}", name).choice(_KINDS, "a case kind"): read(value)
-            for name, value in node.members()}
+    return {_Node(node.source, f"a key of {node.where}", name).choice(_KINDS, "a case kind"): read(value) for name, value in node.members()}
 
 
 def _counts(node: _Node) -> dict[str, int]:

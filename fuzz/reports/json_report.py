@@ -72,8 +72,13 @@ def as_json(result: RunResult) -> dict[str, Any]:
             for problem in group(result.findings)
         ],
         "replayed": [
-            {"path": r.path, "status": r.status, "detail": r.detail, **(r.key.as_json() if r.key else {}),
-             "level": r.level.label if r.level is not None else None}
+            {
+                "path": r.path,
+                "status": r.status,
+                "detail": r.detail,
+                **(r.key.as_json() if r.key else {}),
+                "level": r.level.label if r.level is not None else None,
+            }
             for r in result.replayed
         ],
         "baseline": {

@@ -52,15 +52,19 @@ def _sanitised(root: ElementTree.Element) -> None:
             element.set(key, _xml_safe(value))
 
 
-def _suite(
-    number: int, summary: ToolSummary, exercise: dict[str, Exercise], result: RunResult, stamp: str, host: str, prefix: str
-) -> ElementTree.Element:
+def _suite(number: int, summary: ToolSummary, exercise: dict[str, Exercise], result: RunResult, stamp: str, host: str, prefix: str) -> ElementTree.Element:
     name = f"{prefix}.{shown(summary.tool)}"
-    suite = ElementTree.Element("testsuite", name=name, package=SUITE_PREFIX, id=str(number), timestamp=stamp,
-                                hostname=host, time=f"{sum(summary.seconds.values()):.3f}")
+    suite = ElementTree.Element(
+        "testsuite", name=name, package=SUITE_PREFIX, id=str(number), timestamp=stamp, hostname=host, time=f"{sum(summary.seconds.values()):.3f}"
+    )
     properties = ElementTree.SubElement(suite, "properties")
-    for key, value in (("seed", result.seed), ("profile", result.profile), ("target", result.target_description),
-                       ("protocolVersion", result.protocol_version), ("casesSent", summary.total_sent)):
+    for key, value in (
+        ("seed", result.seed),
+        ("profile", result.profile),
+        ("target", result.target_description),
+        ("protocolVersion", result.protocol_version),
+        ("casesSent", summary.total_sent),
+    ):
         ElementTree.SubElement(properties, "property", name=key, value=printable(str(value)))
     counts = {"tests": 0, "failures": 0, "skipped": 0}
     rules = resolve(result.profile, result.protocol_version).rules
@@ -71,9 +75,9 @@ def _suite(
         findings = [finding for finding in summary.findings if finding.rule.id == rule_id]
         if findings:
             first = findings[0]
-            failure = ElementTree.SubElement(case, "failure", type=rule_id,
-                                             message=f"{rule_id} [{first.rule.level.label}]: {printable(first.why)}; "
-                                                     f"expected {printable(first.expected)}")
+            failure = ElementTree.SubElement(
+                case, "failure", type=rule_id, message=f"{rule_id} [{first.rule.level.label}]: {printable(first.why)}; expected {printable(first.expected)}"
+            )
             failure.text = findings_text(findings)
             counts["failures"] += 1
         elif not exercise[rule_id].exercised:

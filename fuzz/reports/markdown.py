@@ -152,8 +152,7 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     if finding.steps:
         reused = f", reusing {uses_text(finding.uses, code)}" if finding.uses else ""
         request = f"Request (step {len(finding.steps) + 1}){reused}:"
-    lines += ["", request, "", _fenced(finding.request), "", "Answer:", "",
-              _fenced(finding.response) if finding.response is not None else "(none)"]
+    lines += ["", request, "", _fenced(finding.request), "", "Answer:", "", _fenced(finding.response) if finding.response is not None else "(none)"]
     if finding.stderr:
         lines += ["", "Server stderr:", "", _fenced("\n".join(map(printable, finding.stderr[-8:])), "text")]
     replays = [f"mcp-toolfuzz replay {printable(member.reproduction)}" for member in problem.findings if member.reproduction]
@@ -175,8 +174,16 @@ def _steps(finding: Finding) -> list[str]:
         name = called(step)
         to = f" to {code(name)}" if name is not None else ""
         reused = f", reusing {uses_text(step.uses, code)}" if step.uses else ""
-        lines += ["", f"Step {number}, request{to}{reused}:", "", _fenced(step.request), "", f"Step {number}, answer:", "",
-                  _fenced(step.response) if step.response is not None else "(none)"]
+        lines += [
+            "",
+            f"Step {number}, request{to}{reused}:",
+            "",
+            _fenced(step.request),
+            "",
+            f"Step {number}, answer:",
+            "",
+            _fenced(step.response) if step.response is not None else "(none)",
+        ]
     return lines
 
 
@@ -186,17 +193,25 @@ def _schema_coverage(result: RunResult, heading: str) -> list[str]:
     covered = [summary for summary in result.tools if summary.schema_coverage]
     if not covered:
         return []
-    lines = ["", f"{heading} Schema coverage", "",
-             "The cases that reached each keyword of a tool's schemas on its valid side (a valid value at its boundary) "
-             "and on its invalid side (a value rejected for it there), and how they were answered. "
-             "⚠ marks a side no case reached, – a side the keyword does not have; those not reached come first."]
+    lines = [
+        "",
+        f"{heading} Schema coverage",
+        "",
+        "The cases that reached each keyword of a tool's schemas on its valid side (a valid value at its boundary) "
+        "and on its invalid side (a value rejected for it there), and how they were answered. "
+        "⚠ marks a side no case reached, – a side the keyword does not have; those not reached come first.",
+    ]
     for summary in covered:
         entries = summary.schema_coverage
-        lines += ["", f"{tool(summary.tool)}: keywords {keywords.reached(entries)}", "",
-                  "| place | keyword | valid sent | invalid sent | answers |", "|---|---|---|---|---|"]
+        lines += [
+            "",
+            f"{tool(summary.tool)}: keywords {keywords.reached(entries)}",
+            "",
+            "| place | keyword | valid sent | invalid sent | answers |",
+            "|---|---|---|---|---|",
+        ]
         for entry in keywords.ordered(entries):
-            cells = [code(entry.path), code(entry.keyword), _sent(entry.valid), _sent(entry.invalid),
-                     prose(keywords.sides_answered(entry)) or "–"]
+            cells = [code(entry.path), code(entry.keyword), _sent(entry.valid), _sent(entry.invalid), prose(keywords.sides_answered(entry)) or "–"]
             lines.append("| " + " | ".join(map(_cell, cells)) + " |")
     return lines
 

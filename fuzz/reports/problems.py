@@ -97,8 +97,7 @@ def headline(findings: Sequence[Finding]) -> str:
         return "no findings"
     problems = group(findings)
     tools = {finding.tool for finding in findings}
-    return (f"{_plural(len(problems), 'problem')} ({_plural(len(findings), 'finding')} on "
-            f"{_plural(len(tools), 'tool')})")
+    return f"{_plural(len(problems), 'problem')} ({_plural(len(findings), 'finding')} on {_plural(len(tools), 'tool')})"
 
 
 def _plural(count: int, noun: str) -> str:
@@ -112,8 +111,7 @@ def others(problem: Problem, name: Callable[[str], str] = shown, text: Callable[
     each have steps of their own: the one shown is a whole sequence."""
     tool, answer = name(problem.representative.tool), text(problem.answer)
     if problem.case is CaseKind.SEQUENCE:
-        return (f"the sequence that ended in the request to {tool}; the others' sequences ended in {answer} too "
-                "(the JSON report has each one's steps)")
+        return f"the sequence that ended in the request to {tool}; the others' sequences ended in {answer} too (the JSON report has each one's steps)"
     return f"the request to {tool}; the others got {answer} for the same kind of case"
 
 
@@ -123,17 +121,24 @@ def findings_text(findings: Sequence[Finding]) -> str:
     command, the rule's sentence; what the server sent escaped (`fuzz.text`)."""
     parts = []
     for finding in findings:
-        parts.append("\n".join(filter(None, (
-            f"{finding.rule.id} [{finding.rule.level.label}] · {finding.case.value} case · {printable(finding.label)}",
-            f"problem: {printable(finding.why)}; expected {printable(finding.expected)}",
-            *(aligned(label, line, 9) for label, line in labelled_lines(finding, json_text)),
-            f"request: {json_text(finding.request)}",
-            f"reused:  {uses_text(finding.uses)}" if finding.uses else "",
-            "answer:  " + (json_text(finding.response) if finding.response is not None else "(none)"),
-            *(f"stderr:  {printable(line)}" for line in finding.stderr[-8:]),
-            f"replay:  mcp-toolfuzz replay {printable(finding.reproduction)}" if finding.reproduction else "",
-            f"rule:    {finding.rule.source}",
-        ))))
+        parts.append(
+            "\n".join(
+                filter(
+                    None,
+                    (
+                        f"{finding.rule.id} [{finding.rule.level.label}] · {finding.case.value} case · {printable(finding.label)}",
+                        f"problem: {printable(finding.why)}; expected {printable(finding.expected)}",
+                        *(aligned(label, line, 9) for label, line in labelled_lines(finding, json_text)),
+                        f"request: {json_text(finding.request)}",
+                        f"reused:  {uses_text(finding.uses)}" if finding.uses else "",
+                        "answer:  " + (json_text(finding.response) if finding.response is not None else "(none)"),
+                        *(f"stderr:  {printable(line)}" for line in finding.stderr[-8:]),
+                        f"replay:  mcp-toolfuzz replay {printable(finding.reproduction)}" if finding.reproduction else "",
+                        f"rule:    {finding.rule.source}",
+                    ),
+                )
+            )
+        )
     return "\n\n".join(parts)
 
 
@@ -154,7 +159,8 @@ def hints(result: RunResult) -> list[str]:
         start = f"no valid call to {len(summaries)} tools succeeded ({listing(shown(s.tool) for s in summaries)})"
         lines.append(
             f"{start}; the refusals named '{printable(field)}': give a value they accept with --argument '*.{printable(field)}=VALUE'"
-            if field is not None else f"{start}: give known-good values with --argument TOOL.FIELD=VALUE"
+            if field is not None
+            else f"{start}: give known-good values with --argument TOOL.FIELD=VALUE"
         )
     return lines
 

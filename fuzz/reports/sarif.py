@@ -43,8 +43,7 @@ def _rule(rule: Rule) -> dict[str, Any]:
         "name": "".join(part.capitalize() for part in rule.id.split("-")),
         "shortDescription": {"text": rule.title},
         "fullDescription": {"text": rule.source},
-        "help": {"text": f"{rule.title} ({rule.level.label}). {rule.source}",
-                 "markdown": f"**{rule.title}** ({rule.level.label}).\n\n> {rule.source}"},
+        "help": {"text": f"{rule.title} ({rule.level.label}). {rule.source}", "markdown": f"**{rule.title}** ({rule.level.label}).\n\n> {rule.source}"},
         "defaultConfiguration": {"level": _LEVELS[rule.level]},
         "properties": {"level": rule.level.label, "tags": ["mcp", "sep-2145", rule.level.label.lower()]},
     }
@@ -76,12 +75,10 @@ def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, A
     if finding.uses:
         text += f" (reused: {uses_text(finding.uses)})"
     location: dict[str, Any] = {
-        "logicalLocations": [{"name": shown(tool), "fullyQualifiedName": f"tools/{shown(tool)}", "kind": "tool"}
-                             for tool in problem.tools],
+        "logicalLocations": [{"name": shown(tool), "fullyQualifiedName": f"tools/{shown(tool)}", "kind": "tool"} for tool in problem.tools],
     }
     if entry is not None:
-        location["physicalLocation"] = {"artifactLocation": {"uri": entry, "uriBaseId": "%SRCROOT%"},
-                                        "region": {"startLine": 1}}
+        location["physicalLocation"] = {"artifactLocation": {"uri": entry, "uriBaseId": "%SRCROOT%"}, "region": {"startLine": 1}}
     return {
         "ruleId": problem.rule.id,
         "ruleIndex": rule_index,
@@ -96,8 +93,15 @@ def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, A
             "request": finding.request,
             "response": finding.response,
             "reproductions": [member.reproduction for member in problem.findings if member.reproduction],
-            **({"steps": [step.as_json() for step in finding.steps], "uses": [use.as_json() for use in finding.uses],
-                "judgedAs": finding.judged_as.value if finding.judged_as else None} if problem.case is CaseKind.SEQUENCE else {}),
+            **(
+                {
+                    "steps": [step.as_json() for step in finding.steps],
+                    "uses": [use.as_json() for use in finding.uses],
+                    "judgedAs": finding.judged_as.value if finding.judged_as else None,
+                }
+                if problem.case is CaseKind.SEQUENCE
+                else {}
+            ),
         },
     }
 
@@ -121,15 +125,22 @@ def as_sarif(result: RunResult, cwd: Path | None = None) -> dict[str, Any]:
     return {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "mcp-toolfuzz", "version": __version__, "informationUri": INFORMATION_URI,
-                                "rules": [_rule(rule) for rule in rules]}},
-            "invocations": [{"executionSuccessful": result.exit_code != 2 or result.out_of_time,
-                             "exitCode": result.exit_code,
-                             "properties": {"seed": result.seed, "target": result.target_description}}],
-            "originalUriBaseIds": {"%SRCROOT%": {"uri": (cwd or Path.cwd()).resolve().as_uri() + "/"}},
-            "results": [_result(problem, index[problem.rule.id], entry) for problem in group(result.findings)],
-        }],
+        "runs": [
+            {
+                "tool": {
+                    "driver": {"name": "mcp-toolfuzz", "version": __version__, "informationUri": INFORMATION_URI, "rules": [_rule(rule) for rule in rules]}
+                },
+                "invocations": [
+                    {
+                        "executionSuccessful": result.exit_code != 2 or result.out_of_time,
+                        "exitCode": result.exit_code,
+                        "properties": {"seed": result.seed, "target": result.target_description},
+                    }
+                ],
+                "originalUriBaseIds": {"%SRCROOT%": {"uri": (cwd or Path.cwd()).resolve().as_uri() + "/"}},
+                "results": [_result(problem, index[problem.rule.id], entry) for problem in group(result.findings)],
+            }
+        ],
     }
 
 

@@ -64,8 +64,7 @@ def _checked(reports: Sequence[tuple[str, RunResult]]) -> dict[str, ShardOfRun]:
     shards: dict[str, ShardOfRun] = {}
     for source, result in reports:
         if result.shard is None:
-            raise ConfigurationError(
-                f"{source} is the report of a whole run, not of a shard: merge joins the reports of `run --shard NUMBER/COUNT`")
+            raise ConfigurationError(f"{source} is the report of a whole run, not of a shard: merge joins the reports of `run --shard NUMBER/COUNT`")
         shards[source] = result.shard
     first_source, first = reports[0]
     seen: dict[int, str] = {}
@@ -76,8 +75,7 @@ def _checked(reports: Sequence[tuple[str, RunResult]]) -> dict[str, ShardOfRun]:
         seen[shard.number] = source
         difference = _difference(first, shards[first_source], result, shard)
         if difference:
-            raise ConfigurationError(
-                f"{first_source} and {source} are not shards of one run: {difference}; merge the shards of one run at a time")
+            raise ConfigurationError(f"{first_source} and {source} are not shards of one run: {difference}; merge the shards of one run at a time")
     return shards
 
 
@@ -97,8 +95,7 @@ def _difference(first: RunResult, first_shard: ShardOfRun, other: RunResult, sha
         if key not in FREE_OPTIONS and first.options.get(key) != other.options.get(key):
             return f"option {key} {_short(first.options.get(key))} and {_short(other.options.get(key))}"
     if shard.plan != first_shard.plan:
-        return (f"their plans differ (fingerprints {first_shard.plan} and {shard.plan}): the server listed other tools or "
-                "other definitions to one of them")
+        return f"their plans differ (fingerprints {first_shard.plan} and {shard.plan}): the server listed other tools or other definitions to one of them"
     return None
 
 

@@ -101,8 +101,7 @@ class TerminalReporter:
             valid = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
             accepted = f"  (valid calls: {valid.get(SUCCESS, 0)} of {sum(valid.values())} succeeded)" if valid else ""
             self._print(
-                f"  {shown(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  "
-                f"{_plural(count, 'finding') if count else 'ok'}{skipped}{accepted}"
+                f"  {shown(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  {_plural(count, 'finding') if count else 'ok'}{skipped}{accepted}"
             )
             if summary.schema_coverage:
                 self._print(f"    {keywords.line(summary.schema_coverage)}")
@@ -122,10 +121,7 @@ class TerminalReporter:
         self._name_width = max([12, *(min(len(shown(name)), 40) for name in event.tool_names)])
         self._print(f"mcp-toolfuzz {__version__} · seed {event.seed} (repeat this run with --seed {event.seed})")
         self._print(f"target  {printable(event.target)}")
-        self._print(
-            f"server  {printable(event.server_name)}, protocol {printable(event.protocol_version)}, "
-            f"{_plural(len(event.tool_names), 'tool')} to fuzz"
-        )
+        self._print(f"server  {printable(event.server_name)}, protocol {printable(event.protocol_version)}, {_plural(len(event.tool_names), 'tool')} to fuzz")
         self._print(f"profile {event.profile}")
         if event.shard is not None:
             self._print(f"shard   {event.shard}")
@@ -254,8 +250,7 @@ class TerminalReporter:
         if result.baseline or any(not f.first_seen for f in result.findings):
             self._print(f"  new findings: {new} (the others are in the baseline or the corpus already)")
         for stale in result.stale_baseline:
-            self._print(f"  stale baseline entry (not reproduced by this run): {printable(stale.rule)} · {shown(stale.tool)} · "
-                        f"{printable(stale.case)}")
+            self._print(f"  stale baseline entry (not reproduced by this run): {printable(stale.rule)} · {shown(stale.tool)} · {printable(stale.case)}")
         self._print(
             f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
             f"{_plural(sum(1 for t in result.tools if t.tool not in (ENVELOPE, SEQUENCES)), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
@@ -266,8 +261,9 @@ class TerminalReporter:
         running = [f"{shown(tool)} {kind}" for tool, kind in event.running[:3]]
         more = f" +{len(event.running) - 3} more" if len(event.running) > 3 else ""
         left = f", {event.left:.0f} s left" if event.left is not None else ""
-        text = (f"{', '.join(running) or 'between explorations'}{more} · {event.cases:,} cases · "
-                f"{_plural(event.findings, 'finding')} · {event.seconds:.0f} s{left}")
+        text = (
+            f"{', '.join(running) or 'between explorations'}{more} · {event.cases:,} cases · {_plural(event.findings, 'finding')} · {event.seconds:.0f} s{left}"
+        )
         if self._live:
             width = shutil.get_terminal_size((100, 20)).columns - 1
             self.stream.write(_CLEAR_LINE + clip(f"  … {text}", width))

@@ -29,7 +29,8 @@ async def initialize(session: Session, *, timeout: float, version: str | None = 
     answered = result.get("protocolVersion")
     if version is not None and answered != version:
         raise NotSpoken(
-            version, f"the target answered initialize with protocolVersion {answered!r}, so it does not speak {version}",
+            version,
+            f"the target answered initialize with protocolVersion {answered!r}, so it does not speak {version}",
             "leave --protocol-version out to fuzz it under the revision it answers",
         )
     version = answered

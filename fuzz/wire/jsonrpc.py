@@ -145,7 +145,7 @@ def _oversized(frame: Oversized, limit: int) -> Unreadable:
     limit_text = f"past the size limit the harness reads ({limit:,} bytes, --max-answer-size)"
     reason = f"a message of {frame.size:,} bytes, {limit_text}" if frame.ended else f"a message {limit_text}, not ended as it passed it"
     head = frame.head.decode("utf-8", errors="replace")
-    text = f"{clip(head, _QUOTED // 2)} ... {frame.tail[-_QUOTED // 2:].decode('utf-8', errors='replace')}" if frame.ended else clip(head, _QUOTED)
+    text = f"{clip(head, _QUOTED // 2)} ... {frame.tail[-_QUOTED // 2 :].decode('utf-8', errors='replace')}" if frame.ended else clip(head, _QUOTED)
     return Unreadable(salvaged_id(frame.head, frame.tail if frame.ended else b""), reason, text)
 
 
@@ -179,10 +179,7 @@ def _deeper_than(value: Any, limit: int, line: bytes) -> bool:
     level = [value]
     for _ in range(limit + 1):
         level = [
-            child
-            for container in level
-            for child in (container.values() if isinstance(container, dict) else container)
-            if isinstance(child, (dict, list))
+            child for container in level for child in (container.values() if isinstance(container, dict) else container) if isinstance(child, (dict, list))
         ]
         if not level:
             return False

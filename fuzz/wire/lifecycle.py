@@ -94,5 +94,3 @@ async def list_tools(session: Session, *, timeout: float, meta: dict[str, Any] |
             raise HandshakeError(f"the target's tools/list returned nextCursor {cursor!r:.80} again or not as a string; pagination would never end")
         seen_cursors.add(cursor)
     return tools
-
-

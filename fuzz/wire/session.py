@@ -157,17 +157,19 @@ class Session:
 
         return await self.send_request(build, timeout=timeout)
 
-    async def send_request(
-        self, build: Callable[[int], dict[str, Any]], *, timeout: float, headers: HeaderOverrides = ()
-    ) -> Exchange:
+    async def send_request(self, build: Callable[[int], dict[str, Any]], *, timeout: float, headers: HeaderOverrides = ()) -> Exchange:
         """Send `build(id)` with a fresh id and wait up to `timeout` seconds for its answer.
         `headers`: HTTP header values instead of those the request implies."""
         (exchange,) = await self.send_requests([build], timeout=timeout, headers=[headers])
         return exchange
 
     async def send_requests(
-        self, builds: Sequence[Callable[[int], dict[str, Any]]], *, timeout: float,
-        headers: Sequence[HeaderOverrides] | None = None, on_end: Callable[[], None] | None = None,
+        self,
+        builds: Sequence[Callable[[int], dict[str, Any]]],
+        *,
+        timeout: float,
+        headers: Sequence[HeaderOverrides] | None = None,
+        on_end: Callable[[], None] | None = None,
     ) -> list[Exchange]:
         """Send each `builds[i](id)` at once, with fresh ids in order, and wait up to `timeout`
         seconds for their answers; `headers[i]`: HTTP header values instead of those request i
@@ -217,9 +219,7 @@ class Session:
                 del self._anomalies[:cut]
                 self._anomalies_dropped += cut
 
-    async def _exchange_together(
-        self, requests: list[dict[str, Any]], waiters: list[Waiter], timeout: float, marks: Marks
-    ) -> list[Exchange]:
+    async def _exchange_together(self, requests: list[dict[str, Any]], waiters: list[Waiter], timeout: float, marks: Marks) -> list[Exchange]:
         if await self._write(b"".join(map(encode, requests)), waiters):
             with trio.move_on_after(timeout):
                 await waiters[0].batch.done.wait()
@@ -228,9 +228,7 @@ class Session:
             for request, waiter in zip(requests, waiters, strict=True)
         ]
 
-    async def _exchange_one(
-        self, request: dict[str, Any], waiter: Waiter, headers: HeaderOverrides, timeout: float, marks: Marks
-    ) -> Exchange:
+    async def _exchange_one(self, request: dict[str, Any], waiter: Waiter, headers: HeaderOverrides, timeout: float, marks: Marks) -> Exchange:
         if await self._write(encode(request), [waiter], headers):
             with trio.move_on_after(timeout):
                 await waiter.batch.done.wait()
@@ -272,9 +270,9 @@ class Session:
         answered (so the target is serving, and not them)."""
         now = time.monotonic()
         return sum(
-            1 for waiter in self._waiters.values()
-            if waiter.message is None and 0 <= waiter.written < self._latest_written_answered
-            and now - waiter.written_at > unanswered_for
+            1
+            for waiter in self._waiters.values()
+            if waiter.message is None and 0 <= waiter.written < self._latest_written_answered and now - waiter.written_at > unanswered_for
         )
 
     async def notify(self, method: str, params: Any = None) -> None:
@@ -285,7 +283,7 @@ class Session:
             await self.transport.send(encode(message))
 
     def _exchange(self, request: dict[str, Any], reply: Reply, marks: Marks, waiter: Waiter, headers: HeaderOverrides) -> Exchange:
-        shared = self._anomalies[max(0, marks.anomalies - self._anomalies_dropped):]
+        shared = self._anomalies[max(0, marks.anomalies - self._anomalies_dropped) :]
         return Exchange(
             request=request,
             reply=reply,
@@ -308,9 +306,7 @@ class Session:
             waiter.answered_at = time.monotonic()
             waiter.wake()
 
-    def _dispatch(
-        self, incoming: Response | Notification | Garbage, origin: Waiter | None = None, status: int | None = None
-    ) -> None:
+    def _dispatch(self, incoming: Response | Notification | Garbage, origin: Waiter | None = None, status: int | None = None) -> None:
         """`origin` is the waiter whose HTTP exchange carried the message, when known: an
         anomaly is then recorded for that request alone."""
         anomalies = origin.anomalies if origin is not None else self._anomalies
@@ -397,4 +393,3 @@ class Session:
         self._finished[key] = answered
         if len(self._finished) > _FINISHED_IDS_KEPT:
             self._finished.popitem(last=False)
-

@@ -43,9 +43,7 @@ OBJECT_STRUCTURED_CONTENT = ("2025-06-18", "2025-11-25")
 STATELESS_ERA = "2026-07-28"
 
 
-def _properties_null_as_absent(
-    validator: Validator, properties: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]
-) -> Iterator[ValidationError]:
+def _properties_null_as_absent(validator: Validator, properties: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
     """JSON Schema's `properties`, except that an optional member whose value is null is not
     checked (the SDKs' types read it as absent)."""
     if not validator.is_type(instance, "object"):

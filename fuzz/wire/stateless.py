@@ -139,7 +139,8 @@ async def discover(session: Session, *, timeout: float, version: str, probe: Exc
         raise HandshakeError(f"the target's {DISCOVER} result has supportedVersions = {supported!r:.120}, expected an array of revision strings")
     if version not in supported:
         raise NotSpoken(
-            version, f"the target's {DISCOVER} lists {', '.join(supported) or 'no revision'}, so it does not speak {version}",
+            version,
+            f"the target's {DISCOVER} lists {', '.join(supported) or 'no revision'}, so it does not speak {version}",
             "leave --protocol-version out to fuzz it under a revision it speaks",
         )
     found_meta = result.get("_meta")

@@ -106,8 +106,15 @@ class Target:
     """A running, opened server. Open it with `open_target`; `restart` replaces a dead process
     with a new one (opened again, under the revision first spoken) and keeps the same tools."""
 
-    def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float,
-                 protocol_version: str | None = None, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+    def __init__(
+        self,
+        spec: TargetSpec,
+        nursery: trio.Nursery,
+        *,
+        startup_timeout: float,
+        protocol_version: str | None = None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> None:
         self.spec = spec
         self.max_message_bytes = max_message_bytes
         """The longest answer read whole (`--max-answer-size`): `fuzz.wire.framing`."""
@@ -190,8 +197,7 @@ class Target:
         description = self.description
         if description.request_meta is None:
             return None
-        return Stateless(description.protocol_version, description.request_meta, description.supported_versions,
-                         over_http=isinstance(self.spec, HttpTarget))
+        return Stateless(description.protocol_version, description.request_meta, description.supported_versions, over_http=isinstance(self.spec, HttpTarget))
 
     async def ping(self, *, timeout: float) -> bool:
         """Whether the target answers: `ping`, or `server/discover` where there is no ping. Any
@@ -234,12 +240,14 @@ async def _serve(session: Session, task_status: trio.TaskStatus[trio.CancelScope
 
 @asynccontextmanager
 async def open_target(
-    spec: TargetSpec, *, startup_timeout: float, protocol_version: str | None = None,
+    spec: TargetSpec,
+    *,
+    startup_timeout: float,
+    protocol_version: str | None = None,
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
 ) -> AsyncIterator[Target]:
     async with trio.open_nursery() as nursery:
-        target = Target(spec, nursery, startup_timeout=startup_timeout, protocol_version=protocol_version,
-                        max_message_bytes=max_message_bytes)
+        target = Target(spec, nursery, startup_timeout=startup_timeout, protocol_version=protocol_version, max_message_bytes=max_message_bytes)
         try:
             await target.start()
             yield target

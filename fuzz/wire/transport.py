@@ -176,7 +176,11 @@ class StdioTransport:
 
     @classmethod
     async def start(
-        cls, argv: Sequence[str], *, env: Mapping[str, str] | None = None, cwd: str | None = None,
+        cls,
+        argv: Sequence[str],
+        *,
+        env: Mapping[str, str] | None = None,
+        cwd: str | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> StdioTransport:
         """`env` is added to the harness's own environment (as MCP clients' configs mean it);
@@ -194,9 +198,7 @@ class StdioTransport:
                 cwd=cwd,
             )
         except FileNotFoundError:
-            raise TargetStartError(
-                f"could not start the target: command {argv[0]!r} not found (is it installed and on PATH?)"
-            ) from None
+            raise TargetStartError(f"could not start the target: command {argv[0]!r} not found (is it installed and on PATH?)") from None
         except PermissionError:
             raise TargetStartError(
                 f"could not start the target: {argv[0]!r} is not executable (check its permissions, or run it through its interpreter)"

@@ -26,7 +26,6 @@ def boundary_cases(tool: Tool, kind: CaseKind, boundaries: Boundaries) -> list[C
     mirrored, side = BOUNDARY_KINDS[kind]
     if mirrored:
         return [
-            Case(kind, tool.name, call_params(tool.name, {MIRROR_ARGUMENT: value.value}), f"mirror asked for {value.label}")
-            for value in boundaries.of(side)
+            Case(kind, tool.name, call_params(tool.name, {MIRROR_ARGUMENT: value.value}), f"mirror asked for {value.label}") for value in boundaries.of(side)
         ]
     return [Case(kind, tool.name, call_params(tool.name, value.value), value.label) for value in boundaries.of(side)]

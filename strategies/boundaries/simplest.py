@@ -62,4 +62,3 @@ class Simplest:
             except (HypothesisException, RecursionError, ValueError, TypeError):
                 continue
         return NOTHING
-

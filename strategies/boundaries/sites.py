@@ -166,9 +166,7 @@ def nodes_at(value: Any, place: Place) -> Iterator[tuple[tuple[str | int, ...], 
 
 def matches(place: Place, path: Sequence[str | int]) -> bool:
     """Whether a concrete path (a validation error's) is at `place`."""
-    return len(place) == len(path) and all(
-        step == part or (step == ANY_ITEM and isinstance(part, int)) for step, part in zip(place, path, strict=True)
-    )
+    return len(place) == len(path) and all(step == part or (step == ANY_ITEM and isinstance(part, int)) for step, part in zip(place, path, strict=True))
 
 
 def at_boundary(site: KeywordSite, node: Any) -> bool:

@@ -63,9 +63,7 @@ class Boundaries:
         return self.valid if side is Side.VALID else self.invalid
 
 
-def boundary_values(
-    check: SchemaCheck, *, prefix: str, known: Mapping[str, Sequence[Any]] | None = None, limit: int = BOUNDARY_LIMIT
-) -> Boundaries:
+def boundary_values(check: SchemaCheck, *, prefix: str, known: Mapping[str, Sequence[Any]] | None = None, limit: int = BOUNDARY_LIMIT) -> Boundaries:
     """The boundary values of `check`'s schema (an object schema: arguments or structured
     output); `prefix` names the root in labels; `known`: known-good values by top-level
     property, held by every value as far as the schema allows."""

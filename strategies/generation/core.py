@@ -79,8 +79,7 @@ def _strategy(schema: Subschema, context: Context, depth: int) -> st.SearchStrat
 def _documented_values(schema: Subschema, context: Context) -> list[Any]:
     if not isinstance(schema, Mapping):
         return []
-    offered = [*(schema["examples"] if isinstance(schema.get("examples"), list) else ()), *(
-        (schema["default"],) if "default" in schema else ())]
+    offered = [*(schema["examples"] if isinstance(schema.get("examples"), list) else ()), *((schema["default"],) if "default" in schema else ())]
     kept: list[Any] = []
     for value in offered:
         try:
@@ -194,9 +193,7 @@ def _conditional(schema: Mapping[str, Any], context: Context, depth: int) -> st.
     condition = schema["if"]
     then_branch = {"allOf": [condition, schema.get("then", True)]}
     when_true = _deferred_merge(rest, then_branch, context, depth).filter(lambda value: context.is_valid(condition, value))
-    when_false = _deferred_merge(rest, schema.get("else", True), context, depth).filter(
-        lambda value: not context.is_valid(condition, value)
-    )
+    when_false = _deferred_merge(rest, schema.get("else", True), context, depth).filter(lambda value: not context.is_valid(condition, value))
     return st.one_of(when_true, when_false)
 
 
@@ -209,8 +206,17 @@ def _types_of(schema: Mapping[str, Any]) -> list[str]:
         for name, keywords in (
             (
                 "object",
-                ("properties", "required", "additionalProperties", "patternProperties", "propertyNames", "minProperties", "maxProperties",
-                 "dependentRequired", "unevaluatedProperties"),
+                (
+                    "properties",
+                    "required",
+                    "additionalProperties",
+                    "patternProperties",
+                    "propertyNames",
+                    "minProperties",
+                    "maxProperties",
+                    "dependentRequired",
+                    "unevaluatedProperties",
+                ),
             ),
             ("array", ("items", "prefixItems", "minItems", "maxItems", "uniqueItems", "contains")),
             ("string", ("pattern", "minLength", "maxLength", "format")),

@@ -106,8 +106,12 @@ def floats_for(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
     if low is not None and high is not None and (low > high or (low == high and (exclude_low or exclude_high))):
         return st.nothing()
     return st.floats(
-        min_value=low, max_value=high, exclude_min=exclude_low and low is not None, exclude_max=exclude_high and high is not None,
-        allow_nan=False, allow_infinity=False,
+        min_value=low,
+        max_value=high,
+        exclude_min=exclude_low and low is not None,
+        exclude_max=exclude_high and high is not None,
+        allow_nan=False,
+        allow_infinity=False,
     )
 
 

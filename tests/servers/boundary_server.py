@@ -35,13 +35,16 @@ TOOLS: dict[str, dict[str, Any]] = {
     "rate": _object({"priority": {"type": "integer", "minimum": 1, "maximum": 5}}, ["priority"]),
     "ratio": _object({"value": {"type": "number", "exclusiveMinimum": 0, "exclusiveMaximum": 1}}, ["value"]),
     "pick": _object({"code": {"enum": CODES}}, ["code"]),
-    "profile": _object({
-        "name": {"type": "string", "maxLength": 20},
-        "nickname": {"type": "string", "maxLength": 20},
-        "age": {"type": "integer", "minimum": 0, "maximum": 150},
-        "email": {"type": "string", "maxLength": 40},
-        "bio": {"type": "string", "maxLength": 100},
-    }, ["name"]),
+    "profile": _object(
+        {
+            "name": {"type": "string", "maxLength": 20},
+            "nickname": {"type": "string", "maxLength": 20},
+            "age": {"type": "integer", "minimum": 0, "maximum": 150},
+            "email": {"type": "string", "maxLength": 40},
+            "bio": {"type": "string", "maxLength": 100},
+        },
+        ["name"],
+    ),
 }
 
 LAX: dict[str, dict[str, Any]] = {
@@ -89,16 +92,19 @@ def _tool_error(text: str) -> dict[str, Any]:
 
 def answer(method: str, params: Any, *, fixed: bool) -> dict[str, Any]:
     if method == "initialize":
-        return {"result": {
-            "protocolVersion": "2025-11-25",
-            "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": "boundary-server", "version": "1.0"},
-        }}
+        return {
+            "result": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "boundary-server", "version": "1.0"},
+            }
+        }
     if method == "tools/list":
-        return {"result": {"tools": [
-            {"name": name, "description": f"the {name} tool", "inputSchema": schema, "annotations": READ_ONLY}
-            for name, schema in TOOLS.items()
-        ]}}
+        return {
+            "result": {
+                "tools": [{"name": name, "description": f"the {name} tool", "inputSchema": schema, "annotations": READ_ONLY} for name, schema in TOOLS.items()]
+            }
+        }
     if method == "ping":
         return {"result": {}}
     if method != "tools/call":

@@ -32,8 +32,18 @@ import threading
 from typing import Any
 
 MODES = (
-    "compliant", "deep", "huge", "huge-first", "huge-id-last", "endless", "not-utf8", "not-utf8-ping-error",
-    "lone-surrogate", "notification-flood", "stray-flood", "request-flood",
+    "compliant",
+    "deep",
+    "huge",
+    "huge-first",
+    "huge-id-last",
+    "endless",
+    "not-utf8",
+    "not-utf8-ping-error",
+    "lone-surrogate",
+    "notification-flood",
+    "stray-flood",
+    "request-flood",
 )
 THRESHOLD = 100
 HUGE = 200 * 1024 * 1024
@@ -159,8 +169,14 @@ def main() -> None:
             continue
         msg_id, method, params = message["id"], message["method"], message.get("params")
         if method == "initialize":
-            result(msg_id, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}, "logging": {}},
-                            "serverInfo": {"name": f"hostile-wire-{mode}", "version": "0.1.0"}})
+            result(
+                msg_id,
+                {
+                    "protocolVersion": "2025-11-25",
+                    "capabilities": {"tools": {}, "logging": {}},
+                    "serverInfo": {"name": f"hostile-wire-{mode}", "version": "0.1.0"},
+                },
+            )
             if mode == "notification-flood":
                 threading.Thread(target=flood_notifications, daemon=True).start()
         elif method == "ping":

@@ -34,31 +34,54 @@ STATE = {"archive": True}
 
 ID = {"type": "string", "minLength": 1, "maxLength": 40}
 TOOLS: dict[str, dict[str, Any]] = {
-    "create_note": {"inputSchema": {"type": "object",
-                                    "properties": {"title": {"type": "string", "maxLength": 40}, "body": {"type": "string", "maxLength": 200}},
-                                    "required": ["title"], "additionalProperties": False},
-                    "annotations": {"destructiveHint": False}},
-    "get_note": {"inputSchema": {"type": "object", "properties": {"note_id": ID}, "required": ["note_id"], "additionalProperties": False},
-                 "annotations": {"readOnlyHint": True}},
+    "create_note": {
+        "inputSchema": {
+            "type": "object",
+            "properties": {"title": {"type": "string", "maxLength": 40}, "body": {"type": "string", "maxLength": 200}},
+            "required": ["title"],
+            "additionalProperties": False,
+        },
+        "annotations": {"destructiveHint": False},
+    },
+    "get_note": {
+        "inputSchema": {"type": "object", "properties": {"note_id": ID}, "required": ["note_id"], "additionalProperties": False},
+        "annotations": {"readOnlyHint": True},
+    },
     "list_notes": {"inputSchema": {"type": "object", "properties": {}, "additionalProperties": False}, "annotations": {"readOnlyHint": True}},
-    "update_note": {"inputSchema": {"type": "object", "properties": {"noteId": ID, "body": {"type": "string", "maxLength": 200}},
-                                    "required": ["noteId", "body"], "additionalProperties": False},
-                    "annotations": {"destructiveHint": True}},
-    "delete_note": {"inputSchema": {"type": "object", "properties": {"id": ID}, "required": ["id"], "additionalProperties": False},
-                    "annotations": {"destructiveHint": True}},
-    "set_archive": {"inputSchema": {"type": "object", "properties": {"enabled": {"type": "boolean"}}, "required": ["enabled"], "additionalProperties": False},
-                    "annotations": {"destructiveHint": True}},
-    "archive_note": {"inputSchema": {"type": "object", "properties": {"note_id": ID}, "required": ["note_id"], "additionalProperties": False},
-                     "annotations": {"destructiveHint": True}},
+    "update_note": {
+        "inputSchema": {
+            "type": "object",
+            "properties": {"noteId": ID, "body": {"type": "string", "maxLength": 200}},
+            "required": ["noteId", "body"],
+            "additionalProperties": False,
+        },
+        "annotations": {"destructiveHint": True},
+    },
+    "delete_note": {
+        "inputSchema": {"type": "object", "properties": {"id": ID}, "required": ["id"], "additionalProperties": False},
+        "annotations": {"destructiveHint": True},
+    },
+    "set_archive": {
+        "inputSchema": {"type": "object", "properties": {"enabled": {"type": "boolean"}}, "required": ["enabled"], "additionalProperties": False},
+        "annotations": {"destructiveHint": True},
+    },
+    "archive_note": {
+        "inputSchema": {"type": "object", "properties": {"note_id": ID}, "required": ["note_id"], "additionalProperties": False},
+        "annotations": {"destructiveHint": True},
+    },
 }
 
 
 SHEETS: dict[str, list[str]] = {}
 if "--sheets" in sys.argv:
-    TOOLS["add_sheet"] = {"inputSchema": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}, "required": ["name"],
-                                          "additionalProperties": False}, "annotations": {"destructiveHint": False}}
-    TOOLS["read_sheet"] = {"inputSchema": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}, "required": ["name"],
-                                           "additionalProperties": False}, "annotations": {"readOnlyHint": True}}
+    TOOLS["add_sheet"] = {
+        "inputSchema": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}, "required": ["name"], "additionalProperties": False},
+        "annotations": {"destructiveHint": False},
+    }
+    TOOLS["read_sheet"] = {
+        "inputSchema": {"type": "object", "properties": {"name": {"type": "string", "maxLength": 20}}, "required": ["name"], "additionalProperties": False},
+        "annotations": {"readOnlyHint": True},
+    }
 
 
 class Crash(Exception):
@@ -66,8 +89,7 @@ class Crash(Exception):
 
 
 def listed() -> list[dict[str, Any]]:
-    return [{"name": name, "description": name.replace("_", " "), **spec} for name, spec in TOOLS.items()
-            if name != "archive_note" or STATE["archive"]]
+    return [{"name": name, "description": name.replace("_", " "), **spec} for name, spec in TOOLS.items() if name != "archive_note" or STATE["archive"]]
 
 
 def text(value: Any, *, error: bool = False, structured: Any = None) -> dict[str, Any]:
@@ -165,8 +187,13 @@ def _invalid(name: str, arguments: dict[str, Any]) -> str | None:
 def answer(message: dict[str, Any], send: Any) -> dict[str, Any] | None:
     method, params = message.get("method"), message.get("params")
     if method == "initialize":
-        return {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": True}},
-                           "serverInfo": {"name": "notes-server", "version": "1.0"}}}
+        return {
+            "result": {
+                "protocolVersion": "2025-11-25",
+                "capabilities": {"tools": {"listChanged": True}},
+                "serverInfo": {"name": "notes-server", "version": "1.0"},
+            }
+        }
     if method == "tools/list":
         return {"result": {"tools": listed()}}
     if method == "ping":

@@ -45,11 +45,13 @@ NAMES = {tool["name"] for tool in LISTED + SECOND_PAGE}
 def answer(method: str, params: Any) -> dict[str, Any]:
     if method == "initialize":
         offered = params.get("protocolVersion") if isinstance(params, dict) else None
-        return {"result": {
-            "protocolVersion": offered if offered in VERSIONS else VERSIONS[0],
-            "capabilities": {"tools": {"listChanged": False}},
-            "serverInfo": {"name": "tool-names-server", "version": "1.0"},
-        }}
+        return {
+            "result": {
+                "protocolVersion": offered if offered in VERSIONS else VERSIONS[0],
+                "capabilities": {"tools": {"listChanged": False}},
+                "serverInfo": {"name": "tool-names-server", "version": "1.0"},
+            }
+        }
     if method == "tools/list":
         cursor = params.get("cursor") if isinstance(params, dict) else None
         return {"result": {"tools": LISTED, "nextCursor": "2"} if cursor is None else {"tools": SECOND_PAGE}}

@@ -121,6 +121,4 @@ async def send_canonical(dispatcher: Dispatcher, cases: Sequence[Case], sent: li
     while the workers search. What came of each is appended to `sent` as it comes (so that what
     was sent before --max-time cut the phase short is judged)."""
     for start in range(0, len(cases), batch):
-        sent.extend(await dispatcher.send(cases[start:start + batch], timeout=timeout, watched=False))
-
-
+        sent.extend(await dispatcher.send(cases[start : start + batch], timeout=timeout, watched=False))

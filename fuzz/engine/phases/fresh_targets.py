@@ -56,8 +56,15 @@ class _Spare:
 class FreshTargets:
     """The target in use and its spares, in `nursery` (which must outlive them: `aclose` first)."""
 
-    def __init__(self, spec: TargetSpec, nursery: trio.Nursery, *, startup_timeout: float, protocol_version: str | None,
-                 max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> None:
+    def __init__(
+        self,
+        spec: TargetSpec,
+        nursery: trio.Nursery,
+        *,
+        startup_timeout: float,
+        protocol_version: str | None,
+        max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
+    ) -> None:
         self._spec = spec
         self._nursery = nursery
         self._startup_timeout = startup_timeout
@@ -138,8 +145,9 @@ class FreshTargets:
             spare.ready.set()
 
     async def _started(self) -> Target:
-        target = Target(self._spec, self._nursery, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version,
-                        max_message_bytes=self._max_message_bytes)
+        target = Target(
+            self._spec, self._nursery, startup_timeout=self._startup_timeout, protocol_version=self._protocol_version, max_message_bytes=self._max_message_bytes
+        )
         self._open.add(target)
         try:
             await target.start()

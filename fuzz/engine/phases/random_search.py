@@ -54,6 +54,7 @@ which grows with the batches; in parts, memory stays flat over a night. On the d
 defaults (two processes, the second worker often running), 100k calls into a 40-minute budget:
 144 MB summed RSS with parts of 500 batches of 16, 112 MB with 100, the same cases per second."""
 
+
 class Exploration(BatchTrials):
     """`kind` cases for `tool` (None: malformed envelopes that name no tool); `run` it in a
     worker thread of a trio run that serves `dispatcher`."""
@@ -161,8 +162,13 @@ class Exploration(BatchTrials):
                 self.sent += len(cases)
                 for case, finding in zip(cases, self._judge_sent(cases, sent), strict=True):
                     self._keep_canonical(case, finding)
-            probes = coercion_cases(self.tool, self.accepted_bases[0]) if self.tool and self.accepted_bases and (
-                self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0 and RunPhase.BOUNDARY in self.options.phases) else []
+            probes = (
+                coercion_cases(self.tool, self.accepted_bases[0])
+                if self.tool
+                and self.accepted_bases
+                and (self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0 and RunPhase.BOUNDARY in self.options.phases)
+                else []
+            )
             if probes and self.lost is None:
                 for case, finding in zip(probes, self._judge_batch(probes, timeout=self.options.timeout, enough=lambda _: False), strict=True):
                     self._keep_canonical(case, finding)
@@ -176,8 +182,7 @@ class Exploration(BatchTrials):
         self._confirm_hang()
         self.findings = [
             self._alone_again(finding)
-            for finding in list(self._canonical.values())
-            + [finding for finding in self.findings if finding.rule.id not in self._canonical]
+            for finding in list(self._canonical.values()) + [finding for finding in self.findings if finding.rule.id not in self._canonical]
         ]
         self._case_of.clear()
 
@@ -213,8 +218,10 @@ class Exploration(BatchTrials):
     def _search(self) -> None:
         try:
             with BUILDING:  # one thread at a time reads lambda sources (`fuzz.engine.hypothesis_threads`)
-                strategy = envelope_cases() if self.tool is None else cases(
-                    self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known, stateless=self.stateless
+                strategy = (
+                    envelope_cases()
+                    if self.tool is None
+                    else cases(self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known, stateless=self.stateless)
                 )
                 if self._silent_labels:
                     strategy = strategy.filter(lambda case: case.label not in self._silent_labels)
@@ -340,6 +347,7 @@ class Exploration(BatchTrials):
             self._latest[finding.rule.id] = finding
             self._case_of[id(finding)] = (finding, case)
             raise violation_type(finding.rule.id)(finding)
+
 
 def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0, part: int = 0) -> int:
     suffix = (f"\0{round}" if round else "") + (f"\0part {part}" if part else "")

@@ -28,6 +28,7 @@ class SequenceExploration(Protocol):
 
     def reuse(self, tool: Tool, arguments: dict[str, Any], fresh: bool, pick: int) -> tuple[dict[str, Any], tuple[Use, ...]]: ...
 
+
 _PICKS = st.integers(0, 255)
 
 
@@ -41,7 +42,9 @@ def machine_class(exploration: SequenceExploration) -> type[RuleBasedStateMachin
     namespace: dict[str, Any] = {"__init__": __init__}
     for index, tool in enumerate(exploration.tools):
         namespace[f"call_{index}_{_identifier(tool.name)}"] = rule(
-            arguments=exploration._strategies[tool.name], fresh=st.booleans(), pick=_PICKS,
+            arguments=exploration._strategies[tool.name],
+            fresh=st.booleans(),
+            pick=_PICKS,
         )(_caller(exploration, tool))
 
     def has_appeared(self: Any) -> bool:
@@ -70,4 +73,3 @@ def _caller(exploration: SequenceExploration, tool: Tool) -> Callable[..., None]
 
 def _identifier(name: str) -> str:
     return "".join(character if character.isalnum() else "_" for character in name)[:40]
-

@@ -104,17 +104,25 @@ class _Sequence:
     """A tool not annotated read-only was called: what follows may depend on it."""
 
 
-async def explore_sequences(options: RunOptions, tools: Sequence[Tool], criteria: Criteria, deadline: float, share_deadline: float,
-                            protocol_version: str | None) -> SequenceExploration:
+async def explore_sequences(
+    options: RunOptions, tools: Sequence[Tool], criteria: Criteria, deadline: float, share_deadline: float, protocol_version: str | None
+) -> SequenceExploration:
     """The sequence phase, on a target of its own (opened here, under the revision the run speaks),
     in a worker thread."""
     async with trio.open_nursery() as nursery:
-        targets = FreshTargets(options.target, nursery, startup_timeout=options.startup_timeout, protocol_version=protocol_version,
-                               max_message_bytes=options.max_answer_size)
+        targets = FreshTargets(
+            options.target, nursery, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size
+        )
         try:
             await targets.start()
             exploration = SequenceExploration(
-                options, targets, tools, criteria, lambda tool: may_take_part(tool, options.selection), deadline, share_deadline,
+                options,
+                targets,
+                tools,
+                criteria,
+                lambda tool: may_take_part(tool, options.selection),
+                deadline,
+                share_deadline,
             )
             await trio.to_thread.run_sync(in_worker_thread(exploration.run), abandon_on_cancel=True)
         finally:
@@ -131,8 +139,16 @@ class SequenceExploration:
     round = 0
     name = SEQUENCES
 
-    def __init__(self, options: RunOptions, targets: FreshTargets, tools: Sequence[Tool], criteria: Criteria, is_safe: Callable[[Tool], bool],
-                 deadline: float = float("inf"), share_deadline: float = float("inf")) -> None:
+    def __init__(
+        self,
+        options: RunOptions,
+        targets: FreshTargets,
+        tools: Sequence[Tool],
+        criteria: Criteria,
+        is_safe: Callable[[Tool], bool],
+        deadline: float = float("inf"),
+        share_deadline: float = float("inf"),
+    ) -> None:
         self.options = options
         self.targets = targets
         self.link = PhaseTargets(targets, timeout=options.timeout, deadline=deadline, share_deadline=share_deadline)
@@ -223,16 +239,21 @@ class SequenceExploration:
             if not stopped:
                 found = [self._shortest(finding) for finding in found]
             stopped = stopped or self.link.out_of_time or self.link.share_spent
-            self.findings = [finding for finding in found
-                             if self._single.needs_its_steps(finding, self._known_tools.get(finding.tool), stopped=stopped)]
+            self.findings = [finding for finding in found if self._single.needs_its_steps(finding, self._known_tools.get(finding.tool), stopped=stopped)]
 
     def _probe(self, budget: int) -> int:
         """Ask whether the target keeps state (`StateProbe`), conclude, and return how many
         sequences that earns."""
         with BUILDING:  # Hypothesis finds the simplest values: one thread at a time
             simplest = simplest_arguments(self.tools)
-        probe = StateProbe(self.tools, simplest, self.criteria, send=self.link.send, on_a_fresh_target=self._sent_on_a_fresh_target,
-                           changes=lambda: self.link.target.session.tools_changed)
+        probe = StateProbe(
+            self.tools,
+            simplest,
+            self.criteria,
+            send=self.link.send,
+            on_a_fresh_target=self._sent_on_a_fresh_target,
+            changes=lambda: self.link.target.session.tools_changed,
+        )
         signs = self.signs = probe.run()
         self.sent += signs.calls
         self._silent.update(signs.slow)
@@ -337,9 +358,19 @@ class SequenceExploration:
         response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
         if violation is not None:
             finding = Finding(
-                rule=violation.rule, tool=tool.name, case=CaseKind.SEQUENCE, label=f"sequence {label}", request=exchange.request,
-                response=response, message=describe_violation(violation, case, exchange), why=violation.why,
-                expected=violation.expected, stderr=exchange.stderr, steps=tuple(sequence.steps), uses=uses, judged_as=kind,
+                rule=violation.rule,
+                tool=tool.name,
+                case=CaseKind.SEQUENCE,
+                label=f"sequence {label}",
+                request=exchange.request,
+                response=response,
+                message=describe_violation(violation, case, exchange),
+                why=violation.why,
+                expected=violation.expected,
+                stderr=exchange.stderr,
+                steps=tuple(sequence.steps),
+                uses=uses,
+                judged_as=kind,
             )
             key = f"{violation.rule.id} {tool.name}"
             if key not in self._latest or len(finding.steps) < len(self._latest[key].steps):

@@ -48,7 +48,6 @@ _UNVERIFIABLE = (
 )
 
 
-
 class BatchTrials:
     """What `Exploration` does with a batch; the state it reads and keeps is the exploration's."""
 
@@ -93,7 +92,10 @@ class BatchTrials:
         return self._judge_sent(batch, sent, enough, unwanted)
 
     def _judge_sent(
-        self, batch: Sequence[Case], sent: Sequence[Sent], enough: Callable[[Finding | None], bool] = lambda _: False,
+        self,
+        batch: Sequence[Case],
+        sent: Sequence[Sent],
+        enough: Callable[[Finding | None], bool] = lambda _: False,
         unwanted: frozenset[str] = frozenset(),
     ) -> list[Finding | None]:
         recheck = not self._suspecting
@@ -192,7 +194,6 @@ class BatchTrials:
             headers=exchange.headers,
         )
         return finding
-
 
     def _observed(self, case: Case, observation: Observation) -> None:
         """Count how `case` was answered; keep valid arguments the server accepted, and note

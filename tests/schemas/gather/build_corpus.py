@@ -61,8 +61,7 @@ def ordered_inputs(raw: Path) -> list[Path]:
             return (2 + FIRST.index(name), name)
         return (9, name)
 
-    files = [p for p in sorted(raw.glob("*.json")) if not p.name.startswith("_")
-             and not p.name.startswith("handwritten-")]
+    files = [p for p in sorted(raw.glob("*.json")) if not p.name.startswith("_") and not p.name.startswith("handwritten-")]
     files.sort(key=rank)
     return files + sorted(CORPUS.glob("handwritten-*.json"))
 
@@ -91,8 +90,7 @@ def main() -> int:
             kept.append(entry)
         handwritten = path.name.startswith("handwritten-")
         if handwritten and len(kept) != len(doc["schemas"]):
-            print(f"warning: {path.name} has schemas that are invalid or duplicate earlier ones; "
-                  f"it is left as it is", file=sys.stderr)
+            print(f"warning: {path.name} has schemas that are invalid or duplicate earlier ones; it is left as it is", file=sys.stderr)
         if not handwritten:
             doc["schemas"] = kept
             (CORPUS / path.name).write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

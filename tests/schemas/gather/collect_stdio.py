@@ -58,7 +58,13 @@ SERVERS: dict[str, tuple[str, str, str, list[str], dict[str, str]]] = {
     "server-puppeteer": ("npm", "@modelcontextprotocol/server-puppeteer", "mcp-server-puppeteer", [], {}),
     "server-brave-search": ("npm", "@modelcontextprotocol/server-brave-search", "mcp-server-brave-search", [], {"BRAVE_API_KEY": DUMMY}),
     "server-slack": ("npm", "@modelcontextprotocol/server-slack", "mcp-server-slack", [], {"SLACK_BOT_TOKEN": "xoxb-" + DUMMY, "SLACK_TEAM_ID": "T00000000"}),
-    "server-gitlab": ("npm", "@modelcontextprotocol/server-gitlab", "mcp-server-gitlab", [], {"GITLAB_PERSONAL_ACCESS_TOKEN": DUMMY, "GITLAB_API_URL": "http://127.0.0.1:9/api/v4"}),
+    "server-gitlab": (
+        "npm",
+        "@modelcontextprotocol/server-gitlab",
+        "mcp-server-gitlab",
+        [],
+        {"GITLAB_PERSONAL_ACCESS_TOKEN": DUMMY, "GITLAB_API_URL": "http://127.0.0.1:9/api/v4"},
+    ),
     "server-google-maps": ("npm", "@modelcontextprotocol/server-google-maps", "mcp-server-google-maps", [], {"GOOGLE_MAPS_API_KEY": DUMMY}),
     "server-postgres": ("npm", "@modelcontextprotocol/server-postgres", "mcp-server-postgres", ["postgresql://127.0.0.1:9/none"], {}),
     "server-redis": ("npm", "@modelcontextprotocol/server-redis", "mcp-server-redis", ["redis://127.0.0.1:6399"], {}),
@@ -74,13 +80,25 @@ SERVERS: dict[str, tuple[str, str, str, list[str], dict[str, str]]] = {
     "circleci-mcp": ("npm", "@circleci/mcp-server-circleci", "mcp-server-circleci", [], {"CIRCLECI_TOKEN": DUMMY}),
     "mongodb-mcp-server": ("npm", "mongodb-mcp-server", "mongodb-mcp-server", [], {"MDB_MCP_TELEMETRY": "disabled"}),
     "desktop-commander": ("npm", "@wonderwhy-er/desktop-commander", "desktop-commander", [], {}),
-    "zereight-mcp-gitlab": ("npm", "@zereight/mcp-gitlab", "zereight-mcp-gitlab", [], {"GITLAB_PERSONAL_ACCESS_TOKEN": DUMMY, "GITLAB_API_URL": "http://127.0.0.1:9/api/v4"}),
+    "zereight-mcp-gitlab": (
+        "npm",
+        "@zereight/mcp-gitlab",
+        "zereight-mcp-gitlab",
+        [],
+        {"GITLAB_PERSONAL_ACCESS_TOKEN": DUMMY, "GITLAB_API_URL": "http://127.0.0.1:9/api/v4"},
+    ),
     "sentry-mcp": ("npm", "@sentry/mcp-server", "sentry-mcp", ["--access-token", DUMMY, "--host", "127.0.0.1:9", "--insecure-http"], {}),
     "stripe-mcp": ("npm", "@stripe/mcp", "@stripe/mcp/dist/index.js", ["--api-key=sk_test_" + DUMMY], {}),
     "launchdarkly-mcp": ("npm", "@launchdarkly/mcp-server", "mcp", ["start", "--api-key", DUMMY], {}),
     "next-devtools-mcp": ("npm", "next-devtools-mcp", "next-devtools-mcp", [], {"NEXT_TELEMETRY_DISABLED": "1"}),
     "azure-devops-mcp": ("npm", "@azure-devops/mcp", "mcp-server-azuredevops", ["dummy-org"], {}),
-    "server-aws-kb-retrieval": ("npm", "@modelcontextprotocol/server-aws-kb-retrieval", "mcp-server-aws-kb-retrieval", [], {"AWS_ACCESS_KEY_ID": DUMMY, "AWS_SECRET_ACCESS_KEY": DUMMY, "AWS_REGION": "us-east-1"}),
+    "server-aws-kb-retrieval": (
+        "npm",
+        "@modelcontextprotocol/server-aws-kb-retrieval",
+        "mcp-server-aws-kb-retrieval",
+        [],
+        {"AWS_ACCESS_KEY_ID": DUMMY, "AWS_SECRET_ACCESS_KEY": DUMMY, "AWS_REGION": "us-east-1"},
+    ),
     "server-pdf": ("npm", "@modelcontextprotocol/server-pdf", "mcp-pdf-server", ["--stdio"], {}),
     "server-budget-allocator": ("npm", "@modelcontextprotocol/server-budget-allocator", "mcp-budget-allocator-server", ["--stdio"], {}),
     "server-scenario-modeler": ("npm", "@modelcontextprotocol/server-scenario-modeler", "mcp-scenario-modeler-server", ["--stdio"], {}),
@@ -101,8 +119,14 @@ SERVERS: dict[str, tuple[str, str, str, list[str], dict[str, str]]] = {
 class StdioClient:
     def __init__(self, argv: list[str], env: dict[str, str], cwd: str):
         self.proc = subprocess.Popen(
-            argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-            env=env, cwd=cwd, text=True, bufsize=1,
+            argv,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=env,
+            cwd=cwd,
+            text=True,
+            bufsize=1,
         )
         self.lines: queue.Queue[str | None] = queue.Queue()
         self.stderr: list[str] = []
@@ -157,8 +181,7 @@ class StdioClient:
                 elif msg["method"] == "ping":
                     self.send({"jsonrpc": "2.0", "id": msg["id"], "result": {}})
                 else:
-                    self.send({"jsonrpc": "2.0", "id": msg["id"],
-                               "error": {"code": -32601, "message": "not supported"}})
+                    self.send({"jsonrpc": "2.0", "id": msg["id"], "error": {"code": -32601, "message": "not supported"}})
 
     def close(self) -> None:
         try:
@@ -177,11 +200,15 @@ def list_tools(argv: list[str], env: dict[str, str], cwd: str) -> tuple[dict, li
     client = StdioClient(argv, env, cwd)
     deadline = time.monotonic() + TIMEOUT_S
     try:
-        init = client.request("initialize", {
-            "protocolVersion": PROTOCOL_VERSION,
-            "capabilities": {"roots": {"listChanged": False}},
-            "clientInfo": {"name": "mcp-toolfuzz-schema-gather", "version": "0.1.0"},
-        }, deadline)
+        init = client.request(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {"roots": {"listChanged": False}},
+                "clientInfo": {"name": "mcp-toolfuzz-schema-gather", "version": "0.1.0"},
+            },
+            deadline,
+        )
         client.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
         tools: list[dict] = []
         cursor = None
@@ -204,9 +231,9 @@ def package_version(kind: str, package: str, npm_dir: Path, py_venv: Path) -> st
     if kind == "npm":
         pj = npm_dir / "node_modules" / package / "package.json"
         return json.loads(pj.read_text())["version"]
-    out = subprocess.run([str(py_venv / "bin" / "python"), "-c",
-                          f"import importlib.metadata as m; print(m.version({package!r}))"],
-                         capture_output=True, text=True, check=True)
+    out = subprocess.run(
+        [str(py_venv / "bin" / "python"), "-c", f"import importlib.metadata as m; print(m.version({package!r}))"], capture_output=True, text=True, check=True
+    )
     return out.stdout.strip()
 
 
@@ -253,9 +280,11 @@ def main() -> int:
         prefix = "npm" if kind == "npm" else "pypi"
         doc = {
             "source": f"{package}@{version}",
-            "collected": (f"stdio: initialize (protocol {PROTOCOL_VERSION}, server answered "
-                          f"{init.get('protocolVersion')}) then tools/list with nextCursor "
-                          f"pagination, by gather/collect_stdio.py"),
+            "collected": (
+                f"stdio: initialize (protocol {PROTOCOL_VERSION}, server answered "
+                f"{init.get('protocolVersion')}) then tools/list with nextCursor "
+                f"pagination, by gather/collect_stdio.py"
+            ),
             "schemas": schemas,
         }
         (args.out / f"{prefix}-{name}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

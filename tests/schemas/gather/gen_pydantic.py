@@ -174,8 +174,9 @@ def pet_sound(pet: Annotated[Cat | Dog, Field(discriminator="kind")]) -> str:
     return "meow" if pet.kind == "cat" else "woof"
 
 
-def transfer(amount: Money, to_account: Annotated[str, Field(pattern=r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$")],
-             memo: Annotated[str, Field(max_length=140)] = "") -> Money:
+def transfer(
+    amount: Money, to_account: Annotated[str, Field(pattern=r"^[A-Z]{2}[0-9]{2}[A-Z0-9]{10,30}$")], memo: Annotated[str, Field(max_length=140)] = ""
+) -> Money:
     """Money with multiple_of=0.01 and patterns."""
     return amount
 
@@ -258,9 +259,26 @@ def tag_items(
     return tags
 
 
-TOOLS = [create_person, schedule_task, sum_tree, walk_list, configure, pet_sound, transfer, search,
-         get_weather, word_counts, describe, distance, mixed_bag, variadic_tuple, no_arguments,
-         annotate_record, set_temperature, tag_items]
+TOOLS = [
+    create_person,
+    schedule_task,
+    sum_tree,
+    walk_list,
+    configure,
+    pet_sound,
+    transfer,
+    search,
+    get_weather,
+    word_counts,
+    describe,
+    distance,
+    mixed_bag,
+    variadic_tuple,
+    no_arguments,
+    annotate_record,
+    set_temperature,
+    tag_items,
+]
 
 
 def serve(framework: str) -> None:
@@ -287,8 +305,7 @@ def collect(out: Path) -> None:
 
     from collect_stdio import PROTOCOL_VERSION, list_tools
 
-    for framework, group, dist in (("mcpserver", "python-sdk-pydantic", "mcp"),
-                                   ("fastmcp", "python-fastmcp", "fastmcp")):
+    for framework, group, dist in (("mcpserver", "python-sdk-pydantic", "mcp"), ("fastmcp", "python-fastmcp", "fastmcp")):
         version = md.version(dist)
         _init, tools = list_tools([sys.executable, __file__, "serve", framework], dict(os.environ), os.getcwd())
         schemas = []
@@ -299,8 +316,7 @@ def collect(out: Path) -> None:
         api = "mcp.server.mcpserver.MCPServer @tool()" if framework == "mcpserver" else "fastmcp.FastMCP @tool()"
         doc = {
             "source": f"{dist}@{version} (pydantic {md.version('pydantic')})",
-            "collected": (f"{api} on typed functions in gather/gen_pydantic.py, served over stdio and listed "
-                          f"with tools/list (protocol {PROTOCOL_VERSION})"),
+            "collected": (f"{api} on typed functions in gather/gen_pydantic.py, served over stdio and listed with tools/list (protocol {PROTOCOL_VERSION})"),
             "schemas": schemas,
         }
         (out / f"{group}.json").write_text(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

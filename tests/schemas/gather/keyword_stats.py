@@ -20,8 +20,19 @@ from pathlib import Path
 # keyword -> how its value holds subschemas
 MAP_OF_SCHEMAS = {"properties", "patternProperties", "$defs", "definitions", "dependentSchemas"}
 LIST_OF_SCHEMAS = {"allOf", "anyOf", "oneOf", "prefixItems"}
-ONE_SCHEMA = {"not", "if", "then", "else", "additionalProperties", "additionalItems",
-              "unevaluatedProperties", "unevaluatedItems", "contains", "propertyNames", "contentSchema"}
+ONE_SCHEMA = {
+    "not",
+    "if",
+    "then",
+    "else",
+    "additionalProperties",
+    "additionalItems",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+    "propertyNames",
+    "contentSchema",
+}
 
 
 def keywords(schema: object, found: set[str]) -> None:

@@ -28,8 +28,7 @@ def _without_descriptions(node: Any) -> Any:
     if isinstance(node, list):
         return [_without_descriptions(item) for item in node]
     if isinstance(node, dict):
-        return {key: _without_descriptions(value) for key, value in node.items()
-                if not (key == "description" and isinstance(value, str))}
+        return {key: _without_descriptions(value) for key, value in node.items() if not (key == "description" and isinstance(value, str))}
     return node
 
 
