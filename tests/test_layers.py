@@ -58,9 +58,7 @@ def _imports(path: Path, modules: dict[str, Path]) -> set[str]:
 
 def test_a_module_past_the_usual_length_says_why() -> None:
     long = {
-        name: n
-        for name, path in _modules().items()
-        if (n := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST and name not in LONG_FOR_A_REASON
+        name: n for name, path in _modules().items() if (n := len(path.read_text(encoding="utf-8").splitlines())) > LONGEST and name not in LONG_FOR_A_REASON
     }
     assert not long, f"modules over {LONGEST} lines without a reason in LONG_FOR_A_REASON: {long}"
 

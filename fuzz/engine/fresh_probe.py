@@ -21,10 +21,6 @@ from fuzz.judging.oracle import Criteria, assess
 from fuzz.wire.target import StdioTarget, open_target
 from strategies import Case, CaseKind, Tool
 
-STATEFUL_RULES = frozenset({"tool-failure", "invalid-arguments", "arguments-not-validated", "error-as-success"})
-"""The rules whose verdict a tool's state can decide (not hangs, deaths or malformed answers,
-which the harness confirms otherwise)."""
-
 NOT_ON_A_FRESH_TARGET = (
     " Sent alone to a fresh copy of the target, this request does not make the violation: it depended on"
     " calls made before it (state the earlier cases left), so its reproduction may replay FIXED; the sequence"
@@ -39,7 +35,7 @@ async def checked_on_a_fresh_target(finding: Finding, tool: Tool | None, options
         RunPhase.SEQUENCE not in options.phases
         or not isinstance(options.target, StdioTarget)
         or tool is None
-        or finding.rule.id not in STATEFUL_RULES
+        or not finding.rule.depends_on_state
         or finding.case not in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
     ):
         return finding

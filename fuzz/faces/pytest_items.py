@@ -19,6 +19,7 @@ from fuzz.faces.hosted import HostedTarget
 from fuzz.faces.pytest_invariants import Invariants
 from fuzz.judging.coverage import EXITED, NO_ANSWER, kinds_judging, rules_judged, tool_exercise
 from fuzz.judging.findings import RunResult, ToolSummary
+from fuzz.judging.rules import RULES
 from fuzz.reports.problems import findings_text, shown
 from fuzz.text import printable
 from fuzz.wire.lifecycle import ALL_VERSIONS
@@ -108,8 +109,8 @@ def _applicable(tool_plan: ToolPlan, rules: Sequence[str], plans: Sequence[ToolP
 _SEQUENCE_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL)
 """The kinds a sequence's calls are judged as (`Finding.judged_as`): a call with the arguments drawn
 (valid, or not after a reused value), and a call of a tool that left the list."""
-_ENDING = frozenset({"request-answered", "target-alive"})
-_NOT_IN_SEQUENCES = _ENDING | {"tool-name"}
+_ENDING = frozenset(rule.id for rule in RULES if rule.about_the_request)
+_NOT_IN_SEQUENCES = _ENDING | {rule.id for rule in RULES if not rule.in_sequences}
 """Rules no sequence finding is of: a call left unanswered or a target that died ends a sequence
 (the single cases report them), and tool names are judged on the listing."""
 

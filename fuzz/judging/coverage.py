@@ -19,6 +19,7 @@ from fuzz.judging.answers import AnswerClass, Observation
 from fuzz.judging.dressed_errors import dressed_error
 from fuzz.judging.findings import RunResult, ToolSummary
 from fuzz.judging.profiles import PROFILES, resolve
+from fuzz.judging.rules import ERROR_AS_SUCCESS, RULES_BY_ID, Evidence, Revisions, Rule
 from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS
 from strategies import CaseKind
 from strategies.cases import ENVELOPE, SEQUENCES
@@ -32,9 +33,9 @@ SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITE
     "malformed-answer",
     "target-exited",
 )
-DRESSED_ERROR = "error-as-success"
+DRESSED_ERROR = ERROR_AS_SUCCESS.id
 """A success whose own text or JSON says the call failed (`fuzz.judging.dressed_errors`): not
-counted as a success."""
+counted as a success. The bucket bears the name of the rule it violates."""
 BUCKETS = (SUCCESS, DRESSED_ERROR, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
 """How a case was answered, as reports name it."""
 
@@ -110,45 +111,18 @@ def _refused_valid(summary: ToolSummary) -> str:
     return f"no valid call succeeded ({total - counts.get(SUCCESS, 0)} of {total} refused or unanswered)"
 
 
-_KIND_OF_RULE = {
-    "unknown-tool": CaseKind.UNKNOWN_TOOL,
-    "tool-list-leak": CaseKind.UNKNOWN_TOOL,
-    "invalid-arguments": CaseKind.INVALID_ARGUMENTS,
-    "arguments-not-validated": CaseKind.INVALID_ARGUMENTS,
-    "tool-failure": CaseKind.VALID_ARGUMENTS,
-    "malformed-request": CaseKind.MALFORMED_REQUEST,
-    "malformed-request-code": CaseKind.MALFORMED_REQUEST,
-    "unavailable-tool": CaseKind.UNAVAILABLE_TOOL,
-    "malformed-meta": CaseKind.MALFORMED_META,
-    "unsupported-version": CaseKind.UNSUPPORTED_VERSION,
-    "header-mismatch": CaseKind.HEADER_MISMATCH,
-    "tool-name": CaseKind.TOOL_LISTING,
-}
-"""The rules judged on the answers to one case kind only (tool-name: on the tools/list answer,
-which no exploration sends)."""
-
-
 def kinds_judging(rule_ids: Iterable[str]) -> frozenset[CaseKind] | None:
     """The case kinds whose answers judge these rules; None when one of them is judged on any
     kind's answers (or, like output-schema, on several)."""
     kinds = set()
-    for rule in rule_ids:
-        if rule not in _KIND_OF_RULE:
+    for rule_id in rule_ids:
+        kind = RULES_BY_ID[rule_id].judged_on
+        if kind is None:
             return None
-        kinds.add(_KIND_OF_RULE[rule])
+        kinds.add(kind)
     if CaseKind.INVALID_ARGUMENTS in kinds:
         kinds.add(CaseKind.VALID_ARGUMENTS)  # the values invalid ones mutate, and the successes that make a refusal count
     return frozenset(kinds)
-
-
-_NOT_APPLICABLE = {
-    "unavailable-tool": "no tool was named with --unavailable",
-    "output-schema": "no tool declares an outputSchema, and no --mirror-tool was given",
-    "malformed-meta": "it is judged only under the stateless revision (2026-07-28)",
-    "unsupported-version": "it is judged only under the stateless revision (2026-07-28)",
-    "header-mismatch": "it is judged only under the stateless revision (2026-07-28) over Streamable HTTP",
-    "tool-name": "no listed tool was in the run",
-}
 
 
 def _planned(summary: ToolSummary, kind: CaseKind) -> bool:
@@ -156,58 +130,54 @@ def _planned(summary: ToolSummary, kind: CaseKind) -> bool:
 
 
 def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_schema: bool) -> dict[str, Exercise]:
-    """Each rule's exercise on one tool (the envelope included), for the rules that apply to it:
-    not those of a case kind the tool was never meant to get (unknown-tool for the envelope,
-    unavailable-tool for a tool not named with --unavailable), nor output-schema for a tool
-    without an outputSchema that is not the mirror."""
-    rule_ids = [
-        rule
-        for rule in rule_ids
-        if (rule not in _KIND_OF_RULE or _planned(summary, _KIND_OF_RULE[rule]) or (rule == "tool-name" and _listed(summary)))
-        and (rule != "output-schema" or has_output_schema or _planned(summary, CaseKind.VALID_OUTPUT))
-    ]
+    """Each rule's exercise on one tool (the envelope included), for the rules that apply to it.
 
-    def by_kind(rule: str, kind: CaseKind) -> Exercise:
-        return Exercise(rule, True) if _answered(summary, kind) else Exercise(rule, False, _sent_phrase(summary, kind))
-
+    A rule judged on one case kind applies only where that kind was planned: not unknown-tool
+    for the envelope, nor unavailable-tool for a tool not named with --unavailable. The
+    output-schema rule applies to a tool with an outputSchema, or to the mirror.
+    """
     any_answer = any(_answered(summary, kind) for kind in summary.answers)
     successes = _answered(summary, CaseKind.VALID_ARGUMENTS, (SUCCESS,))
-    results: dict[str, Exercise] = {}
-    for rule in rule_ids:
-        if rule == "unknown-tool" or rule == "tool-list-leak":
-            results[rule] = by_kind(rule, CaseKind.UNKNOWN_TOOL)
-        elif rule == "invalid-arguments":
-            results[rule] = by_kind(rule, CaseKind.INVALID_ARGUMENTS)
-        elif rule == "arguments-not-validated":
-            exercise = by_kind(rule, CaseKind.INVALID_ARGUMENTS)
-            if exercise.exercised and not successes:
-                exercise = Exercise(rule, False, _refused_valid(summary) + ", so a refused invalid call proves nothing")
-            results[rule] = exercise
-        elif rule == "tool-failure":
-            results[rule] = by_kind(rule, CaseKind.VALID_ARGUMENTS)
-        elif rule == "tool-name":
-            results[rule] = Exercise(rule, True)  # judged on the listing, before any case
-        elif rule in ("malformed-request", "malformed-request-code"):
-            results[rule] = by_kind(rule, CaseKind.MALFORMED_REQUEST)
-        elif rule in _KIND_OF_RULE:
-            results[rule] = by_kind(rule, _KIND_OF_RULE[rule])
-        elif rule == "output-schema":
+
+    def applies(rule: Rule) -> bool:
+        if rule.evidence is Evidence.THE_LISTING:
+            return _listed(summary) or _planned(summary, CaseKind.TOOL_LISTING)
+        if rule.judged_on is not None and not _planned(summary, rule.judged_on):
+            return False
+        return rule.evidence is not Evidence.STRUCTURED_OUTPUT or has_output_schema or _planned(summary, CaseKind.VALID_OUTPUT)
+
+    def exercise(rule: Rule) -> Exercise:
+        def by_kind(kind: CaseKind) -> Exercise:
+            return Exercise(rule.id, True) if _answered(summary, kind) else Exercise(rule.id, False, _sent_phrase(summary, kind))
+
+        def if_any(count: int, reason: str) -> Exercise:
+            return Exercise(rule.id, True) if count else Exercise(rule.id, False, reason)
+
+        evidence = rule.evidence
+        if evidence is Evidence.AN_ANSWER_OF_ITS_KIND:
+            assert rule.judged_on is not None
+            return by_kind(rule.judged_on)
+        if evidence is Evidence.INVALID_BESIDE_A_SUCCESS:
+            judged = by_kind(CaseKind.INVALID_ARGUMENTS)
+            if judged.exercised and not successes:
+                return Exercise(rule.id, False, _refused_valid(summary) + ", so a refused invalid call proves nothing")
+            return judged
+        if evidence is Evidence.THE_LISTING:
+            return Exercise(rule.id, True)  # judged on the listing, before any case
+        if evidence is Evidence.STRUCTURED_OUTPUT:
             mirrored = _answered(summary, CaseKind.VALID_OUTPUT) + _answered(summary, CaseKind.INVALID_OUTPUT)
             if mirrored or (has_output_schema and successes):
-                results[rule] = Exercise(rule, True)
-            elif not has_output_schema:
-                results[rule] = Exercise(rule, False, _sent_phrase(summary, CaseKind.VALID_OUTPUT))
-            else:
-                results[rule] = Exercise(rule, False, _refused_valid(summary) + ", so no structured output was checked")
-        elif rule == "error-message":
-            errors = sum(_answered(summary, kind, (TOOL_ERROR,)) for kind in summary.answers)
-            results[rule] = Exercise(rule, True) if errors else Exercise(rule, False, "no tool execution error came")
-        elif rule == "internal-details-leak":
-            errors = sum(_answered(summary, kind, (TOOL_ERROR, PROTOCOL_ERROR)) for kind in summary.answers)
-            results[rule] = Exercise(rule, True) if errors else Exercise(rule, False, "no error came")
-        else:
-            results[rule] = Exercise(rule, True) if any_answer else Exercise(rule, False, "no case was answered")
-    return results
+                return Exercise(rule.id, True)
+            if not has_output_schema:
+                return Exercise(rule.id, False, _sent_phrase(summary, CaseKind.VALID_OUTPUT))
+            return Exercise(rule.id, False, _refused_valid(summary) + ", so no structured output was checked")
+        if evidence is Evidence.A_TOOL_ERROR:
+            return if_any(sum(_answered(summary, kind, (TOOL_ERROR,)) for kind in summary.answers), "no tool execution error came")
+        if evidence is Evidence.AN_ERROR:
+            return if_any(sum(_answered(summary, kind, (TOOL_ERROR, PROTOCOL_ERROR)) for kind in summary.answers), "no error came")
+        return if_any(any_answer, "no case was answered")
+
+    return {rule.id: exercise(rule) for rule in map(RULES_BY_ID.__getitem__, rule_ids) if applies(rule)}
 
 
 def _listed(summary: ToolSummary) -> bool:
@@ -223,7 +193,7 @@ def run_exercise(per_tool: Mapping[str, Mapping[str, Exercise]], rule_ids: Seque
     for rule in rule_ids:
         exercises = {tool: exercises[rule] for tool, exercises in per_tool.items() if rule in exercises}
         if not exercises:
-            results[rule] = Exercise(rule, False, _NOT_APPLICABLE.get(rule, "no tool got the cases it judges"))
+            results[rule] = Exercise(rule, False, RULES_BY_ID[rule].unjudged)
             continue
         if any(exercise.exercised for exercise in exercises.values()):
             results[rule] = Exercise(rule, True)
@@ -261,15 +231,12 @@ def rules_judged(profile: str, enabled: Iterable[str] | None, protocol_version: 
     return [rule for rule in rules if rule in stated]
 
 
-_STATELESS_RULES = {"malformed-meta": False, "unsupported-version": False, "header-mismatch": True}
-"""The rules of the stateless revision, and whether each is judged only over Streamable HTTP."""
-
-
 def spoken_rules(rule_ids: Iterable[str], protocol_version: str | None, *, over_http: bool) -> list[str]:
     """Of `rule_ids`, those a run under `protocol_version` can judge: the stateless revision's
     rules only under it (the header rule only over HTTP)."""
     stateless = protocol_version in STATELESS_PROTOCOL_VERSIONS
-    return [rule for rule in rule_ids if rule not in _STATELESS_RULES or (stateless and (over_http or not _STATELESS_RULES[rule]))]
+    spoken = {Revisions.EVERY, *((Revisions.STATELESS,) if stateless else ()), *((Revisions.STATELESS_OVER_HTTP,) if stateless and over_http else ())}
+    return [rule for rule in rule_ids if RULES_BY_ID[rule].revisions in spoken]
 
 
 def rules_of(profile: str, enabled: Iterable[str] | None) -> list[str]:

@@ -12,6 +12,7 @@ import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from fuzz.judging import rules
 from fuzz.judging.answers import AnswerClass, Observation, observe
 from fuzz.judging.dressed_errors import dressed_error
 from fuzz.judging.profiles import SEP_2145, Profile
@@ -71,51 +72,51 @@ def assess(
     counts it)."""
     observation = observe(exchange, criteria.protocol_version)
     expected = criteria.profile.expectations[case.kind].expected
-    for rule_id, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
-        if criteria.is_enabled(rule_id):
-            return observation, Violation(criteria.profile.rule(rule_id), observation, expected, why)
+    for rule, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
+        if criteria.is_enabled(rule.id):
+            return observation, Violation(criteria.profile.rule(rule.id), observation, expected, why)
     return observation, None
 
 
 def _candidates(
     case: Case, exchange: Exchange, tool: Tool | None, criteria: Criteria, observation: Observation, answers_ping: bool
-) -> Iterator[tuple[str, str]]:
+) -> Iterator[tuple[Rule, str]]:
     """Every rule this exchange violates, most fundamental first, with why."""
     answer = observation.answer
     if answer is AnswerClass.TARGET_EXITED:
         if exchange.reply.closed_by_harness:  # type: ignore[union-attr]
             return
-        yield "target-alive", f"the target exited (code {exchange.reply.returncode}) on this request"  # type: ignore[union-attr]
+        yield rules.TARGET_ALIVE, f"the target exited (code {exchange.reply.returncode}) on this request"  # type: ignore[union-attr]
         return
     wrong_ids = [a for a in exchange.anomalies if a.kind in (AnomalyKind.STRAY_ANSWER, AnomalyKind.DUPLICATE_ANSWER)]
     if wrong_ids:
-        yield "response-well-formed", wrong_ids[0].describe()
+        yield rules.RESPONSE_WELL_FORMED, wrong_ids[0].describe()
     garbage = [a for a in exchange.anomalies if a.kind is AnomalyKind.GARBAGE]
     if answer is AnswerClass.NO_ANSWER and exchange.reply.held_up:  # type: ignore[union-attr]
         return
     if answer in (AnswerClass.NO_ANSWER, AnswerClass.NOT_DELIVERED):
         unreadable = [a for a in exchange.anomalies if a.kind is AnomalyKind.UNREADABLE]
         if unreadable:
-            yield "response-well-formed", f"{observation.detail}, and {unreadable[0].describe()}"
+            yield rules.RESPONSE_WELL_FORMED, f"{observation.detail}, and {unreadable[0].describe()}"
         if not answers_ping:
-            yield "target-alive", f"{observation.detail}, and the target then stopped answering ping"
+            yield rules.TARGET_ALIVE, f"{observation.detail}, and the target then stopped answering ping"
         if answer is AnswerClass.NOT_DELIVERED:
-            yield "response-well-formed", f"no JSON-RPC answer came back: {observation.detail}"
+            yield rules.RESPONSE_WELL_FORMED, f"no JSON-RPC answer came back: {observation.detail}"
         else:
-            yield "request-answered", observation.detail
+            yield rules.REQUEST_ANSWERED, observation.detail
         if garbage:
-            yield "stdout-not-protocol", garbage[0].describe()
+            yield rules.STDOUT_NOT_PROTOCOL, garbage[0].describe()
         return
     if answer is AnswerClass.MALFORMED_ANSWER:
-        yield "response-well-formed", observation.detail
+        yield rules.RESPONSE_WELL_FORMED, observation.detail
         return
-    rule_id = criteria.profile.expectations[case.kind].violated_by(answer)
-    if rule_id is not None:
-        yield rule_id, f"answered with {observation.detail}"
+    violated = criteria.profile.expectations[case.kind].violated_by(answer)
+    if violated is not None:
+        yield violated, f"answered with {observation.detail}"
     if answer is AnswerClass.PROTOCOL_ERROR:
         yield from _error_problems(case, exchange, observation)
     if answer is AnswerClass.INVALID_RESULT:
-        yield "response-well-formed", observation.detail
+        yield rules.RESPONSE_WELL_FORMED, observation.detail
         return
     has_output = criteria.protocol_version not in WITHOUT_OUTPUT_SCHEMA
     if answer is AnswerClass.SUCCESS and has_output:
@@ -123,18 +124,18 @@ def _candidates(
     structured = (observation.result or {}).get("structuredContent", {})
     object_only = criteria.protocol_version in OBJECT_STRUCTURED_CONTENT
     if object_only and not isinstance(structured, dict) and (tool is None or tool.output_check is None):
-        yield "response-well-formed", f"structuredContent {show(structured, 100)} is not an object"
+        yield rules.RESPONSE_WELL_FORMED, f"structuredContent {show(structured, 100)} is not an object"
     for check in _ADVISORY_CHECKS:
         yield from check(case, criteria, observation)
     if garbage:
-        yield "stdout-not-protocol", garbage[0].describe()
+        yield rules.STDOUT_NOT_PROTOCOL, garbage[0].describe()
 
 
-def _error_problems(case: Case, exchange: Exchange, observation: Observation) -> Iterator[tuple[str, str]]:
+def _error_problems(case: Case, exchange: Exchange, observation: Observation) -> Iterator[tuple[Rule, str]]:
     """A JSON-RPC error of the wrong code (or, over HTTP, status) for its case kind."""
     code, status = observation.error_code, observation.status
     if case.kind in (CaseKind.MALFORMED_REQUEST, CaseKind.MALFORMED_META):
-        rule = "malformed-request-code" if case.kind is CaseKind.MALFORMED_REQUEST else "malformed-meta"
+        rule = rules.MALFORMED_REQUEST_CODE if case.kind is CaseKind.MALFORMED_REQUEST else rules.MALFORMED_META
         unmirrorable = stateless.unmirrorable(exchange.request) if status is not None else None
         if code != INVALID_PARAMS and not (code == HEADER_MISMATCH and unmirrorable):
             yield rule, f"answered with {observation.detail}, not -32602"
@@ -143,12 +144,12 @@ def _error_problems(case: Case, exchange: Exchange, observation: Observation) ->
     elif case.kind is CaseKind.UNSUPPORTED_VERSION:
         problem = _unsupported_version_problem(exchange, observation)
         if problem is not None:
-            yield "unsupported-version", f"answered with {observation.detail}: {problem}"
+            yield rules.UNSUPPORTED_VERSION, f"answered with {observation.detail}: {problem}"
     elif case.kind is CaseKind.HEADER_MISMATCH:
         if code != HEADER_MISMATCH:
-            yield "header-mismatch", f"answered with {observation.detail}, not -32020"
+            yield rules.HEADER_MISMATCH, f"answered with {observation.detail}, not -32020"
         elif status is not None and status != 400:
-            yield "header-mismatch", f"answered with {observation.detail} and HTTP status {status}, not 400 Bad Request"
+            yield rules.HEADER_MISMATCH, f"answered with {observation.detail} and HTTP status {status}, not 400 Bad Request"
 
 
 def _unsupported_version_problem(exchange: Exchange, observation: Observation) -> str | None:
@@ -170,7 +171,7 @@ def _unsupported_version_problem(exchange: Exchange, observation: Observation) -
     return None
 
 
-def _output_problems(case: Case, tool: Tool | None, observation: Observation, protocol_version: str) -> Iterator[tuple[str, str]]:
+def _output_problems(case: Case, tool: Tool | None, observation: Observation, protocol_version: str) -> Iterator[tuple[Rule, str]]:
     """A success of a tool that declares an outputSchema must carry conforming structuredContent
     (an object, but under 2026-07-28, which allows any JSON value); a mirror asked for a
     conforming value must return that very value."""
@@ -179,33 +180,33 @@ def _output_problems(case: Case, tool: Tool | None, observation: Observation, pr
     asked = case.mirrored_output
     if case.kind is CaseKind.VALID_OUTPUT and (structured is ABSENT or not json_equal(structured, asked)):
         shown = "no structuredContent" if structured is ABSENT else f"structuredContent {show(structured, 100)}"
-        yield "output-schema", f"the mirror was asked for {show(asked, 100)} and answered a success with {shown}"
+        yield rules.OUTPUT_SCHEMA, f"the mirror was asked for {show(asked, 100)} and answered a success with {shown}"
         return
     if tool is None or tool.output_check is None or case.kind is CaseKind.INVALID_OUTPUT:
         return
     if structured is ABSENT:
-        yield "output-schema", "answered a success without structuredContent, though the tool declares an outputSchema"
+        yield rules.OUTPUT_SCHEMA, "answered a success without structuredContent, though the tool declares an outputSchema"
     elif not isinstance(structured, dict) and protocol_version in OBJECT_STRUCTURED_CONTENT:
-        yield "output-schema", f"answered a success whose structuredContent {show(structured, 100)} is not an object"
+        yield rules.OUTPUT_SCHEMA, f"answered a success whose structuredContent {show(structured, 100)} is not an object"
     elif not tool.output_check.accepts(structured):  # no error exactly when it accepts; compiled where plain
         error = next(tool.output_check.errors(structured), None)
         if error is not None:
             where = "structuredContent" + "".join(f"[{p!r}]" for p in error.absolute_path)
-            yield "output-schema", f"answered a success whose structuredContent does not conform to the outputSchema: {where}: {error.message}"
+            yield rules.OUTPUT_SCHEMA, f"answered a success whose structuredContent does not conform to the outputSchema: {where}: {error.message}"
 
 
-def _error_message(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+def _error_message(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[Rule, str]]:
     if observation.answer is not AnswerClass.TOOL_EXECUTION_ERROR:
         return
     content = (observation.result or {}).get("content", [])
     first = content[0] if content else None
     if first is None:
-        yield "error-message", "the tool execution error has no content at all"
+        yield rules.ERROR_MESSAGE, "the tool execution error has no content at all"
     elif first.get("type") != "text" or not str(first.get("text", "")).strip():
-        yield "error-message", f"the tool execution error's first content item is {show(first, 100)}, not a non-empty text block"
+        yield rules.ERROR_MESSAGE, f"the tool execution error's first content item is {show(first, 100)}, not a non-empty text block"
 
 
-def _tool_list_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+def _tool_list_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[Rule, str]]:
     if case.kind is not CaseKind.UNKNOWN_TOOL:
         return
     text = "\n".join(_error_texts(observation))
@@ -213,7 +214,7 @@ def _tool_list_leak(case: Case, criteria: Criteria, observation: Observation) ->
         name for name in dict.fromkeys(criteria.listed_names) if len(name) >= 3 and re.search(rf"(?<![\w-]){re.escape(name)}(?![\w-])", text)
     ]
     if len(named) >= 2:
-        yield "tool-list-leak", f"the error for an unknown tool names {len(named)} listed tools ({', '.join(named[:5])})"
+        yield rules.TOOL_LIST_LEAK, f"the error for an unknown tool names {len(named)} listed tools ({', '.join(named[:5])})"
 
 
 _STACK_TRACE = re.compile(
@@ -225,26 +226,26 @@ _STACK_TRACE = re.compile(
 )
 
 
-def _internal_details_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+def _internal_details_leak(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[Rule, str]]:
     for text in _error_texts(observation):
         match = _STACK_TRACE.search(text)
         if match:
-            yield "internal-details-leak", f"the error text carries a stack trace ({clip(match.group(0).strip(), 80)!r})"
+            yield rules.INTERNAL_DETAILS_LEAK, f"the error text carries a stack trace ({clip(match.group(0).strip(), 80)!r})"
             return
 
 
-def _error_as_success(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[str, str]]:
+def _error_as_success(case: Case, criteria: Criteria, observation: Observation) -> Iterator[tuple[Rule, str]]:
     if case.kind is CaseKind.VALID_ARGUMENTS and observation.answer is AnswerClass.SUCCESS:
         why = dressed_error(observation.result, case.params.get("arguments") if isinstance(case.params, dict) else None)
         if why is not None:
-            yield "error-as-success", why
+            yield rules.ERROR_AS_SUCCESS, why
 
 
 def _error_texts(observation: Observation) -> tuple[str, ...]:
     return observation.error_texts + ((observation.error_message,) if observation.error_message else ())
 
 
-_ADVISORY_CHECKS: tuple[Callable[[Case, Criteria, Observation], Iterator[tuple[str, str]]], ...] = (
+_ADVISORY_CHECKS: tuple[Callable[[Case, Criteria, Observation], Iterator[tuple[Rule, str]]], ...] = (
     _error_message,
     _tool_list_leak,
     _internal_details_leak,

@@ -30,9 +30,9 @@ class Expectation:
     """What a case kind must get: in words, and which rule each wrong answer class violates."""
 
     expected: str
-    violations: Mapping[AnswerClass, str]
+    violations: Mapping[AnswerClass, Rule]
 
-    def violated_by(self, answer: AnswerClass) -> str | None:
+    def violated_by(self, answer: AnswerClass) -> Rule | None:
         """The rule `answer` violates; a result asking for more input counts as a success."""
         if answer is A.INPUT_REQUIRED and answer not in self.violations:
             answer = A.SUCCESS
@@ -55,21 +55,21 @@ _ANY_RESULT = "a result (a success, or a tool execution error if the tool failed
 _RESULT_CLASSES = (A.SUCCESS, A.TOOL_EXECUTION_ERROR, A.INPUT_REQUIRED, A.INVALID_RESULT)
 
 
-def _all(answer_classes: tuple[AnswerClass, ...], rule: Rule) -> dict[AnswerClass, str]:
-    return {answer: rule.id for answer in answer_classes}
+def _all(answer_classes: tuple[AnswerClass, ...], rule: Rule) -> dict[AnswerClass, Rule]:
+    return dict.fromkeys(answer_classes, rule)
 
 
 _SEP_2145_EXPECTATIONS: dict[CaseKind, Expectation] = {
-    CaseKind.UNKNOWN_TOOL: Expectation(_TOOL_ERROR, {A.SUCCESS: "unknown-tool", A.PROTOCOL_ERROR: "unknown-tool"}),
-    CaseKind.VALID_ARGUMENTS: Expectation(_ANY_RESULT, {A.PROTOCOL_ERROR: "tool-failure"}),
-    CaseKind.INVALID_ARGUMENTS: Expectation(_TOOL_ERROR, {A.PROTOCOL_ERROR: "invalid-arguments", A.SUCCESS: "arguments-not-validated"}),
+    CaseKind.UNKNOWN_TOOL: Expectation(_TOOL_ERROR, {A.SUCCESS: rules.UNKNOWN_TOOL, A.PROTOCOL_ERROR: rules.UNKNOWN_TOOL}),
+    CaseKind.VALID_ARGUMENTS: Expectation(_ANY_RESULT, {A.PROTOCOL_ERROR: rules.TOOL_FAILURE}),
+    CaseKind.INVALID_ARGUMENTS: Expectation(_TOOL_ERROR, {A.PROTOCOL_ERROR: rules.INVALID_ARGUMENTS, A.SUCCESS: rules.ARGUMENTS_NOT_VALIDATED}),
     CaseKind.MALFORMED_REQUEST: Expectation("a JSON-RPC error with code -32602", _all(_RESULT_CLASSES, rules.MALFORMED_REQUEST)),
-    CaseKind.UNAVAILABLE_TOOL: Expectation(_TOOL_ERROR, {A.SUCCESS: "unavailable-tool", A.PROTOCOL_ERROR: "unavailable-tool"}),
+    CaseKind.UNAVAILABLE_TOOL: Expectation(_TOOL_ERROR, {A.SUCCESS: rules.UNAVAILABLE_TOOL, A.PROTOCOL_ERROR: rules.UNAVAILABLE_TOOL}),
     CaseKind.VALID_OUTPUT: Expectation(
         "a success carrying the same structuredContent",
-        {A.PROTOCOL_ERROR: "tool-failure", A.TOOL_EXECUTION_ERROR: "output-schema"},
+        {A.PROTOCOL_ERROR: rules.TOOL_FAILURE, A.TOOL_EXECUTION_ERROR: rules.OUTPUT_SCHEMA},
     ),
-    CaseKind.INVALID_OUTPUT: Expectation(_TOOL_ERROR, {A.SUCCESS: "output-schema", A.PROTOCOL_ERROR: "output-schema"}),
+    CaseKind.INVALID_OUTPUT: Expectation(_TOOL_ERROR, {A.SUCCESS: rules.OUTPUT_SCHEMA, A.PROTOCOL_ERROR: rules.OUTPUT_SCHEMA}),
     CaseKind.MALFORMED_META: Expectation("a JSON-RPC error with code -32602 (over HTTP, status 400)", _all(_RESULT_CLASSES, rules.MALFORMED_META)),
     CaseKind.UNSUPPORTED_VERSION: Expectation(
         "a JSON-RPC error -32022 whose data lists the supported revisions and the one requested (over HTTP, status 400)",
@@ -101,12 +101,12 @@ def published(version: str) -> Profile:
         version = _PUBLISHED_DEFAULT
     where = f"MCP {version}, server/tools, Error Handling"
     changed = {
-        "unknown-tool": replace(
+        rules.UNKNOWN_TOOL.id: replace(
             rules.UNKNOWN_TOOL,
             title="a call naming no listed tool gets a JSON-RPC error",
             source=f'{where}: Protocol Errors: standard JSON-RPC errors for issues like unknown tools (example: -32602 "Unknown tool: invalid_tool_name").',
         ),
-        "unavailable-tool": replace(
+        rules.UNAVAILABLE_TOOL.id: replace(
             rules.UNAVAILABLE_TOOL,
             title="a call to a tool the server must refuse (--unavailable) is refused",
             source=f"{where} does not classify unavailable tools: a refusal of either kind "
@@ -115,26 +115,28 @@ def published(version: str) -> Profile:
     }
     expectations = {
         **_SEP_2145_EXPECTATIONS,
-        CaseKind.UNKNOWN_TOOL: Expectation("a JSON-RPC error (-32602)", {A.SUCCESS: "unknown-tool", A.TOOL_EXECUTION_ERROR: "unknown-tool"}),
-        CaseKind.UNAVAILABLE_TOOL: Expectation("a refusal (a JSON-RPC error or a tool execution error)", {A.SUCCESS: "unavailable-tool"}),
-        CaseKind.INVALID_OUTPUT: Expectation("a refusal (a tool execution error, or a JSON-RPC server error)", {A.SUCCESS: "output-schema"}),
+        CaseKind.UNKNOWN_TOOL: Expectation("a JSON-RPC error (-32602)", {A.SUCCESS: rules.UNKNOWN_TOOL, A.TOOL_EXECUTION_ERROR: rules.UNKNOWN_TOOL}),
+        CaseKind.UNAVAILABLE_TOOL: Expectation("a refusal (a JSON-RPC error or a tool execution error)", {A.SUCCESS: rules.UNAVAILABLE_TOOL}),
+        CaseKind.INVALID_OUTPUT: Expectation("a refusal (a tool execution error, or a JSON-RPC server error)", {A.SUCCESS: rules.OUTPUT_SCHEMA}),
     }
     if version in BOTH_REFUSALS:
-        changed["invalid-arguments"] = replace(
+        changed[rules.INVALID_ARGUMENTS.id] = replace(
             rules.INVALID_ARGUMENTS,
             title="arguments that violate the inputSchema are refused (either kind of error)",
             source=f"{where} lists invalid arguments under Protocol Errors and invalid input data under Tool "
             "Execution Errors: a refusal of either kind is accepted.",
         )
-        expectations[CaseKind.INVALID_ARGUMENTS] = Expectation("a refusal (a JSON-RPC error or a tool execution error)", {A.SUCCESS: "arguments-not-validated"})
+        expectations[CaseKind.INVALID_ARGUMENTS] = Expectation(
+            "a refusal (a JSON-RPC error or a tool execution error)", {A.SUCCESS: rules.ARGUMENTS_NOT_VALIDATED}
+        )
     else:
-        changed["invalid-arguments"] = replace(
+        changed[rules.INVALID_ARGUMENTS.id] = replace(
             rules.INVALID_ARGUMENTS,
             source=f"{where}: Tool Execution Errors ... are reported in tool results with isError: true: "
             "input validation errors (e.g., date in wrong format, value out of range).",
         )
     if version not in _NO_OUTPUT_SCHEMA:
-        changed["output-schema"] = replace(
+        changed[rules.OUTPUT_SCHEMA.id] = replace(
             rules.OUTPUT_SCHEMA,
             level=Level.MUST,
             title="structured results conform to the outputSchema",

@@ -1,10 +1,16 @@
-"""What the harness checks: each rule with a stable id (public interface), a level, a title,
-and the sentence it comes from."""
+"""What the harness checks: each rule with a stable id, a level, a title and its spec sentence.
+
+A rule also carries the facts the rest of the harness asks about it: which case kind judges it,
+what must have happened for "no violation" to mean something, under which revisions it applies,
+and how it behaves in a sequence. Nothing else keeps lists of rule ids; it reads them here.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import Enum
+
+from strategies import CaseKind
 
 
 class Level(Enum):
@@ -25,13 +31,59 @@ class Level(Enum):
         return order.index(self) <= order.index(threshold)
 
 
-@dataclass(frozen=True, slots=True)
+class Evidence(Enum):
+    """What must have happened on a tool before "no violation" of a rule means anything.
+
+    A tool that refuses every call also refuses invalid arguments, for the wrong reason; the
+    coverage report says such a rule was not exercised, and why.
+    """
+
+    AN_ANSWER_OF_ITS_KIND = "an answer to a case of the kind that judges it"
+    INVALID_BESIDE_A_SUCCESS = "an answer to invalid arguments, and a valid call that succeeded"
+    STRUCTURED_OUTPUT = "structured output checked against an outputSchema"
+    THE_LISTING = "the tools/list answer"
+    A_TOOL_ERROR = "a tool execution error"
+    AN_ERROR = "an error of either kind"
+    ANY_ANSWER = "any answer"
+
+
+class Revisions(Enum):
+    """Under which revisions, and over which transport, a rule is judged."""
+
+    EVERY = "every revision"
+    STATELESS = "2026-07-28"
+    STATELESS_OVER_HTTP = "2026-07-28 over Streamable HTTP"
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Rule:
+    """One requirement. Two rules are the same rule when their ids are: a profile may restate a
+    rule (another level, another sentence) and it stays that rule."""
+
     id: str
     level: Level
     title: str
     source: str
     """Where the requirement is written, and its sentence."""
+    judged_on: CaseKind | None = None
+    """The one case kind whose answers judge this rule; None when any kind's may."""
+    evidence: Evidence = Evidence.ANY_ANSWER
+    unjudged: str = "no tool got the cases it judges"
+    """Why no tool could be judged by this rule at all, as the coverage report says it."""
+    revisions: Revisions = Revisions.EVERY
+    about_the_request: bool = False
+    """A violation of the request itself (unanswered, the target gone), whatever came before
+    it: it ends a sequence, and blames the one request, not the steps."""
+    depends_on_state: bool = False
+    """A violation a server's state could explain: checked again on a fresh target."""
+    in_sequences: bool = True
+    """Whether a sequence's calls are judged by it (not the listing's rules)."""
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Rule) and other.id == self.id
+
+    def __hash__(self) -> int:
+        return hash(self.id)
 
     def as_json(self) -> dict[str, str]:
         return {"id": self.id, "level": self.level.label, "title": self.title, "source": self.source}
@@ -44,6 +96,8 @@ UNKNOWN_TOOL = Rule(
     Level.MUST,
     "a call naming no listed tool gets a tool execution error",
     f"{_SEP}: servers MUST report tool resolution failures as Tool Execution Errors, including Unknown tool: params.name does not match any callable tool.",
+    judged_on=CaseKind.UNKNOWN_TOOL,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
 )
 INVALID_ARGUMENTS = Rule(
     "invalid-arguments",
@@ -51,6 +105,9 @@ INVALID_ARGUMENTS = Rule(
     "arguments that violate the inputSchema do not get a JSON-RPC error",
     f"{_SEP}: servers MUST report tool input validation failures as Tool Execution Errors. This "
     "includes failures of JSON Schema validation against the tool's inputSchema.",
+    judged_on=CaseKind.INVALID_ARGUMENTS,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    depends_on_state=True,
 )
 ARGUMENTS_NOT_VALIDATED = Rule(
     "arguments-not-validated",
@@ -61,12 +118,18 @@ ARGUMENTS_NOT_VALIDATED = Rule(
     "the tool's inputSchema\": a success for arguments the inputSchema rejects means the validation never ran "
     "or let them through. The SEP says how a detected failure is reported, not that a server must detect every "
     "one (it may accept more than it declares), hence SHOULD: validate arguments against the declared inputSchema.",
+    judged_on=CaseKind.INVALID_ARGUMENTS,
+    evidence=Evidence.INVALID_BESIDE_A_SUCCESS,
+    depends_on_state=True,
 )
 TOOL_FAILURE = Rule(
     "tool-failure",
     Level.MUST,
     "a call to a listed tool with valid arguments never gets a JSON-RPC error",
     f"{_SEP}: servers MUST report tool execution failures as Tool Execution Errors, including exceptions thrown by the tool implementation.",
+    judged_on=CaseKind.VALID_ARGUMENTS,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    depends_on_state=True,
 )
 MALFORMED_REQUEST = Rule(
     "malformed-request",
@@ -74,6 +137,8 @@ MALFORMED_REQUEST = Rule(
     "a request that fails the CallToolRequest schema gets a JSON-RPC error",
     f"{_SEP}: if the request is invalid at the CallToolRequest schema level (e.g., missing "
     "params.name, invalid params type, etc.), the server returns a JSON-RPC error response.",
+    judged_on=CaseKind.MALFORMED_REQUEST,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
 )
 MALFORMED_REQUEST_CODE = Rule(
     "malformed-request-code",
@@ -81,12 +146,15 @@ MALFORMED_REQUEST_CODE = Rule(
     "the JSON-RPC error for a malformed request has code -32602",
     f"{_SEP} (example 'Protocol error (malformed request)'): code -32602, \"Invalid params\"; "
     "JSON-RPC 2.0: -32602 Invalid params, invalid method parameter(s).",
+    judged_on=CaseKind.MALFORMED_REQUEST,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
 )
 REQUEST_ANSWERED = Rule(
     "request-answered",
     Level.MUST,
     "every request gets an answer within the timeout",
     "JSON-RPC 2.0: when a rpc call is made, the Server MUST reply with a Response, except for in the case of Notifications.",
+    about_the_request=True,
 )
 RESPONSE_WELL_FORMED = Rule(
     "response-well-formed",
@@ -103,6 +171,7 @@ TARGET_ALIVE = Rule(
     "MCP basic/utilities/ping: the receiver MUST respond promptly with an empty response; MCP 2026-07-28, "
     "basic/versioning: servers MUST implement server/discover. "
     f"{_SEP}: exceptions thrown by the tool implementation MUST be reported as Tool Execution Errors.",
+    about_the_request=True,
 )
 
 UNAVAILABLE_TOOL = Rule(
@@ -112,6 +181,9 @@ UNAVAILABLE_TOOL = Rule(
     f"{_SEP}: servers MUST report tool resolution failures as Tool Execution Errors, including "
     "Tool not callable: the tool exists conceptually but cannot be executed (e.g., disabled, "
     "unavailable, policy-restricted).",
+    judged_on=CaseKind.UNAVAILABLE_TOOL,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    unjudged="no tool was named with --unavailable",
 )
 OUTPUT_SCHEMA = Rule(
     "output-schema",
@@ -120,6 +192,8 @@ OUTPUT_SCHEMA = Rule(
     f"{_SEP}: servers SHOULD report output validation failures as Tool Execution Errors when a tool "
     "declares an outputSchema, including: structuredContent is missing; structuredContent does "
     "not conform to outputSchema; structuredContent is not an object.",
+    evidence=Evidence.STRUCTURED_OUTPUT,
+    unjudged="no tool declares an outputSchema, and no --mirror-tool was given",
 )
 ERROR_MESSAGE = Rule(
     "error-message",
@@ -127,18 +201,22 @@ ERROR_MESSAGE = Rule(
     "a tool execution error's first content item is a non-empty text block",
     f"{_SEP} (non-normative): when returning Tool Execution Errors, servers SHOULD include a short, "
     "actionable message in the first content item (typically a text content block).",
+    evidence=Evidence.A_TOOL_ERROR,
 )
 TOOL_LIST_LEAK = Rule(
     "tool-list-leak",
     Level.ADVISORY,
     "an unknown-tool error does not enumerate the other tools",
     f"{_SEP} (security): implementations should avoid enumerating available tool names in error text unless appropriate.",
+    judged_on=CaseKind.UNKNOWN_TOOL,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
 )
 INTERNAL_DETAILS_LEAK = Rule(
     "internal-details-leak",
     Level.ADVISORY,
     "error text carries no stack trace or traceback",
     f"{_SEP} (security): servers SHOULD provide user-appropriate, least-privilege error text.",
+    evidence=Evidence.AN_ERROR,
 )
 ERROR_AS_SUCCESS = Rule(
     "error-as-success",
@@ -147,6 +225,7 @@ ERROR_AS_SUCCESS = Rule(
     f"{_SEP}, Error Handling: Tool Execution Errors: Reported in tool results with `isError: true`: ... API "
     "failures, Business logic errors. (Advisory here: the failure is read from the result's own text or JSON, "
     "see fuzz.judging.dressed_errors.)",
+    depends_on_state=True,
 )
 STDOUT_NOT_PROTOCOL = Rule(
     "stdout-not-protocol",
@@ -166,9 +245,14 @@ TOOL_NAME = Rule(
     "dot (.) Tool names SHOULD NOT contain spaces, commas, or other special characters. Tool names SHOULD be unique "
     "within a server. (Advisory here: a naming guideline, judged on the tools/list answer; the published profile "
     "judges it from 2025-11-25 on, sep-2145 under every revision. Names that differ only in case are distinct.)",
+    judged_on=CaseKind.TOOL_LISTING,
+    evidence=Evidence.THE_LISTING,
+    unjudged="no listed tool was in the run",
+    in_sequences=False,
 )
 
 _STATELESS = "MCP 2026-07-28"
+_ONLY_STATELESS = "it is judged only under the stateless revision (2026-07-28)"
 
 MALFORMED_META = Rule(
     "malformed-meta",
@@ -177,6 +261,10 @@ MALFORMED_META = Rule(
     f"{_STATELESS}, basic (Per-request protocol fields): a request missing any required field is malformed; "
     "the server MUST reject it with JSON-RPC error code -32602 (Invalid params). On HTTP, the response status "
     "MUST be 400 Bad Request.",
+    judged_on=CaseKind.MALFORMED_META,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    revisions=Revisions.STATELESS,
+    unjudged=_ONLY_STATELESS,
 )
 UNSUPPORTED_VERSION = Rule(
     "unsupported-version",
@@ -186,6 +274,10 @@ UNSUPPORTED_VERSION = Rule(
     "requested version, it MUST respond with an UnsupportedProtocolVersionError listing the versions it does "
     "support (code -32022, data.supported and data.requested); transports/streamable-http: it MUST respond with "
     "400 Bad Request.",
+    judged_on=CaseKind.UNSUPPORTED_VERSION,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    revisions=Revisions.STATELESS,
+    unjudged=_ONLY_STATELESS,
 )
 HEADER_MISMATCH = Rule(
     "header-mismatch",
@@ -195,6 +287,10 @@ HEADER_MISMATCH = Rule(
     "reject requests where the values specified in the headers do not match the corresponding values in the "
     "request body; when rejecting a request due to header validation failure, servers MUST return HTTP status "
     "400 Bad Request and MUST include a JSON-RPC error response using the error code -32020 (HeaderMismatch).",
+    judged_on=CaseKind.HEADER_MISMATCH,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    revisions=Revisions.STATELESS_OVER_HTTP,
+    unjudged=_ONLY_STATELESS + " over Streamable HTTP",
 )
 
 RULES: tuple[Rule, ...] = (

@@ -78,8 +78,6 @@ of state (`fuzz.engine.phases.state_probe`): enough for what the probe cannot se
 the cost. On the bundled demo at --max-examples 300, the whole budget was three quarters of the
 run's time and found nothing."""
 
-_SINGLE_CASE_RULES = frozenset({"request-answered", "target-alive"})
-
 SLOW_CALL = 1.0
 """Seconds: a tool whose call took longer is not called again in sequences. Their calls go one at
 a time, so a tool that takes 2 s a call would make the phase take minutes; the single cases, sent
@@ -345,7 +343,7 @@ class SequenceExploration:
         exchange = sent.exchange
         criteria = replace(self.criteria, listed_names=tuple(sequence.listed))
         observation, violation = assess(case, exchange, tool, criteria, answers_ping=sent.answers_ping)
-        if violation is not None and violation.rule.id in _SINGLE_CASE_RULES:
+        if violation is not None and violation.rule.about_the_request:
             self._silent.add(tool.name)
             reject()
         if violation is not None and not uses and not sequence.changed_state:

@@ -24,6 +24,7 @@ from fuzz.judging.answers import AnswerClass, Observation, observe
 from fuzz.judging.coverage import SUCCESS, answer_bucket, named_fields
 from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria, assess, describe_violation
+from fuzz.judging.rules import REQUEST_ANSWERED
 from fuzz.wire.replies import Answered
 from strategies import ABSENT, Case, CaseKind, Tool
 
@@ -34,7 +35,8 @@ SUSPECT_FACTOR = 20
 """While a hang is being shrunk, a try counts as still hanging once it has waited this many
 times the slowest answer this exploration has had (never longer than --timeout)."""
 
-HANG_RULE = "request-answered"
+HANG_RULE = REQUEST_ANSWERED.id
+"""The rule a hang violates: its findings are shrunk with shorter waits, and kept apart."""
 
 ACCEPTED_KEPT = 32
 """Valid arguments kept per tool from the successes of its valid-arguments cases, the first
