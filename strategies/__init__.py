@@ -16,10 +16,11 @@ behind the face, one family each:
   `generation` (a package: a JSON Schema generator on Hypothesis's public API, one module per
   family of values), `mutations` (the kinds of mutation and the sites of a value that offer
   them) and `mutators` (how each mutation is made);
-- what all of them share: `filter_validation` (a filtered strategy validated once, not at every
-  draw, as Hypothesis means it), `schemas` (dialects, and the validators that judge every value),
+- what all of them share: `schemas` (dialects, and the validators that judge every value),
   `characters` (the characters and free text every strategy draws) and `drawing` (helpers for
-  composite strategies).
+  composite strategies);
+- `_hypothesis`, private: every use of Hypothesis's private API (names, patches, marks), fenced.
+  The run installs its patches; your own tests run Hypothesis as it ships.
 
 Use them in your own Hypothesis tests::
 
@@ -37,7 +38,6 @@ Use them in your own Hypothesis tests::
 
 from __future__ import annotations
 
-import strategies.filter_validation  # noqa: F401  (before any strategy is built: see its docstring)
 from strategies.arguments import arguments, invalid_arguments, valid_arguments
 from strategies.cases import MIRROR_ARGUMENT, Case, CaseKind, cases
 from strategies.envelopes import ABSENT, malformed_arguments, malformed_envelopes

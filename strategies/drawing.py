@@ -2,7 +2,7 @@
 `deferred`, `drawn` and `tupled`, the hot path's `.map`, `st.deferred`, `@st.composite` and
 `st.tuples`.
 
-The last four reach into Hypothesis's internals (`hypothesis.strategies._internal`): every case
+The last four reach into Hypothesis's internals (through `strategies._hypothesis`): every case
 goes through them, and each saves a few microseconds of bookkeeping the harness never uses.
 tests/test_draw_cost.py holds their values and shrinking to the public forms', and fails first
 if a Hypothesis release moves what they use."""
@@ -13,17 +13,23 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from hypothesis import strategies as st
-from hypothesis.internal.conjecture.utils import calc_label_from_callable, calc_label_from_cls, combine_labels
 from hypothesis.strategies import SearchStrategy
-from hypothesis.strategies._internal.collections import TupleStrategy
-from hypothesis.strategies._internal.core import CompositeStrategy
-from hypothesis.strategies._internal.deferred import DeferredStrategy
-from hypothesis.strategies._internal.lazy import LazyStrategy, unwrap_strategies
+
+from strategies._hypothesis.private import (
+    CompositeStrategy,
+    DeferredStrategy,
+    LazyStrategy,
+    TupleStrategy,
+    calc_label_from_callable,
+    calc_label_from_cls,
+    combine_labels,
+    unwrap_strategies,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
-    from hypothesis.internal.conjecture.data import ConjectureData
+    from strategies._hypothesis.private import ConjectureData
 
 T = TypeVar("T")
 U = TypeVar("U")

@@ -28,14 +28,20 @@ import threading
 from random import Random
 from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
-from hypothesis.control import BuildContext
 from hypothesis.errors import StopTest
-from hypothesis.internal.conjecture.choice import ChoiceTemplate, choice_permitted
-from hypothesis.internal.conjecture.data import ConjectureData
-from hypothesis.internal.conjecture.providers import GLOBAL_CONSTANTS, HypothesisProvider
-from hypothesis.internal.conjecture.shrinker import sort_key
-from hypothesis.internal.conjecture.utils import calc_label_from_cls, combine_labels
 from hypothesis.strategies import SearchStrategy
+
+from strategies._hypothesis.private import (
+    GLOBAL_CONSTANTS,
+    BuildContext,
+    ChoiceTemplate,
+    ConjectureData,
+    HypothesisProvider,
+    calc_label_from_cls,
+    choice_permitted,
+    combine_labels,
+    sort_key,
+)
 
 if TYPE_CHECKING:
     from collections.abc import Callable

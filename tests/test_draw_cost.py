@@ -28,9 +28,10 @@ from hypothesis.strategies._internal.lazy import unwrap_strategies
 from hypothesis.strategies._internal.strategies import FilteredStrategy
 
 from fuzz.demo_server import TOOLS as DEMO_TOOLS
-from fuzz.engine.fresh_batches import FRESH, fresh_generation
-from fuzz.engine.quick_draws import QuickDraws, quick
 from strategies import CaseKind, InvalidSchema, SchemaCheck, Tool, cases, invalid_arguments
+from strategies._hypothesis import install
+from strategies._hypothesis.fresh_generation import FRESH, fresh_generation
+from strategies._hypothesis.quick_draws import QuickDraws, quick
 from strategies.cases import envelope_cases
 from strategies.drawing import deferred, drawn, mapped, tupled
 from strategies.mutators import _JSON_TYPES
@@ -40,6 +41,8 @@ ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "inte
 
 
 def test_a_filtered_strategy_stays_validated_after_its_draws() -> None:
+    """Once the run has installed its patches (`strategies._hypothesis.filtered`)."""
+    install()
     odd = st.integers(0, 100).map(int).filter(lambda k: k % 2 == 1)
     filtered = odd.wrapped_strategy if hasattr(odd, "wrapped_strategy") else odd
     drawn: list[int] = []
@@ -220,7 +223,7 @@ def _demo_case_strategies() -> list[st.SearchStrategy[Any]]:
 
 
 def test_quick_draws_make_the_values_and_spans_hypothesis_makes_from_the_same_choices() -> None:
-    """`fuzz.engine.quick_draws`: what the shrinker sees of an example is its choices, status and
+    """`strategies._hypothesis.quick_draws`: what the shrinker sees of an example is its choices, status and
     spans, so a draw that makes all three the same from the same choices shrinks the same. Each
     of the demo's case strategies (and Hypothesis's combinators) drawn from random choices, then
     replayed through Hypothesis's `ConjectureData` and through `QuickDraws`."""

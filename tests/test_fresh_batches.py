@@ -1,4 +1,4 @@
-"""The random search's batches are drawn afresh (`fuzz.engine.fresh_batches`): an exploration
+"""The random search's batches are drawn afresh (`strategies._hypothesis.fresh_generation`, `fuzz.engine.novelty`): an exploration
 sends few cases it has sent already, and Hypothesis's own loop, mutations and all, is left to
 every other test."""
 
@@ -13,7 +13,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture.engine import ConjectureRunner
 
-from fuzz.engine.fresh_batches import STALE_BATCHES
+from fuzz.engine.novelty import STALE_BATCHES
 from fuzz.engine.options import RunPhase
 from fuzz.engine.phases.canonical import batch_size
 from fuzz.engine.phases.random_search import Exploration

@@ -1,4 +1,4 @@
-"""Hypothesis in the explorations' worker threads (`fuzz.engine.hypothesis_threads`): a lambda's
+"""Hypothesis in the explorations' worker threads (`strategies._hypothesis.threads`, `fuzz.engine.finished_runs`): a lambda's
 description that another thread's import breaks is made again, not raised into a draw (where it
 skipped a case kind, and two runs of one seed differed); the local constants are collected
 before any draw; a worker thread adds no Random for Hypothesis to save and restore around
@@ -18,8 +18,9 @@ from hypothesis.internal import entropy, filtering, lambda_sources
 from hypothesis.internal.conjecture import providers
 from hypothesis.internal.reflection import get_pretty_function_description
 
-from fuzz.engine import hypothesis_threads
-from fuzz.engine.hypothesis_threads import BUILDING, _guarded_description, guard, in_worker_thread
+from fuzz.engine import finished_runs
+from strategies._hypothesis.marks import seeded
+from strategies._hypothesis.threads import BUILDING, _guarded_description, guard, in_worker_thread
 
 
 def _broken_once(monkeypatch: pytest.MonkeyPatch) -> list[int]:
@@ -93,7 +94,7 @@ def _run_a_seeded_test() -> list[int]:
     def test(value: int) -> None:
         drawn.append(value)
 
-    test._hypothesis_internal_use_seed = 7  # type: ignore[attr-defined]
+    seeded(test, 7)
     test()
     return drawn
 
@@ -152,7 +153,7 @@ def _finished_run_left() -> int:
             pass
 
         run()
-        hypothesis_threads.collect_finished_runs()
+        finished_runs.collect_finished_runs()
         return _runners_alive() - before
     finally:
         gc.enable()
@@ -160,12 +161,12 @@ def _finished_run_left() -> int:
 
 
 def test_a_finished_runs_engine_is_freed_by_collect_finished_runs_and_not_before(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(hypothesis_threads, "_last_collection", [0.0])
-    monkeypatch.setattr(hypothesis_threads, "_collecting", [False])
+    monkeypatch.setattr(finished_runs, "_last_collection", [0.0])
+    monkeypatch.setattr(finished_runs, "_collecting", [False])
     gc.collect()
     run_and_count = _finished_run_left
     assert run_and_count() == 1  # not enabled (a pytest session's process): no collection
-    hypothesis_threads.collect_runs_when_they_end()
+    finished_runs.collect_runs_when_they_end()
     gc.collect()
     gc.disable()  # the collection is the one under test's, not the allocator's whim
     try:
@@ -178,11 +179,11 @@ def test_a_finished_runs_engine_is_freed_by_collect_finished_runs_and_not_before
 
         run()
         assert _runners_alive() == before + 1  # its engine and state hold each other: a count of references never frees them
-        hypothesis_threads.collect_finished_runs()
+        finished_runs.collect_finished_runs()
         assert _runners_alive() == before
-        monkeypatch.setattr(hypothesis_threads, "COLLECT_EVERY", 3600.0)
+        monkeypatch.setattr(finished_runs, "COLLECT_EVERY", 3600.0)
         run()
-        hypothesis_threads.collect_finished_runs()  # within COLLECT_EVERY of the last: no collection
+        finished_runs.collect_finished_runs()  # within COLLECT_EVERY of the last: no collection
         assert _runners_alive() == before + 1
     finally:
         gc.enable()
@@ -192,7 +193,7 @@ _CONSTANTS_AFTER_GUARD = """
 import os, sys
 os.environ["HYPOTHESIS_NO_PLUGINS"] = "1"
 import fuzz.faces.cli, fuzz.engine.run, fuzz.engine.scheduler, strategies
-from fuzz.engine.hypothesis_threads import guard
+from strategies._hypothesis.threads import guard
 from hypothesis.internal.conjecture import providers
 guard()
 strings = providers._local_constants.set_for_type("string")

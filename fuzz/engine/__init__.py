@@ -10,10 +10,9 @@
 - `shards`: a run's tools split between worker processes, their events and results merged;
 - `revisions`: a run per revision the target speaks (`--protocol-version all`);
 - `events`: what the engine tells its listeners (reports, the pytest plugin) — it knows none;
-- `known_arguments`, `hypothesis_threads`: known-good values resolved against the listing;
-  Hypothesis made safe to share between the worker threads;
-- `phases/`: each phase wires one kind of search to Hypothesis. Today the random search
-  (`phases.random_search`: one Hypothesis run per tool and case kind, batches of cases, findings
-  shrunk); a new phase (the boundary phase, call sequences) is a module there that the
-  scheduler runs in its order.
+- `known_arguments`: known-good values resolved against the listing;
+- `novelty`, `finished_runs`: whether an exploration still sends new cases; finished
+  Hypothesis runs freed when they end;
+- `phases/`: each phase wires one kind of search to Hypothesis: the boundary phase, the random
+  search, call sequences.
 """

@@ -25,7 +25,6 @@ from fuzz.engine.events import (
     RunStarted,
 )
 from fuzz.engine.examples import announce_warnings, prepare_database
-from fuzz.engine.hypothesis_threads import guard as guard_hypothesis
 from fuzz.engine.jobs import Job
 from fuzz.engine.keeping import RunProgress, replay_corpus
 from fuzz.engine.known_arguments import resolve_known_arguments
@@ -40,6 +39,8 @@ from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult, ShardOfRun
 from fuzz.judging.oracle import Criteria
 from fuzz.judging.profiles import resolve
 from fuzz.wire.target import Target, open_target
+from strategies._hypothesis import install as install_hypothesis_patches
+from strategies._hypothesis.threads import guard as guard_hypothesis
 from strategies.ecma_patterns import problem, untranslatable
 
 _GRACE = 3.0
@@ -52,6 +53,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
     `options.processes` above one, the tools are split between worker processes
     (`fuzz.engine.shards`), each of which runs this with its `ProcessPart`."""
     use_user_cache()
+    install_hypothesis_patches()
     guard_hypothesis()  # here too, before the worker processes are forked: they inherit what it collects
     if options.process_part is None:
         prepare_database(options)  # before the worker processes are forked and any target is started
@@ -77,7 +79,7 @@ def _startup_frozen(options: RunOptions) -> Iterator[None]:
     Why: a full collection walks every object the collector tracks, and the imports alone are
     55,000 of them: about 20 ms a walk on this project's 2-core machine, for nothing (they are
     never garbage). Hypothesis's runs leave cycles that only a full collection frees, every
-    `COLLECT_EVERY` (`fuzz.engine.hypothesis_threads`) and whenever CPython's own thresholds
+    `COLLECT_EVERY` (`fuzz.engine.finished_runs`) and whenever CPython's own thresholds
     call for one. On the demo in one process for 10 s, the time the collector took went from
     1.26 to 0.70-0.72 s (two runs). A worker process's shard (`process_part`) runs inside its
     parent's freeze."""
@@ -225,6 +227,7 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
         listed_names=tuple(tool.name for tool in target.tools),
     )
     owned = _owned(tool_plans, shard_owned, options)
+    install_hypothesis_patches()
     guard_hypothesis()
     runner = Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
     runner.judge_names(target.tools)

@@ -33,7 +33,6 @@ from fuzz.engine.events import (
 )
 from fuzz.engine.examples import announce_warnings
 from fuzz.engine.fresh_probe import checked_on_a_fresh_target
-from fuzz.engine.hypothesis_threads import in_worker_thread
 from fuzz.engine.jobs import Job, built_on
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
@@ -50,6 +49,7 @@ from fuzz.judging.rules import TOOL_NAME
 from fuzz.judging.tool_names import listing_findings
 from fuzz.wire.target import Target
 from strategies import Case, CaseKind, Tool
+from strategies._hypothesis.threads import in_worker_thread
 from strategies.meta import Stateless
 
 EXTRA_WORKERS = 3

@@ -39,7 +39,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 
-from fuzz.engine.hypothesis_threads import collect_runs_when_they_end
+from fuzz.engine.finished_runs import collect_runs_when_they_end
 
 _NO_PLUGINS = "HYPOTHESIS_NO_PLUGINS"
 

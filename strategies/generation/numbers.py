@@ -19,7 +19,7 @@ from strategies.drawing import inlined
 if TYPE_CHECKING:
     from collections.abc import Mapping
 
-    from hypothesis.internal.conjecture.data import ConjectureData
+    from strategies._hypothesis.private import ConjectureData
 
 
 def is_finite_number(value: object) -> TypeGuard[int | float]:

@@ -19,10 +19,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from fuzz.engine.dispatch import Dispatcher, Sent
-from fuzz.engine.hypothesis_threads import BUILDING
 from fuzz.engine.options import RunOptions
 from fuzz.wire.target import HttpTarget
 from strategies import Case, CaseKind, Tool
+from strategies._hypothesis.threads import BUILDING
 from strategies.boundaries import BOUNDARY_KINDS, Boundaries, boundary_cases, boundary_values
 from strategies.cases import canonical_cases, canonical_envelope_cases
 from strategies.meta import Stateless
@@ -51,7 +51,7 @@ CASES_PER_EXAMPLE = 32
 """Cases in one Hypothesis example of the random search over stdio (`CASES_PER_EXAMPLE_OVER_HTTP`
 over HTTP); an eighth of --max-examples when that is fewer, so that a short run still has several
 examples (the first of an exploration's first run is each case's simplest form:
-`fuzz.engine.fresh_batches.SIMPLEST_FIRST`).
+`strategies._hypothesis.fresh_generation.SIMPLEST_FIRST`).
 
 What an example costs besides its cases' draws is paid once a batch: Hypothesis's bookkeeping
 (about 330 µs: a ConjectureData, the tree of choices, the cache, the statistics), the hand-off
@@ -101,7 +101,7 @@ class BoundaryValues:
         if kind not in BOUNDARY_KINDS:
             return [], 0
         mirrored, side = BOUNDARY_KINDS[kind]
-        with BUILDING:  # Hypothesis finds the simplest values: one thread at a time (`fuzz.engine.hypothesis_threads`)
+        with BUILDING:  # Hypothesis finds the simplest values: one thread at a time (`strategies._hypothesis.threads`)
             key = (tool.name, mirrored)
             if key not in self._found:
                 self._found[key] = self._boundaries(tool, mirrored)

@@ -28,8 +28,8 @@ from hypothesis.errors import Unsatisfiable
 
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.examples import example_database
-from fuzz.engine.fresh_batches import FRESH, SIMPLEST_FIRST, Novelty, fresh_generation
-from fuzz.engine.hypothesis_threads import BUILDING, collect_finished_runs
+from fuzz.engine.finished_runs import collect_finished_runs
+from fuzz.engine.novelty import Novelty
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.phases.canonical import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size_for
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
@@ -39,12 +39,13 @@ from fuzz.engine.stops import NothingNew, OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria
 from strategies import Case, CaseKind, Tool, cases
+from strategies._hypothesis.fresh_generation import FRESH, SIMPLEST_FIRST
+from strategies._hypothesis.marks import keyed, seeded
+from strategies._hypothesis.threads import BUILDING
 from strategies.cases import ENVELOPE, coercion_cases, envelope_cases
 from strategies.drawing import tupled
 from strategies.meta import Stateless
 from strategies.values import Known
-
-fresh_generation()
 
 CASES_PER_RUN = 1600
 """Cases in one Hypothesis run at most (100 batches of 16, 50 of 32); a longer exploration is
@@ -217,7 +218,7 @@ class Exploration(BatchTrials):
 
     def _search(self) -> None:
         try:
-            with BUILDING:  # one thread at a time reads lambda sources (`fuzz.engine.hypothesis_threads`)
+            with BUILDING:  # one thread at a time reads lambda sources (`strategies._hypothesis.threads`)
                 strategy = (
                     envelope_cases()
                     if self.tool is None
@@ -299,13 +300,11 @@ class Exploration(BatchTrials):
         # the target, tool, case kind and batch size tell them apart. Never the seed, the round,
         # the part, --processes, --shard or the corpus directory: a failure one run shrank is what a
         # later run (another seed, another layout, a shared Redis) tries first (tests/test_database.py).
-        test._hypothesis_internal_add_digest = "\0".join(  # type: ignore[attr-defined]
-            (self.options.target.describe(), self.name, self.kind.value, f"batch of {size}")
-        ).encode()
+        keyed(test, "\0".join((self.options.target.describe(), self.name, self.kind.value, f"batch of {size}")).encode())
         # What @seed does, minus the line that turns the database off: a run is repeatable from
         # its seed and still tries the examples that failed in earlier runs first.
         seed = derived_seed(self.options.seed, self.name, self.kind, self.round, part)
-        test._hypothesis_internal_use_seed = seed  # type: ignore[attr-defined]
+        seeded(test, seed)
         return config(given(batches)(test))
 
     def _check(self, batch: Sequence[Case]) -> None:

@@ -43,7 +43,7 @@ from hypothesis import HealthCheck, Phase, Verbosity, reject, settings
 from hypothesis.stateful import run_state_machine_as_test
 
 from fuzz.engine.dispatch import Sent
-from fuzz.engine.hypothesis_threads import BUILDING, collect_finished_runs, in_worker_thread
+from fuzz.engine.finished_runs import collect_finished_runs
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases.fresh_targets import SPARES, FreshTargets
 from fuzz.engine.phases.phase_targets import PhaseTargets
@@ -60,6 +60,8 @@ from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.oracle import Criteria, assess, describe_violation
 from fuzz.wire.replies import Answered
 from strategies import Case, CaseKind, Tool
+from strategies._hypothesis.marks import seeded
+from strategies._hypothesis.threads import BUILDING, in_worker_thread
 from strategies.arguments import valid_arguments
 from strategies.cases import SEQUENCES
 from strategies.envelopes import call_params
@@ -278,7 +280,7 @@ class SequenceExploration:
         keeps every sequence it ran (its tree of choices), so a long phase is many runs, as the
         random search's explorations are (`CASES_PER_RUN`). The first part's seed is the
         phase's own."""
-        machine._hypothesis_internal_use_seed = derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE, part=part)
+        seeded(machine, derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE, part=part))
         config = settings(
             max_examples=examples,
             stateful_step_count=SEQUENCE_STEPS,

@@ -1,5 +1,4 @@
-"""Every batch of an exploration drawn afresh: Hypothesis's generation phase without what makes
-a batch of cases repeat the one before.
+"""Hypothesis's generation phase without what makes a batch of cases repeat the one before.
 
 Hypothesis's generation spends most of its examples on two things that serve a property-based
 test of one value well, and a batch of cases (`fuzz.engine.phases.random_search`) badly:
@@ -20,27 +19,18 @@ The rest of Hypothesis is as it was: the example database's examples first, shri
 seed. Hypothesis's simplest example, which it runs before generating, is run only where the
 test is marked `SIMPLEST_FIRST` (an exploration's first part of its first round: the simplest
 case is the same every time). Every example of these tests draws through
-`fuzz.engine.quick_draws`, shrinking's too. Any other test, the pytest plugin's users' among
-them, runs Hypothesis's own loop and draws; so does a Hypothesis without the methods this one
-calls.
+`strategies._hypothesis.quick_draws`, shrinking's too. Any other test, the pytest plugin's users' among
+them, runs Hypothesis's own loop and draws. Installed by `strategies._hypothesis.install`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Any
 
 from hypothesis import Phase
 
-from fuzz.engine.quick_draws import quick
-from strategies import Case
-
-STALE_BATCHES = 16
-"""Batches in a row without a case the exploration had not sent, after which it has none left
-(`Novelty`)."""
-
-TRACKED = 4096
-"""Distinct cases an exploration keeps track of at most: one that has sent more has more to send."""
+from strategies._hypothesis.private import ChoiceTemplate, ConjectureRunner
+from strategies._hypothesis.quick_draws import quick
 
 FRESH = "_toolfuzz_fresh_batches"
 """Set (True) on a test function whose examples `fresh_generation` draws."""
@@ -48,29 +38,11 @@ FRESH = "_toolfuzz_fresh_batches"
 SIMPLEST_FIRST = "_toolfuzz_simplest_first"
 """Set (True) on such a test function when its run starts with Hypothesis's simplest example."""
 
-try:
-    from hypothesis.internal.conjecture.choice import ChoiceTemplate
-    from hypothesis.internal.conjecture.engine import ConjectureRunner
-except ImportError:  # a Hypothesis laid out otherwise: its own loop, unchanged
-    ConjectureRunner = None  # type: ignore[assignment, misc]
-
-_CALLED = (
-    "generate_new_test_cases",
-    "should_generate_more",
-    "generate_novel_prefix",
-    "new_conjecture_data",
-    "test_function",
-    "cached_test_function",
-    "using_hypothesis_backend",
-)
-
 
 def fresh_generation() -> None:
     """Make `ConjectureRunner.generate_new_test_cases` draw the `FRESH` tests' examples afresh,
     and every example of theirs (generated, shrunk, replayed) draw through `QuickDraws`
-    (idempotent; nothing where Hypothesis lacks what it calls)."""
-    if ConjectureRunner is None or not all(hasattr(ConjectureRunner, name) for name in _CALLED):
-        return
+    (idempotent)."""
     original = ConjectureRunner.generate_new_test_cases
     if getattr(original, FRESH, False):
         return
@@ -101,29 +73,3 @@ def fresh_generation() -> None:
 def _test_of(runner: Any) -> Any:
     """The test function a runner runs (what `FRESH` marks), or None."""
     return getattr(getattr(getattr(runner, "_test_function", None), "__self__", None), "test", None)
-
-
-class Novelty:
-    """Whether an exploration's batches still bring cases it has not sent.
-
-    A tool whose arguments take a handful of values (an enum, a small integer range) has sent
-    them all within a few batches, and Hypothesis cannot tell: it tells batches apart, and
-    batches of the same few cases in another order are new to it. The demo's `lookup` (one
-    of three cities) drew 4,000 valid cases, three of them distinct, in five runs of 100
-    batches. Kept in memory as one hash a case, up to TRACKED."""
-
-    def __init__(self) -> None:
-        self._seen: set[int] | None = set()
-        self._stale = 0
-
-    def exhausted_after(self, batch: Sequence[Case]) -> bool:
-        """Count `batch` in; True when it and the STALE_BATCHES - 1 before it held nothing new."""
-        if self._seen is None:
-            return False
-        before = len(self._seen)
-        self._seen.update(hash((repr(case.params), case.headers, case.own_meta)) for case in batch)
-        if len(self._seen) > TRACKED:
-            self._seen = None
-            return False
-        self._stale = 0 if len(self._seen) > before else self._stale + 1
-        return self._stale >= STALE_BATCHES

@@ -33,19 +33,20 @@ keeps its engine per test, but three things it does are shared between threads u
   as arguments, so that one seed drew other values there than where the harness is installed,
   and reading them cost about 0.15 s of every run's start.
 
-All three reach into Hypothesis's internals: a version without them is left as it is. So does
-`in_worker_thread`, which is no matter of safety but of cost (see there).
+`in_worker_thread` is no matter of safety but of cost (see there). Hypothesis's own policy is
+that it is not thread-safe but takes patches that fix what people find; its tracking issue is
+https://github.com/HypothesisWorks/hypothesis/issues/4451.
 """
 
 from __future__ import annotations
 
-import gc
 import sys
 import threading
-import time
 from collections.abc import Callable
 from random import Random
 from typing import Any, TypeVar
+
+from strategies._hypothesis.private import filtering, lambda_sources, providers, threadlocal
 
 T = TypeVar("T")
 
@@ -67,28 +68,24 @@ def guard() -> None:
     target imports a module of this package, whose constants count), and before worker
     processes are forked (they inherit what it collected, and do not collect it again). Cheap
     when called again: only modules imported since are read."""
-    global _guarded
+    describe_one_at_a_time()
     with BUILDING:
-        if not _guarded:
-            _guarded = True
-            _describe_one_at_a_time()
         _collect_local_constants()
 
 
-def _describe_one_at_a_time() -> None:
-    try:
-        from hypothesis.internal import filtering, lambda_sources
-    except ImportError:
-        return
-    original: Callable[..., str] | None = getattr(lambda_sources, "lambda_description", None)
-    if original is not None:
+def describe_one_at_a_time() -> None:
+    """Describe lambdas and read filters on numbers one thread at a time (idempotent)."""
+    global _guarded
+    with BUILDING:
+        if _guarded:
+            return
+        _guarded = True
+        original: Callable[..., str] = lambda_sources.lambda_description
         guarded = _guarded_description(original)
         lambda_sources.lambda_description = guarded
         if getattr(filtering, "lambda_description", None) is original:
             filtering.lambda_description = guarded  # type: ignore[attr-defined]
-    bounds: Callable[..., Any] | None = getattr(filtering, "get_numeric_predicate_bounds", None)
-    if bounds is not None:
-        filtering.get_numeric_predicate_bounds = _one_at_a_time(bounds)
+        filtering.get_numeric_predicate_bounds = _one_at_a_time(filtering.get_numeric_predicate_bounds)
 
 
 def _one_at_a_time(original: Callable[..., Any]) -> Callable[..., Any]:
@@ -113,12 +110,8 @@ def _guarded_description(original: Callable[..., str]) -> Callable[..., str]:
 
 
 def _collect_local_constants() -> None:
-    try:
-        from hypothesis.internal.conjecture.providers import _get_local_constants
-    except ImportError:
-        return
     _harness_modules_not_local()
-    _get_local_constants()
+    providers._get_local_constants()
 
 
 _HARNESS_PACKAGES = ("fuzz", "strategies")
@@ -127,13 +120,9 @@ _HARNESS_PACKAGES = ("fuzz", "strategies")
 def _harness_modules_not_local() -> None:
     """Mark this package's imported modules as read for Hypothesis's local constants, so that
     it never reads them (see the module's docstring)."""
-    try:
-        from hypothesis.internal.conjecture.providers import _seen_modules
-    except ImportError:
-        return
     for name, module in list(sys.modules.items()):
         if name.partition(".")[0] in _HARNESS_PACKAGES:
-            _seen_modules.add(id(module))
+            providers._seen_modules.add(id(module))
 
 
 def in_worker_thread(function: Callable[..., T]) -> Callable[..., T]:
@@ -157,43 +146,5 @@ def in_worker_thread(function: Callable[..., T]) -> Callable[..., T]:
 
 
 def _unregistered_seed_source() -> None:
-    try:
-        from hypothesis.core import threadlocal
-    except ImportError:
-        return
     if getattr(threadlocal, "_hypothesis_global_random", None) is None:
         threadlocal._hypothesis_global_random = Random()
-
-
-COLLECT_EVERY = 0.3
-"""Seconds between two collections by `collect_finished_runs`, at least."""
-_last_collection = [0.0]
-_collecting = [False]
-
-
-def collect_runs_when_they_end() -> None:
-    """Let `collect_finished_runs` collect in this process (and the processes forked from it).
-    The command line does; the pytest plugin leaves the user's process to its own collector (a
-    full collection of a test suite's heap can take a tenth of a second)."""
-    _collecting[0] = True
-
-
-def collect_finished_runs() -> None:
-    """Free what the Hypothesis runs that ended hold, now (a full collection of the cyclic
-    garbage), at most every `COLLECT_EVERY` seconds, where `collect_runs_when_they_end` was
-    called; call it when a run ends.
-
-    Why: a Hypothesis run's engine and its test state refer to each other
-    (`StateForActualGivenExecution._runner`, `ConjectureRunner._test_function`), so when the run
-    ends its engine, with the tree of every choice the run made (ten thousand nodes for a
-    hundred batches of eight cases), is freed by a full collection only, never by its count of
-    references; and CPython makes a full collection only once a quarter more objects have
-    grown old than survived the last. On the demo at the defaults, the peak PSS summed over
-    both processes went from 91.0-93.4 MB to 85.1-87.4 MB (three runs each), the calls per
-    second unchanged (four interleaved pairs); a collection takes about 15 ms, most of it
-    freeing what the runs left."""
-    now = time.monotonic()
-    if not _collecting[0] or now - _last_collection[0] < COLLECT_EVERY:
-        return
-    _last_collection[0] = now
-    gc.collect()
