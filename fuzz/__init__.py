@@ -1,31 +1,50 @@
-"""mcp-toolfuzz: the harness, a package per layer. Imports go down this list only
-(`tests/test_layers.py` checks it):
+"""mcp-toolfuzz: the harness, with a package per layer.
 
-- `faces/`: how a run is asked for: the CLI (`cli`, its grammar in `arguments`), the settings
-  file, MCP client configs, and the pytest plugin (`from fuzz.pytest_plugin import
-  invariants` is its public import). All build the same `RunOptions`.
-- `reports/`: one module per format (terminal, JSON, JUnit, SARIF, Markdown, a run per
-  revision), all reading the same `RunResult` and the engine's events.
-- `engine/`: what runs when. `run` takes a run from its options to its result; `scheduler`
-  runs explorations `--workers` at a time in rounds that spread `--max-time`; `dispatch` sends
-  every case; `shards` splits the tools between worker processes; `revisions` makes a run per
-  revision. `engine/phases/` holds each kind of search (today `random_search`, one Hypothesis
-  run per tool and case kind): a new phase goes there. The engine emits events and knows no
-  reporter.
-- `corpus/`: findings on disk (`reproductions`), `replay`, `export` to pytest, `baseline`, and
-  Hypothesis's example `database`.
-- `judging/`: `rules` (stable ids, levels, the spec sentence), `profiles`, `answers` (what
-  kind of answer came), the `oracle` (which rule an exchange violates), `tool_names`,
-  `coverage`, and `findings` (the records every layer above reads). A new rule goes here.
-- `wire/`: reaching a server and speaking to it, trusting nothing it reads: transports (stdio,
-  Streamable HTTP) through bounded `framing`, the JSON-RPC `session` (answers matched by id with
-  several requests in flight; no answer, an unreadable answer, a target gone: outcomes, never
-  exceptions), the two lifecycles, the wire `shapes`, and the `target` (started, opened,
-  restarted).
-- the base modules here: `errors` (one root, exit 2), `text` (server text escaped wherever a
-  person or a CI system reads it), `files` (atomic writes), `redaction`.
+Imports go down the list below only, and `tests/test_layers.py` checks it.
 
-`strategies` (the package beside this one) is pure Hypothesis and knows nothing of any of it.
+`faces/` is how a run is asked for.
+It holds the CLI (`cli`, with its grammar in `arguments`), the settings file, and MCP client configs.
+It also holds the pytest plugin, whose public import is `from fuzz.pytest_plugin import invariants`.
+All of them build the same `RunOptions`.
+
+`reports/` has one module per format.
+The formats are terminal, JSON, JUnit, SARIF, Markdown, and a run per revision.
+All read the same `RunResult` and the engine's events.
+
+`engine/` is what runs when.
+`run` takes a run from its options to its result.
+`scheduler` runs explorations `--workers` at a time, in rounds that spread `--max-time`.
+`dispatch` sends every case.
+`shards` splits the tools between worker processes.
+`revisions` makes a run per revision.
+`engine/phases/` holds each kind of search, and a new phase goes there.
+`random_search`, for one, is a Hypothesis run per tool and case kind.
+The engine emits events and knows no reporter.
+
+`corpus/` keeps findings on disk (`reproductions`).
+It also holds `replay`, `export` to pytest, `baseline`, and Hypothesis's example `database`.
+
+`judging/` holds `rules`: stable ids, levels, and the spec sentence.
+It holds `profiles`, and `answers`, which says what kind of answer came.
+The `oracle` says which rule an exchange violates.
+Then come `tool_names`, `coverage`, and `findings`, the records every layer above reads.
+A new rule goes here.
+
+`wire/` reaches a server and speaks to it, trusting nothing it reads.
+Its transports are stdio and Streamable HTTP, read through bounded `framing`.
+Its JSON-RPC `session` matches answers by id, with several requests in flight.
+No answer, an unreadable answer and a target gone are outcomes there, never exceptions.
+It also holds the two lifecycles and the wire `shapes`.
+The `target` is started, opened and restarted there.
+
+The base modules sit here.
+`errors` holds one root error, with exit code 2.
+`text` escapes server text wherever a person or a CI system reads it.
+`files` writes files atomically.
+`redaction` keeps secrets out of what is printed and written.
+
+`strategies`, the package beside this one, is pure Hypothesis.
+It knows nothing of any of this.
 """
 
 from __future__ import annotations

@@ -1,31 +1,42 @@
-"""The bundled demo: a small MCP server over stdio, standard library only, with deliberate bugs.
+"""The bundled demo: a small MCP server with deliberate bugs.
 
-`mcp-toolfuzz run` with no target fuzzes it, so a new user sees what findings look like in a few
-seconds; it is also the fast target of the benchmarks. Run it alone with
-`python -m fuzz.demo_server`.
+It speaks over stdio, and uses the standard library only.
+`mcp-toolfuzz run` with no target fuzzes it.
+So a new user sees what findings look like in a few seconds.
+It is also the fast target of the benchmarks.
+Run it alone with `python -m fuzz.demo_server`.
 
-Its bugs, each a violation of SEP-2145 that real servers commit:
+It has six bugs.
+Each is a violation of SEP-2145 that real servers commit.
 
-- an unknown tool name gets JSON-RPC error -32602 (the 2025-11-25 wording), not a tool
-  execution error: `unknown-tool`;
-- `divide` with `b = 0` lets the exception escape as JSON-RPC error -32603: `tool-failure`;
-- `set_volume` never checks `level` against its `maximum`, so `level: 12` succeeds:
-  `arguments-not-validated`;
-- `"arguments": null` is taken for "no arguments" instead of being refused as a malformed
-  request: `malformed-request`;
-- `mirror` (a mirror tool: it returns its `output` argument as structuredContent) never checks
-  that output against its outputSchema: `output-schema`;
-- `lookup` of "gamma" fails inside the tool, and the error text carries the Python traceback:
-  `internal-details-leak` (advisory). Its file names are relative to the package's directory
-  (`fuzz/demo_server.py`), so the demo answers alike on every machine and its reproductions,
-  committed or shown in the docs, carry no machine's paths.
+`unknown-tool`: an unknown tool name gets JSON-RPC error -32602, not a tool execution error.
+That is the 2025-11-25 wording.
 
-`maintenance` is listed but refused with a proper tool execution error (run the demo with
-`--unavailable maintenance`, as `mcp-toolfuzz run` with no target does), and `reset` is
-annotated `destructiveHint: true`, so a default run leaves its body alone.
+`tool-failure`: `divide` with `b = 0` lets the exception escape as JSON-RPC error -32603.
 
-Everything else is compliant: argument validation against each `inputSchema` answered with
-`isError: true`, malformed requests answered with -32602, a paginated `tools/list`.
+`arguments-not-validated`: `set_volume` never checks `level` against its `maximum`.
+So `level: 12` succeeds.
+
+`malformed-request`: `"arguments": null` is taken for "no arguments".
+It should be refused as a malformed request.
+
+`output-schema`: `mirror` never checks its output against its outputSchema.
+It is a mirror tool: it returns its `output` argument as structuredContent.
+
+`internal-details-leak` (advisory): `lookup` of "gamma" fails inside the tool.
+The error text then carries the Python traceback.
+Its file names are relative to the package's directory (`fuzz/demo_server.py`).
+So the demo answers alike on every machine.
+Its reproductions, committed or shown in the docs, carry no machine's paths.
+
+`maintenance` is listed, but refused with a proper tool execution error.
+Run the demo with `--unavailable maintenance`, as `mcp-toolfuzz run` with no target does.
+`reset` is annotated `destructiveHint: true`, so a default run leaves its body alone.
+
+Everything else is compliant.
+Arguments are validated against each `inputSchema`, and refusals carry `isError: true`.
+Malformed requests are answered with -32602.
+`tools/list` is paginated.
 """
 
 from __future__ import annotations
@@ -235,8 +246,9 @@ _INSTALLED_IN = f"{Path(__file__).resolve().parent.parent}/"
 
 
 def _traceback() -> str:
-    """The exception being handled, as Python prints it, with paths relative to where the
-    package is installed (see the module's docstring)."""
+    """The exception being handled, as Python prints it, with relative paths.
+
+    Paths are relative to where the package is installed; the module's docstring says why."""
     return traceback.format_exc().replace(_INSTALLED_IN, "")
 
 

@@ -1,7 +1,8 @@
 """The harness's own errors: the run could not be made (exit code 2).
 
-They are kept apart from findings (exit code 1), which are data, not exceptions. Each message
-says what happened, what was expected, and what to try; the CLI prints it as one line.
+They are kept apart from findings (exit code 1), which are data, not exceptions.
+Each message says what happened, what was expected, and what to try.
+The CLI prints it as one line.
 """
 
 from __future__ import annotations
@@ -29,12 +30,16 @@ class ConfigurationError(HarnessError):
 
 
 class ReportError(HarnessError):
-    """A file given as a run's JSON report (`mcp-toolfuzz merge`) is not one this mcp-toolfuzz can
-    read back: the message names the file, what in it is wrong, and what was expected."""
+    """A file given as a run's JSON report is not one this mcp-toolfuzz can read back.
+
+    `mcp-toolfuzz merge` reads such files.
+    The message names the file, what in it is wrong, and what was expected."""
 
 
 def first_leaf(error: BaseException) -> BaseException:
-    """The first non-group exception: trio's nurseries wrap what they raise in groups."""
+    """The first exception that is not a group.
+
+    Trio's nurseries wrap what they raise in groups."""
     while isinstance(error, BaseExceptionGroup) and error.exceptions:
         error = error.exceptions[0]
     return error

@@ -10,18 +10,24 @@ from typing import Any
 
 
 def write_json_atomically(document: Any, path: Path) -> None:
-    """Write `document` as JSON to `path` so that a reader never sees a half-written file, even
-    if the process is killed meanwhile (see `write_text_atomically`)."""
+    """Write `document` as JSON to `path`, atomically.
+
+    A reader never sees a half-written file, even if the process is killed meanwhile.
+    See `write_text_atomically`."""
     write_text_atomically(json.dumps(document, ensure_ascii=False, indent=2) + "\n", path)
 
 
 def write_text_atomically(text: str, path: Path) -> None:
-    """Write `text` to `path` so that a reader never sees a half-written file, even if the
-    process is killed meanwhile: a temporary file beside it, flushed, then renamed.
+    """Write `text` to `path`, atomically.
 
-    A lone UTF-16 surrogate (a server may send `"\\ud800"`: valid JSON, which Python decodes to
-    a str no UTF-8 can carry) is written as its escape, `\\ud800`: inside a JSON string, the very
-    escape the server sent; in any other text, a readable one."""
+    A reader never sees a half-written file, even if the process is killed meanwhile.
+    The text goes to a temporary file beside `path`, is flushed, then renamed.
+
+    A lone UTF-16 surrogate is written as its escape, `\\ud800`.
+    A server may send one as `"\\ud800"`, which is valid JSON.
+    Python decodes it to a str that no UTF-8 can carry.
+    Inside a JSON string, the escape is the very one the server sent.
+    In any other text, it is a readable one."""
     path.parent.mkdir(parents=True, exist_ok=True)
     handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:

@@ -1,6 +1,8 @@
-"""The pytest plugin's public face: `from fuzz.pytest_plugin import invariants` in a server's
-test suite. The plugin itself, whose hooks pytest loads through the `pytest11` entry point, is
-`fuzz.faces.pytest_plugin`."""
+"""The pytest plugin's public face, imported in a server's test suite.
+
+A test suite writes `from fuzz.pytest_plugin import invariants`.
+The plugin itself is `fuzz.faces.pytest_plugin`.
+pytest loads its hooks through the `pytest11` entry point."""
 
 from __future__ import annotations
 

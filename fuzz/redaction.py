@@ -1,8 +1,8 @@
 """Keeping secrets out of everything the harness prints and writes.
 
-A target's description reaches the terminal, JSON reports and reproduction files. Commands,
-URLs, environment variables and HTTP headers carry tokens; these functions are the one way any
-of them is turned into text.
+A target's description reaches the terminal, JSON reports and reproduction files.
+Commands, URLs, environment variables and HTTP headers carry tokens.
+These functions are the one way any of them is turned into text.
 """
 
 from __future__ import annotations
@@ -19,10 +19,13 @@ _SECRET_VALUE = re.compile(r"^(?:Bearer\s+\S+|sk-[\w-]{8,}|gh[pousr]_\w{16,}|xox
 
 
 def redact_command(command: Sequence[str]) -> list[str]:
-    """The command with secret-looking values replaced by `***`: the value after an option whose
-    name says token/secret/password/api-key/auth/header, `NAME=value` with such a name, and
-    values that look like bearer tokens or API keys. A redacted command cannot be run again as
-    it is: replay it with `-- COMMAND`."""
+    """The command with secret-looking values replaced by `***`.
+
+    A value is secret-looking after an option whose name says token, secret, password,
+    api-key, auth or header.
+    So is the value of a `NAME=value` with such a name.
+    So are values that look like bearer tokens or API keys.
+    A redacted command cannot be run again as it is: replay it with `-- COMMAND`."""
     redacted: list[str] = []
     hide_next = False
     for argument in command:
@@ -67,7 +70,9 @@ def redact_url(url: str) -> str:
 
 
 def redact_names(names: Iterable[str]) -> str:
-    """`NAME: ***` for each header or variable: the names say what was given, never the values."""
+    """`NAME: ***` for each header or variable.
+
+    The names say what was given; the values are never shown."""
     return ", ".join(f"{name}: {REDACTED}" for name in sorted(names))
 
 

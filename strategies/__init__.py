@@ -1,26 +1,26 @@
 """Hypothesis strategies for MCP `tools/call` requests. No I/O, no MCP session.
 
 This module is the public face: it names what a user may import. Every value a strategy draws
-carries a label that has been checked: what makes it valid or invalid, and where. The modules
-behind the face, one family each:
+carries a label. The label has been checked: it says what makes the value valid or invalid, and
+where. The modules behind the face each hold one family:
 
-- what is fuzzed: `names` (unknown tool names), `arguments` (valid and invalid arguments from
-  `inputSchema`), `outputs` (valid and invalid structuredContent from `outputSchema`),
-  `envelopes` (well-formed and malformed request bodies), `meta` (the stateless revision's
-  `_meta` and headers, well-formed and broken), and `cases` (one request of one kind for one
-  tool, built from all of them);
-- the records they draw from and into: `tools` (the Tool made from a `tools/list` entry) and
-  `labelled` (a value and its label);
-- the value machinery behind arguments and outputs: `values` (valid values, kept only when the
-  dialect's validator accepts them, and invalid ones, one checked mutation each), built on
-  `generation` (a package: a JSON Schema generator on Hypothesis's public API, one module per
-  family of values), `mutations` (the kinds of mutation and the sites of a value that offer
-  them) and `mutators` (how each mutation is made);
-- what all of them share: `schemas` (dialects, and the validators that judge every value),
-  `characters` (the characters and free text every strategy draws) and `drawing` (helpers for
-  composite strategies);
-- `_hypothesis`, private: every use of Hypothesis's private API (names, patches, marks), fenced.
-  The run installs its patches; your own tests run Hypothesis as it ships.
+- What is fuzzed. `names` draws unknown tool names. `arguments` draws valid and invalid
+  arguments from `inputSchema`. `outputs` draws valid and invalid structuredContent from
+  `outputSchema`. `envelopes` draws well-formed and malformed request bodies. `meta` draws the
+  stateless revision's `_meta` and headers, well-formed and broken. `cases` builds one request
+  of one kind for one tool, from all of them.
+- The records they draw from and into. `tools` holds the Tool made from a `tools/list` entry.
+  `labelled` holds a value and its label.
+- The value machinery behind arguments and outputs. `values` draws valid values, kept only when
+  the dialect's validator accepts them. It also draws invalid ones, one checked mutation each.
+  It is built on three parts. `generation` is a package: a JSON Schema generator on
+  Hypothesis's public API, one module per family of values. `mutations` names the kinds of
+  mutation and the sites of a value that offer them. `mutators` says how each mutation is made.
+- What all of them share. `schemas` holds the dialects, and the validators that judge every
+  value. `characters` holds the characters and free text every strategy draws. `drawing` holds
+  helpers for composite strategies.
+- `_hypothesis` is private. It fences every use of Hypothesis's private API: names, patches and
+  marks. The run installs its patches; your own tests run Hypothesis as it ships.
 
 Use them in your own Hypothesis tests::
 

@@ -56,48 +56,76 @@ class CaseKind(Enum):
     INVALID_OUTPUT = "invalid-output"
     """A call to a mirror tool asking it to return structuredContent its outputSchema rejects."""
     MALFORMED_META = "malformed-meta"
-    """A call whose `_meta` envelope is missing or malformed (2026-07-28): a malformed request."""
+    """A call whose `_meta` envelope is missing or malformed (2026-07-28).
+
+    It is a malformed request.
+    """
     UNSUPPORTED_VERSION = "unsupported-version"
-    """A well-formed call whose `_meta` names a revision the server does not speak (2026-07-28)."""
+    """A well-formed call naming a revision the server does not speak (2026-07-28).
+
+    The revision is named in its `_meta`.
+    """
     HEADER_MISMATCH = "header-mismatch"
-    """A well-formed call whose HTTP headers disagree with its body (2026-07-28, Streamable HTTP)."""
+    """A well-formed call whose HTTP headers disagree with its body.
+
+    It exists under 2026-07-28, over Streamable HTTP.
+    """
     TOOL_LISTING = "tool-listing"
-    """Not a call: the `tools/list` answer itself, judged once per run (`fuzz.judging.tool_names`). No
-    strategy draws it; it names what a finding on a listed tool's name is about."""
+    """Not a call: the `tools/list` answer itself, judged once per run.
+
+    `fuzz.judging.tool_names` judges it. No strategy draws it. It names what a finding on a
+    listed tool's name is about.
+    """
     SEQUENCE = "sequence"
-    """A call at the end of a sequence of calls (`fuzz.engine.phases.sequences`), judged as the
-    kind it is on its own (valid or invalid arguments, an unknown tool); no strategy of this
-    module draws it."""
+    """A call at the end of a sequence of calls (`fuzz.engine.phases.sequences`).
+
+    It is judged as the kind it is on its own: valid or invalid arguments, or an unknown tool.
+    No strategy of this module draws it.
+    """
 
 
 STATELESS_KINDS = (CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION, CaseKind.HEADER_MISMATCH)
-"""The kinds that exist only under the stateless revision (the last only over HTTP). Their calls
-carry arguments the tool takes (`_runnable_arguments`): a server that ignored the envelope runs
-the tool, and its answer shows that the call ran; so they go where argument cases may."""
+"""The kinds that exist only under the stateless revision.
+
+The last exists only over HTTP. Their calls carry arguments the tool takes
+(`_runnable_arguments`). A server that ignored the envelope then runs the tool, and its answer
+shows that the call ran. So these kinds go where argument cases may.
+"""
 
 
 MIRROR_ARGUMENT = "output"
-"""The mirror-tool convention: `{"output": VALUE}` asks the tool to return VALUE as its
-structuredContent, unchecked, so that what the server does with it can be observed."""
+"""The mirror-tool convention's argument.
+
+`{"output": VALUE}` asks the tool to return VALUE as its structuredContent, unchecked. Then
+what the server does with it can be observed.
+"""
 
 
 @dataclass(frozen=True, slots=True)
 class Case:
-    """A `tools/call` request without its id, what kind of case it is, and why (`label`)."""
+    """A `tools/call` request without its id, what kind of case it is, and why.
+
+    The why is its `label`.
+    """
 
     kind: CaseKind
     tool: str
     params: Any
     label: str
     own_meta: bool = False
-    """`params` carry their own `_meta` (or lack it on purpose): sent as drawn, never given the
-    revision's envelope."""
+    """Whether `params` carry their own `_meta`, or lack it on purpose.
+
+    Such params are sent as drawn, never given the revision's envelope.
+    """
     headers: HeaderOverrides = ()
     """HTTP header values sent instead of those the request implies."""
 
     def message(self, request_id: int | str, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The exact JSON-RPC request to send; `meta`: the revision's `_meta` envelope, added to
-        params that are an object unless the case carries its own."""
+        """The exact JSON-RPC request to send.
+
+        `meta` is the revision's `_meta` envelope. It is added to params that are an object,
+        unless the case carries its own.
+        """
         params = self.params
         if meta is not None and not self.own_meta and isinstance(params, dict) and "_meta" not in params:
             params = {**params, "_meta": dict(meta)}
@@ -110,7 +138,7 @@ class Case:
 
     @property
     def mirrored_output(self) -> Any:
-        """The structuredContent a mirror case asked for (ABSENT for other kinds)."""
+        """The structuredContent a mirror case asked for; ABSENT for other kinds."""
         if self.kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT):
             return self.params["arguments"][MIRROR_ARGUMENT]
         return ABSENT
@@ -125,10 +153,14 @@ def cases(
     known: Known | None = None,
     stateless: Stateless | None = None,
 ) -> st.SearchStrategy[Case]:
-    """Requests of `kind` aimed at `tool`. `listed_names` are every listed tool's name, so that an
-    unknown name is never one of them. `accepted`: arguments the server took, which invalid
-    arguments mutate most of the time; `known`: known-good values every argument object holds;
-    `stateless`: the run speaks 2026-07-28 (the stateless kinds need it)."""
+    """Requests of `kind` aimed at `tool`.
+
+    - `listed_names` are every listed tool's name, so that an unknown name is never one of them.
+    - `accepted` holds arguments the server took. Invalid arguments mutate them most of the
+      time.
+    - `known` holds known-good values that every argument object holds.
+    - `stateless` says the run speaks 2026-07-28. The stateless kinds need it.
+    """
 
     def case(params: Any, label: str) -> Case:
         return Case(kind=kind, tool=tool.name, params=params, label=label)
@@ -175,22 +207,28 @@ def cases(
 
 
 HEADER_NAME_LONGEST = 2048
-"""The longest unknown name drawn when an `Mcp-Name` header carries it: Node.js refuses a
-request whose headers pass 16 KiB, and many proxies 8 KiB, by dropping the connection or with
-431, before any MCP code runs (a name's header form may be base64, 4/3 and up to 4 bytes a
-character)."""
+"""The longest unknown name drawn when an `Mcp-Name` header carries it.
+
+Node.js refuses a request whose headers pass 16 KiB, and many proxies refuse past 8 KiB. They
+drop the connection or answer 431, before any MCP code runs. A name's header form may be
+base64, 4/3 the size, and up to 4 bytes a character.
+"""
 
 ENVELOPE = ""
 """The `tool` of a case that concerns no tool: a malformed request envelope."""
 
 SEQUENCES = "(sequences)"
-"""The name the sequence phase's summary goes by (no tool's: a sequence calls many; no valid
-tool name has parentheses)."""
+"""The name the sequence phase's summary goes by.
+
+It is no tool's name, since a sequence calls many tools. No valid tool name has parentheses.
+"""
 
 
 def envelope_cases() -> st.SearchStrategy[Case]:
-    """Malformed requests that name no tool (params missing or not an object, name missing or
-    not a string)."""
+    """Malformed requests that name no tool.
+
+    Their params are missing or not an object, or their name is missing or not a string.
+    """
     return mapped(malformed_envelopes(), lambda p: Case(CaseKind.MALFORMED_REQUEST, ENVELOPE, p.value, f"malformed: {p.label}"))
 
 
@@ -204,7 +242,7 @@ _any_arguments: st.SearchStrategy[Mapping[str, Any]] = pooled(
 
 
 def _canonical_stateless(tool: Tool, kind: CaseKind, stateless: Stateless, arguments: dict[str, Any]) -> list[Case]:
-    """The simplest envelope cases, each call carrying `arguments` (which the tool takes)."""
+    """The simplest envelope cases, each call carrying `arguments`, which the tool takes."""
     if kind is CaseKind.MALFORMED_META:
         return [
             Case(kind, tool.name, _with_arguments(p.value, arguments), f"malformed: {p.label}", own_meta=True)
@@ -221,11 +259,14 @@ def _canonical_stateless(tool: Tool, kind: CaseKind, stateless: Stateless, argum
 
 
 def plain_arguments(tool: Tool) -> dict[str, Any] | None:
-    """Plain arguments `tool`'s inputSchema accepts, found without a search: `{}`, else each
-    required property at the first of its `const`, `enum`, `default`, `examples` or the plainest
-    value of its type (its lower bound for a number, its least length of `a` for a string) that
-    the property's schema accepts. None when the whole is still refused (the search then draws
-    valid arguments)."""
+    """Plain arguments `tool`'s inputSchema accepts, found without a search.
+
+    They are `{}` if accepted. Else each required property takes the first plain value its
+    schema accepts. The plain values are its `const`, `enum`, `default` and `examples`, then the
+    plainest value of its type. That is its lower bound for a number, or its least length of
+    `a` for a string. None when the whole is still refused; the search then draws valid
+    arguments.
+    """
     check = tool.input_check
     if check.accepts_strictly({}):
         return {}
@@ -277,10 +318,13 @@ def _plain_values(schema: Mapping[str, Any]) -> list[Any]:
 
 
 def _runnable_arguments(tool: Tool, accepted: Sequence[dict[str, Any]], known: Known | None) -> st.SearchStrategy[dict[str, Any]]:
-    """Arguments an envelope case's call carries: ones the server took (`accepted`), else valid
-    ones by the tool's inputSchema (holding the `known` values). Never `{}` merely: a server that
-    ignored the envelope would refuse `{}` for its arguments, and that refusal would hide whether
-    the envelope was checked at all."""
+    """Arguments an envelope case's call carries.
+
+    They are ones the server took (`accepted`). Else they are valid by the tool's inputSchema,
+    holding the `known` values. They are never merely `{}`. A server that ignored the envelope
+    would refuse `{}` for its arguments. That refusal would hide whether the envelope was
+    checked at all.
+    """
     if accepted:
         return st.sampled_from(list(accepted))
     return valid_objects(tool.input_check, known=known)
@@ -295,8 +339,11 @@ def _mirror_case(tool: Tool, kind: CaseKind, output: Labelled[Any]) -> Case:
 
 
 def coercion_cases(tool: Tool, accepted: dict[str, Any]) -> list[Case]:
-    """Invalid-arguments cases probed before the search: `accepted` with one number or boolean
-    made the string a lax server coerces back (see `coerced_variants`)."""
+    """Invalid-arguments cases probed before the search.
+
+    Each is `accepted` with one number or boolean made a string, which a lax server coerces
+    back (see `coerced_variants`).
+    """
     return [
         Case(CaseKind.INVALID_ARGUMENTS, tool.name, call_params(tool.name, variant.value), variant.label)
         for variant in coerced_variants(tool.input_check, accepted, label_prefix="arguments")
@@ -304,9 +351,12 @@ def coercion_cases(tool: Tool, accepted: dict[str, Any]) -> list[Case]:
 
 
 def canonical_cases(tool: Tool, kind: CaseKind, listed_names: Collection[str], stateless: Stateless | None = None) -> list[Case]:
-    """The simplest case of each shape `kind` has, to be sent before the search: every way to
-    malform a request, the empty and a near-miss name, every non-object output. Valid and
-    invalid arguments have none (their simplest forms are what Hypothesis tries first anyway)."""
+    """The simplest case of each shape `kind` has, to be sent before the search.
+
+    These are every way to malform a request, the empty and a near-miss name, and every
+    non-object output. Valid and invalid arguments have none. Their simplest forms are what
+    Hypothesis tries first anyway.
+    """
     if kind is CaseKind.INVALID_OUTPUT:
         return [_mirror_case(tool, kind, output) for output in non_object_outputs(tool)]
     if kind is CaseKind.MALFORMED_REQUEST:

@@ -1,11 +1,13 @@
-"""Helpers for drawing, shared by the families: `pick` inside a composite strategy; `mapped`,
-`deferred`, `drawn` and `tupled`, the hot path's `.map`, `st.deferred`, `@st.composite` and
-`st.tuples`.
+"""Helpers for drawing, shared by the families of strategies.
 
-The last four reach into Hypothesis's internals (through `strategies._hypothesis`): every case
-goes through them, and each saves a few microseconds of bookkeeping the harness never uses.
-tests/test_draw_cost.py holds their values and shrinking to the public forms', and fails first
-if a Hypothesis release moves what they use."""
+`pick` draws one item inside a composite strategy. `mapped`, `deferred`, `drawn` and `tupled`
+are the hot path's `.map`, `st.deferred`, `@st.composite` and `st.tuples`.
+
+The last four reach into Hypothesis's internals, through `strategies._hypothesis`. Every case
+goes through them, and each saves bookkeeping the harness never uses. tests/test_draw_cost.py
+holds their values and shrinking to the public forms'. It fails first if a Hypothesis release
+moves what they use.
+"""
 
 from __future__ import annotations
 
@@ -36,8 +38,10 @@ U = TypeVar("U")
 
 
 def pick(draw: st.DrawFn, items: Sequence[T]) -> T:
-    """One of `items`, shrinking to the first, with a strategy built once per length (not one
-    `sampled_from` per draw)."""
+    """One of `items`, shrinking to the first.
+
+    Its strategy is built once per length, not as one `sampled_from` per draw.
+    """
     return items[draw(_indices(len(items)))]
 
 
@@ -49,12 +53,15 @@ def _indices(count: int) -> st.SearchStrategy[int]:
 def mapped(strategy: SearchStrategy[T], function: Callable[[T], U]) -> SearchStrategy[U]:
     """`strategy.map(function)`, in one span where `.map` takes three.
 
-    The same values from the same choices, so the same shrinking; what it leaves out is what a
-    fuzzer's every case paid for and never used: Hypothesis's map opens a span of its own and
-    one for the mapped draw, catches warnings (a copy of the filters, twice) and records the
-    call for the falsifying example's printout, which the harness never prints (it reports its
-    own request). About 15 µs a map; every case went through two or three. `function` must not
-    reject (`assume`): the draw would be discarded, not retried as `.map` retries it."""
+    It gives the same values from the same choices, so the same shrinking. What it leaves out is
+    what a fuzzer's every case paid for and never used. Hypothesis's map opens a span of its
+    own, and one for the mapped draw. It catches warnings, which copies the filters, twice. It
+    records the call for the falsifying example's printout. The harness never prints that; it
+    reports its own request.
+
+    Every case went through several maps. `function` must not reject (`assume`). The draw would
+    be discarded, not retried as `.map` retries it.
+    """
     return _Mapped(strategy, function)
 
 
@@ -89,10 +96,13 @@ class _Mapped(SearchStrategy[U], Generic[T, U]):
 
 
 def inlined(strategy: SearchStrategy[T]) -> SearchStrategy[T]:
-    """The strategy whose `do_draw` a strategy built on `strategy` may call itself, inside its
-    own span rather than in one more (`data.draw` opens one): lazy and deferred wrappers
-    unwrapped, and validated (which `data.draw` would have done). Call it at the first draw,
-    not when building: a deferred strategy is built when it is unwrapped."""
+    """`strategy` unwrapped and validated, for a strategy built on it to draw inline.
+
+    A strategy built on `strategy` may call this one's `do_draw` itself. The draw is then inside
+    its own span, rather than in one more, as `data.draw` would open. Lazy and deferred wrappers
+    are unwrapped. The result is validated, which `data.draw` would have done. Call it at the
+    first draw, not when building: a deferred strategy is built when it is unwrapped.
+    """
     unwrapped: SearchStrategy[T] = unwrap_strategies(strategy)  # type: ignore[no-untyped-call]
     unwrapped.validate()
     return unwrapped
@@ -101,11 +111,12 @@ def inlined(strategy: SearchStrategy[T]) -> SearchStrategy[T]:
 def deferred(definition: Callable[[], SearchStrategy[T]]) -> SearchStrategy[T]:
     """`st.deferred(definition)`, whose strategy, once built, is found at once on every draw.
 
-    Each draw unwraps what it draws from; Hypothesis remembers the unwrapping of a lazy strategy
-    but not of a deferred one, which it redoes every time (a thread-local cache for cycles, two
-    attribute errors). Property values and array items are deferred (recursive schemas), so an
-    object of two integers paid it twice a case: the demo's `add` valid arguments went from 170
-    to 150 µs a case to draw."""
+    Each draw unwraps what it draws from. Hypothesis remembers the unwrapping of a lazy strategy,
+    but not of a deferred one. It redoes that every time, with a thread-local cache for cycles
+    and two attribute errors. Property values and array items are deferred, for recursive
+    schemas. So an object of two integers paid it twice a case. Remembering the unwrapping made
+    the demo's `add` valid arguments cheaper to draw.
+    """
     return _Deferred(definition)
 
 
@@ -123,15 +134,17 @@ class _Deferred(DeferredStrategy):
 
 
 def drawn(definition: Callable[[st.DrawFn], T]) -> SearchStrategy[T]:
-    """`st.composite(definition)()`, for a definition made anew at each build (a closure over
-    one schema's parts).
+    """`st.composite(definition)()`, for a definition made anew at each build.
 
-    `@st.composite` is meant for a definition made once, at import: each time it decorates a
-    function it reads the function's signature, parses its source to check that it draws
-    (`inspect.getsource`, `ast.parse`) and compiles a wrapper with the same signature. Made at
-    each build of an object's, an array's or an invalid value's strategy, that was 1.4% of a
-    run's time on the demo. The strategy, its label (what the mutator groups spans by) and its
-    draws are the composite's."""
+    Such a definition is a closure over one schema's parts. `@st.composite` is meant for a
+    definition made once, at import. Each time it decorates a function, it reads the function's
+    signature. It parses its source to check that it draws (`inspect.getsource`, `ast.parse`).
+    It compiles a wrapper with the same signature. That work was repeated at each build of an
+    object's, an array's or an invalid value's strategy, at a real cost to a run.
+
+    The strategy, its label and its draws are the composite's. The label is what the mutator
+    groups spans by.
+    """
     return _Drawn(definition)
 
 
@@ -150,12 +163,13 @@ class _Drawn(CompositeStrategy):
 def tupled(*strategies: SearchStrategy[Any]) -> SearchStrategy[tuple[Any, ...]]:
     """`st.tuples(*strategies)`, without the two context managers an element costs.
 
-    Hypothesis's tuple wraps each element's draw in `track_arg_label` and `track_arg_span`, and
-    keeps a printer for the tuple: what its explain phase and its falsifying example's printout
-    read, neither of which the harness runs (it reports its own request). A batch of cases is a
-    tuple of 32 (16 over HTTP), and an unknown tool's call a tuple of a name and arguments:
-    about 4 µs an element. The strategy, its label, its spans and its values from the same
-    choices are the tuple's."""
+    Hypothesis's tuple wraps each element's draw in `track_arg_label` and `track_arg_span`. It
+    also keeps a printer for the tuple. Its explain phase and its falsifying example's printout
+    read these. The harness runs neither; it reports its own request. A batch of cases is a
+    tuple of 32, or 16 over HTTP. An unknown tool's call is a tuple of a name and arguments. So
+    the cost per element adds up. The strategy, its label, its spans and its values from the
+    same choices are the tuple's.
+    """
     return _Tupled(strategies)
 
 

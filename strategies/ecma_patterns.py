@@ -1,28 +1,37 @@
 r"""JSON Schema's `pattern` as ECMA-262 means it, for the whole project: judged, and aimed at.
 
-`pattern` and `patternProperties` names are ECMA-262 regular expressions, which Python's `re`
-reads differently: its `$` also matches before a final newline, its `\d`, `\w` and `\s` take
-Unicode's digits, word characters and spaces, its `.` stops only at `\n`, and `\p{L}`,
-`(?<name>…)`, `[^]` or `\cJ` do not compile. So nothing here is read by `re`:
+`pattern` values and `patternProperties` names are ECMA-262 regular expressions. Python's `re`
+reads them differently. Its `$` also matches before a final newline. Its `\d`, `\w` and `\s`
+take Unicode's digits, word characters and spaces. Its `.` stops only at `\n`. And `\p{L}`,
+`(?<name>…)`, `[^]` or `\cJ` do not compile. So nothing here is read by `re`.
 
-- Judging, `search`: the `regress` engine (ECMA-262, in Rust), with the `u` flag when the pattern
-  compiles with it, else without. 2020-12 says patterns SHOULD be read with `u`, Ajv does, and
-  only then do `\p{…}` and `\u{…}` mean anything; a pattern written for a RegExp without it (an
-  identity escape such as `\_`, a lone `{`) is a syntax error under `u`, and is read as that
-  RegExp reads it (Annex B). One difference stays between servers: a RegExp without `u` (zod's
-  `.regex(/…/)`) counts a character past U+FFFF as two code units, one with `u` as one, and
-  `regress` counts code points either way. So a text holding one gets no verdict (`Undecided`)
-  from a pattern with anything that could count it differently (`unit_sensitive`: `.`, a negated
-  class or escape, `\p`, `\u`, a literal from U+D800 up); strings for one are drawn from the BMP.
-- Generation, `to_python`: a Python pattern with the same meaning for Hypothesis's `from_regex`,
-  or None. It aims; `search` decides every value, so a mistake costs a value, never a claim.
-- A pattern the harness cannot use is said so once and left out of the claims, not guessed. One
-  `regress` cannot compile (not ECMA-262) makes `search` raise `Undecided` wherever its verdict is
-  needed, which `strategies.schemas` turns into "not accepted" for a claim of validity and "not
-  rejected" for one of invalidity; no string is generated for it. One with no translation is
-  judged exactly, and its strings are drawn as Python reads it (or as plain text) and kept only
-  where `search` accepts them. `untranslatable(schema)` lists both kinds and `problem` says which,
-  for the engine's one warning per pattern.
+*Judging* is `search`. It uses the `regress` engine (ECMA-262, in Rust). It reads a pattern
+with the `u` flag when the pattern compiles with it, else without. 2020-12 says patterns SHOULD
+be read with `u`, and Ajv does. Only then do `\p{…}` and `\u{…}` mean anything. Some patterns
+are written for a RegExp without `u`: an identity escape such as `\_`, or a lone `{`. Those are
+a syntax error under `u`, and are read as that RegExp reads them (Annex B).
+
+One difference stays between servers. A RegExp without `u`, such as zod's `.regex(/…/)`, counts
+a character past U+FFFF as two code units. One with `u` counts it as one. `regress` counts code
+points either way. So a text holding such a character gets no verdict (`Undecided`) from a
+pattern that could count it differently. `unit_sensitive` finds those patterns: `.`, a negated
+class or escape, `\p`, `\u`, or a literal from U+D800 up. Strings for them are drawn from the
+BMP.
+
+*Generation* is `to_python`. It gives a Python pattern with the same meaning for Hypothesis's
+`from_regex`, or None. It aims; `search` decides every value. So a mistake costs a value, never
+a claim.
+
+A pattern the harness cannot use is said so once, and left out of the claims, not guessed.
+
+- A pattern `regress` cannot compile is not ECMA-262. `search` raises `Undecided` wherever its
+  verdict is needed. `strategies.schemas` turns that into "not accepted" for a claim of
+  validity, and "not rejected" for one of invalidity. No string is generated for it.
+- A pattern with no translation is judged exactly. Its strings are drawn as Python reads it, or
+  as plain text. They are kept only where `search` accepts them.
+
+`untranslatable(schema)` lists both kinds, and `problem` says which. The engine gives one
+warning per pattern from them.
 """
 
 from __future__ import annotations
@@ -37,12 +46,18 @@ import regress
 
 
 class Undecided(ValueError):
-    """No verdict: the pattern is not ECMA-262, or the text is one engines read differently."""
+    """No verdict can be given.
+
+    Either the pattern is not ECMA-262, or the text is one engines read differently.
+    """
 
 
 @functools.lru_cache(maxsize=4096)
 def _compiled(pattern: str) -> tuple[regress.Regex, bool] | str:
-    """The engine for `pattern` and whether it reads it with `u`; why not, when it cannot."""
+    """The engine for `pattern`, and whether it reads it with `u`.
+
+    When it cannot compile the pattern, it says why not.
+    """
     if _SURROGATE.search(pattern):
         return "it holds a lone surrogate"
     for flags in ("u", ""):
@@ -54,8 +69,11 @@ def _compiled(pattern: str) -> tuple[regress.Regex, bool] | str:
 
 
 def search(pattern: str, text: str) -> bool:
-    """Whether `pattern` matches somewhere in `text` (`RegExp.prototype.test`, unanchored).
-    Raises Undecided when there is no verdict to give (see the module's docstring)."""
+    """Whether `pattern` matches somewhere in `text`, unanchored.
+
+    It answers as `RegExp.prototype.test` does. Raises Undecided when there is no verdict to
+    give (see the module's docstring).
+    """
     if isinstance(compiled := _compiled(pattern), str):
         raise Undecided(f"pattern {pattern!r} is not an ECMA-262 regular expression: {compiled}")
     if _SURROGATE.search(text):
@@ -78,12 +96,18 @@ def unit_sensitive(pattern: str) -> bool:  # see the module's docstring
 
 
 def is_ecma(pattern: str) -> bool:
-    """Whether `pattern` is an ECMA-262 regular expression (what `format: regex` asks of a text)."""
+    """Whether `pattern` is an ECMA-262 regular expression.
+
+    That is what `format: regex` asks of a text.
+    """
     return not isinstance(_compiled(pattern), str)
 
 
 def problem(pattern: str) -> str | None:
-    """Why the harness cannot fully use `pattern`, as the end of a sentence; None when it can."""
+    """Why the harness cannot fully use `pattern`; None when it can.
+
+    The reason is worded as the end of a sentence.
+    """
     if isinstance(compiled := _compiled(pattern), str):
         return f"is not an ECMA-262 regular expression ({compiled}): no value is claimed valid or invalid by it, and no string is generated for it"
     if to_python(pattern) is None:
@@ -92,8 +116,11 @@ def problem(pattern: str) -> str | None:
 
 
 def untranslatable(schema: Any) -> list[str]:
-    """The patterns of a schema (`pattern` values, `patternProperties` names) that `problem`
-    finds a problem with, each once, in the order met."""
+    """The patterns of a schema that `problem` finds a problem with.
+
+    Patterns are `pattern` values and `patternProperties` names. Each is listed once, in the
+    order met.
+    """
     return [pattern for pattern in dict.fromkeys(_patterns_in(schema)) if problem(pattern) is not None]
 
 
@@ -156,7 +183,10 @@ _SPACE = _normal(
         (0xFEFF, 0xFEFF),
     ]
 )
-"""ECMA-262's WhiteSpace and LineTerminator: U+0009 to U+000D, the Zs spaces and U+FEFF."""
+"""ECMA-262's WhiteSpace and LineTerminator.
+
+They are U+0009 to U+000D, the Zs spaces and U+FEFF.
+"""
 _DOT = _complement(((0x0A, 0x0A), (0x0D, 0x0D), (0x2028, 0x2029)))
 _ESCAPES = {"d": _DIGITS, "D": _complement(_DIGITS), "w": _WORD, "W": _complement(_WORD), "s": _SPACE, "S": _complement(_SPACE)}
 _CONTROLS = {"f": 0x0C, "n": 0x0A, "r": 0x0D, "t": 0x09, "v": 0x0B}
@@ -170,10 +200,15 @@ class _Unfaithful(Exception):
 
 @functools.lru_cache(maxsize=1024)
 def to_python(pattern: str) -> str | None:
-    """A Python `re` pattern (no flags) matching what `pattern` matches by ECMA-262 (`$` as `\\Z`,
-    `\\d` as `[0-9]`, `\\p{L}` as the letters `unicodedata` knows, ...), for `from_regex`. None when
-    `pattern` is not ECMA-262 or no faithful translation is known (a script property, a reference
-    to a group not yet closed, Annex B's octal escapes, modifiers, a lookbehind `re` refuses)."""
+    """A Python `re` pattern matching what `pattern` matches by ECMA-262, for `from_regex`.
+
+    The result needs no flags. For example, `$` becomes `\\Z` and `\\d` becomes `[0-9]`.
+    `\\p{L}` becomes the letters `unicodedata` knows.
+
+    None when `pattern` is not ECMA-262, or when no faithful translation is known. None is known
+    for a script property, or a reference to a group not yet closed. Nor for Annex B's octal
+    escapes, modifiers, or a lookbehind `re` refuses.
+    """
     if isinstance(compiled := _compiled(pattern), str):
         return None
     try:
@@ -345,10 +380,13 @@ class _Translator:
         return _complement(ranges) if negated else ranges
 
     def _set(self, ranges: Intervals) -> str:
-        """A class of `ranges`, written as what it leaves out when that is smaller: Hypothesis
-        walks every code point of a class's ranges. (Surrogates are left in: no alphabet of
-        JSON text draws one. Without `u` a class atom matches one code unit, and `search`
-        gives no verdict on a text past U+FFFF for a pattern that could tell.)"""
+        """A class of `ranges`, written as what it leaves out when that is smaller.
+
+        Hypothesis walks every code point of a class's ranges, so smaller is cheaper. Surrogates
+        are left in, since no alphabet of JSON text draws one. Without `u`, a class atom matches
+        one code unit. `search` gives no verdict on a text past U+FFFF for a pattern that could
+        tell.
+        """
         if not ranges:
             return "(?!)"
         if sum(high - low + 1 for low, high in ranges) <= _LAST // 2:
@@ -364,7 +402,10 @@ def _char(point: int) -> str:
 
 
 def _count_groups(source: str) -> tuple[int, bool]:
-    """How many capturing groups `source` has (before a reference and after), and if one is named."""
+    """How many capturing groups `source` has, and if one is named.
+
+    Groups are counted both before a reference and after it.
+    """
     bare = re.sub(r"\\.|\[(?:\\.|[^\]\\])*\]", "", source, flags=re.S)
     return len(re.findall(r"\((?!\?)|\(\?<(?![=!])", bare)), re.search(r"\(\?<(?![=!])", bare) is not None
 
@@ -416,9 +457,12 @@ _LONG_NAMES = {
 
 @functools.lru_cache(maxsize=64)
 def _property_ranges(name: str) -> Intervals | None:
-    """The code points of a general category (`L`, `Lu`, `Letter`, `gc=Nd`, …), `Any` or
-    `ASCII`, by this Python's `unicodedata` (its Unicode version may lag the engine's: a
-    character they disagree on is a value lost, not a claim). None for any other property."""
+    """The code points of a general category, `Any` or `ASCII`; None for any other property.
+
+    A general category is written like `L`, `Lu`, `Letter` or `gc=Nd`. The code points come from
+    this Python's `unicodedata`. Its Unicode version may lag the engine's. A character they
+    disagree on is a value lost, not a claim.
+    """
     name = name.removeprefix("General_Category=").removeprefix("gc=")
     if name in ("Any", "ASCII"):
         return ((0, _LAST if name == "Any" else 0x7F),)
@@ -435,7 +479,10 @@ def _property_ranges(name: str) -> Intervals | None:
 
 @functools.cache
 def _categories() -> dict[str, list[tuple[int, int]]]:
-    """Every code point's general category, as runs (about 0.3 s, once, for the first `\\p`)."""
+    """Every code point's general category, as runs.
+
+    Building it is costly, so it is built once, for the first `\\p`.
+    """
     table: dict[str, list[tuple[int, int]]] = {}
     start, current = 0, unicodedata.category("\0")
     for point in range(1, _LAST + 2):

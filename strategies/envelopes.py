@@ -1,9 +1,11 @@
 """`tools/call` requests, well-formed and malformed, without their JSON-RPC id.
 
-A request is malformed when it fails the `CallToolRequest` schema: `params` missing or not an
-object, `name` missing or not a string, `arguments` present but not an object. Such a request
-must get a JSON-RPC error (`-32602`, invalid params). Unknown extra members of `params` are
-allowed by the schema and therefore never drawn here as "malformed".
+A request is malformed when it fails the `CallToolRequest` schema. Its `params` may be missing
+or not an object. Its `name` may be missing or not a string. Its `arguments` may be present but
+not an object. Such a request must get a JSON-RPC error (`-32602`, invalid params).
+
+The schema allows unknown extra members of `params`. So they are never drawn here as
+"malformed".
 """
 
 from __future__ import annotations
@@ -53,8 +55,11 @@ _small_json: st.SearchStrategy[Any] = pooled(
 )
 _junk_arrays: st.SearchStrategy[list[Any]] = pooled(st.lists(_small_json, max_size=3), "junk arrays")
 _junk_objects: st.SearchStrategy[dict[str, Any]] = pooled(st.dictionaries(json_text(max_size=6), _small_json, max_size=2), "junk objects")
-"""An array and an object of small JSON, where a request's `params`, `arguments` or name must
-be something else: pooled whole, not only their elements (two choices a case, not seven)."""
+"""An array and an object of small JSON, for where a request's parts must be something else.
+
+They stand in a request's `params`, `arguments` or name. They are pooled whole, not only their
+elements, so a case draws them in two choices, not one for each part.
+"""
 non_string_values = st.one_of(
     mapped(st.none(), lambda v: Labelled(v, "null")),
     mapped(st.integers(), lambda v: Labelled(v, "a number")),
@@ -72,9 +77,11 @@ non_object_values = st.one_of(
 
 
 def canonical_malformed_envelopes() -> list[Labelled[Any]]:
-    """The simplest example of each way to break the CallToolRequest schema without naming a
-    tool: `params` missing or not an object, `name` missing or not a string. These concern no
-    tool, so the engine sends them once per run, not once per tool."""
+    """The simplest example of each way to break the CallToolRequest schema without a tool.
+
+    The ways are: `params` missing or not an object, and `name` missing or not a string. These
+    concern no tool, so the engine sends them once per run, not once per tool.
+    """
     return [
         Labelled(ABSENT, "params missing"),
         Labelled([], "params is an array"),
@@ -97,8 +104,11 @@ _ODD_VALUES: tuple[tuple[Any, str], ...] = ((None, "null"), (0, "a number"), (Fa
 
 
 def malformed_envelopes() -> st.SearchStrategy[Labelled[Any]]:
-    """`params` values (or ABSENT) that break the CallToolRequest schema whatever tool they
-    might name, labelled with how. Shrinks towards a request with no `params` at all."""
+    """`params` values, or ABSENT, that break the CallToolRequest schema, labelled with how.
+
+    They break it whatever tool they might name. Shrinks towards a request with no `params` at
+    all.
+    """
     return st.one_of(
         st.just(Labelled(ABSENT, "params missing")),
         mapped(_junk_arrays, lambda params: Labelled(params, "params is an array")),
@@ -112,6 +122,9 @@ def malformed_envelopes() -> st.SearchStrategy[Labelled[Any]]:
 
 
 def malformed_arguments(tool_name: str) -> st.SearchStrategy[Labelled[Any]]:
-    """Calls to `tool_name` (a listed tool, so that only the envelope is wrong) whose `arguments`
-    is not an object. Shrinks towards `"arguments": []`."""
+    """Calls to `tool_name` whose `arguments` is not an object.
+
+    `tool_name` is a listed tool, so that only the envelope is wrong. Shrinks towards
+    `"arguments": []`.
+    """
     return mapped(non_object_values, lambda arguments: Labelled(call_params(tool_name, arguments.value), f"arguments is {arguments.label}"))

@@ -1,14 +1,17 @@
-"""Values a server gave that later calls may reuse: ids and names in its answers, and the
-arguments they fit.
+"""Values a server gave that later calls may reuse, and the arguments they fit.
 
 A call sequence reaches state only when it calls `get_note` with an id `create_note` returned.
-So each answer is read for *learnable* values: strings and integers under a key of the id family
-(`id`, `uuid`, `key`, `slug`, or a name ending in `id` or `Id`: `note_id`, `noteId`) or of the name
-family (`name`, or a name ending in `name`/`Name`: `sheet_name`), anywhere in `structuredContent`
-or in a text block that is a JSON object or array (to `MAX_DEPTH` levels). A later call offers such
-a value to an argument of the same family (`id` ↔ `note_id` ↔ `noteId`; `name` ↔ `sheet_name`)
-whose schema accepts it. Each learned value keeps where it was found (`Learned.path`, from the
-result's root), so that a replay can find the value the server gives *then* in the same place.
+So each answer is read for *learnable* values: strings and integers under a key of one of two
+families. The id family is `id`, `uuid`, `key`, `slug`, or a name ending in `id` or `Id`, such
+as `note_id` and `noteId`. The name family is `name`, or a name ending in `name`/`Name`, such
+as `sheet_name`.
+
+They are found anywhere in `structuredContent`, or in a text block that is a JSON object or
+array, to `MAX_DEPTH` levels. A later call offers such a value to an argument of the same family
+whose schema accepts it: `id` ↔ `note_id` ↔ `noteId`, `name` ↔ `sheet_name`.
+
+Each learned value keeps where it was found, from the result's root (`Learned.path`). So a
+replay can find the value the server gives *then* in the same place.
 """
 
 from __future__ import annotations
@@ -23,13 +26,16 @@ from strategies.schemas import SchemaCheck
 
 MAX_DEPTH = 4
 MAX_LEARNED = 16
-"""Values kept per answer: a list of a thousand records offers nothing a few do not."""
+"""Values kept per answer.
+
+A list of a thousand records offers nothing a few do not.
+"""
 
 _ID_WORDS = ("id", "uuid", "key", "slug")
 
 
 def family(name: str) -> str | None:
-    """`id`, `name`, or None: which family a key or an argument name belongs to."""
+    """Which family a key or an argument name belongs to: `id`, `name`, or None."""
     if not isinstance(name, str) or not name:
         return None
     words = [word.lower() for word in re.findall(r"[A-Z]?[a-z0-9]+|[A-Z]+(?![a-z])", name)]
@@ -100,7 +106,10 @@ def _json(text: str) -> Any:
 
 
 def found_at(result: Any, path: tuple[str | int, ...]) -> Any:
-    """The value at `path` in a result (a JSON text block read as JSON), or None."""
+    """The value at `path` in a result, or None.
+
+    A JSON text block on the path is read as JSON.
+    """
     here: Any = result
     for step in path:
         inside = (isinstance(step, str) and isinstance(here, Mapping) and step in here) or (
@@ -115,7 +124,10 @@ def found_at(result: Any, path: tuple[str | int, ...]) -> Any:
 
 
 def fitting_fields(check: SchemaCheck, kind: str) -> tuple[str, ...]:
-    """The top-level arguments of a tool (its input schema's `properties`) of family `kind`."""
+    """The top-level arguments of a tool that are of family `kind`.
+
+    They are read from its input schema's `properties`.
+    """
     properties = check.schema.get("properties")
     return tuple(name for name in properties if family(name) == kind) if isinstance(properties, Mapping) else ()
 

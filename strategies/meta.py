@@ -1,13 +1,16 @@
-"""The per-request envelope of the stateless revision (2026-07-28): `params._meta` and, over
-Streamable HTTP, the headers that mirror it, each well-formed and broken.
+"""The per-request envelope of the stateless revision (2026-07-28), well-formed and broken.
 
-Under 2026-07-28 there is no `initialize`: every request names its revision and the client's
-capabilities in `params._meta` (`protocolVersion` and `clientCapabilities` required,
-`clientInfo` SHOULD). A request whose envelope is missing or of the wrong shape is malformed
-(`-32602`); one naming a revision the server does not speak gets `-32022`; over HTTP, a
-`MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` header that disagrees with the body gets
-`-32020`. The strategies here take the well-formed envelope (`meta`) as given: they break one
-thing of it at a time, so the label says exactly what is wrong.
+The envelope is `params._meta` and, over Streamable HTTP, the headers that mirror it. Under
+2026-07-28 there is no `initialize`. Every request names its revision and the client's
+capabilities in `params._meta`. `protocolVersion` and `clientCapabilities` are required;
+`clientInfo` SHOULD be there.
+
+A request whose envelope is missing or of the wrong shape is malformed (`-32602`). A request
+naming a revision the server does not speak gets `-32022`. Over HTTP, a `MCP-Protocol-Version`,
+`Mcp-Method` or `Mcp-Name` header that disagrees with the body gets `-32020`.
+
+The strategies here take the well-formed envelope (`meta`) as given. They break one thing of it
+at a time, so the label says exactly what is wrong.
 """
 
 from __future__ import annotations
@@ -32,17 +35,25 @@ METHOD_HEADER = "Mcp-Method"
 NAME_HEADER = "Mcp-Name"
 
 HeaderOverrides = tuple[tuple[str, "str | None"], ...]
-"""Header values to send instead of those the request implies; None leaves a header out."""
+"""Header values to send instead of those the request implies.
+
+A value of None leaves the header out.
+"""
 
 NEVER_RELEASED_VERSIONS = ("1999-01-01", "2026-07-29", "2099-12-31", "2026-7-28", "draft")
-"""Revision strings no MCP release has. The handshake revisions are not drawn as "unsupported":
-a dual-era server may route a request naming one to its handshake side (mcp 2.3.0 over HTTP
-does), where the stateless rules do not apply."""
+"""Revision strings no MCP release has.
+
+The handshake revisions are not drawn as "unsupported". A dual-era server may route a request
+naming one to its handshake side, where the stateless rules do not apply. mcp 2.3.0 over HTTP
+does.
+"""
 
 
 def with_meta(params: Any, meta: Any) -> Any:
-    """`params` with `_meta` set to `meta` (ABSENT: removed); params that are not an object
-    are returned as they are."""
+    """`params` with `_meta` set to `meta`, or removed when `meta` is ABSENT.
+
+    Params that are not an object are returned as they are.
+    """
     if not isinstance(params, dict):
         return params
     rest = {key: value for key, value in params.items() if key != "_meta"}
@@ -58,7 +69,10 @@ def _short(key: str) -> str:
 
 
 def canonical_malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> list[Labelled[Any]]:
-    """The simplest call to `tool_name` (`{}` arguments) with each way its `_meta` can be malformed."""
+    """The simplest call to `tool_name` with each way its `_meta` can be malformed.
+
+    Each call has `{}` arguments.
+    """
     call = call_params(tool_name, {})
     return [
         Labelled(call, "_meta missing"),
@@ -70,9 +84,12 @@ def canonical_malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> list[L
 
 
 def malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> st.SearchStrategy[Labelled[Any]]:
-    """Calls to `tool_name` (with `{}` arguments: give them arguments the tool takes, so that
-    only the envelope is wrong) whose `_meta` is missing, not an object, without a required key,
-    or with a required key of the wrong type. Shrinks towards `_meta` missing."""
+    """Calls to `tool_name` whose `_meta` is malformed.
+
+    The `_meta` is missing or not an object. Or it lacks a required key, or has one of the wrong
+    type. The calls have `{}` arguments. Give them arguments the tool takes, so that only the
+    envelope is wrong. Shrinks towards `_meta` missing.
+    """
     call = call_params(tool_name, {})
     base = dict(meta)
     return st.one_of(
@@ -85,8 +102,10 @@ def malformed_metas(tool_name: str, meta: Mapping[str, Any]) -> st.SearchStrateg
 
 
 def unsupported_versions(supported: Collection[str]) -> st.SearchStrategy[Labelled[str]]:
-    """Revision strings that are not in `supported` and that no release has. Shrinks towards
-    the first of `NEVER_RELEASED_VERSIONS`."""
+    """Revision strings that are not in `supported` and that no release has.
+
+    Shrinks towards the first of `NEVER_RELEASED_VERSIONS`.
+    """
     known = frozenset(supported)
     return st.one_of(
         st.sampled_from([v for v in NEVER_RELEASED_VERSIONS if v not in known]).map(lambda v: Labelled(v, f"protocolVersion {v!r}")),
@@ -98,8 +117,11 @@ def unsupported_versions(supported: Collection[str]) -> st.SearchStrategy[Labell
 
 
 def unsupported_version_calls(tool_name: str, meta: Mapping[str, Any], supported: Collection[str]) -> st.SearchStrategy[Labelled[Any]]:
-    """Well-formed calls to `tool_name` (with `{}` arguments: give them arguments the tool
-    takes) whose `_meta` names a revision the server does not speak."""
+    """Well-formed calls to `tool_name` whose `_meta` names a revision the server lacks.
+
+    That is a revision the server does not speak. The calls have `{}` arguments; give them
+    arguments the tool takes.
+    """
     call = call_params(tool_name, {})
     base = dict(meta)
     return mapped(unsupported_versions(supported), lambda v: Labelled(with_meta(call, {**base, PROTOCOL_VERSION_KEY: v.value}), v.label))
@@ -110,11 +132,13 @@ _HEADER_TEXT = st.text(st.characters(min_codepoint=0x21, max_codepoint=0x7E), mi
 
 
 def header_mismatches(tool_name: str, version: str) -> st.SearchStrategy[Labelled[HeaderOverrides]]:
-    """Overrides that make one header disagree with a well-formed `tools/call` to `tool_name`
-    under `version`: `Mcp-Method` or `Mcp-Name` left out or naming something else, or
-    `MCP-Protocol-Version` naming another revision (never a handshake one, nor left out: a
-    request without it is a handshake-era request to a dual-era server). Shrinks towards
-    `Mcp-Method` left out."""
+    """Overrides that make one header disagree with a well-formed `tools/call`.
+
+    The call is to `tool_name`, under `version`. `Mcp-Method` or `Mcp-Name` is left out, or
+    names something else. Or `MCP-Protocol-Version` names another revision. That revision is
+    never a handshake one, and the header is never left out. A request without it is a
+    handshake-era request to a dual-era server. Shrinks towards `Mcp-Method` left out.
+    """
 
     def one(header: str, value: str | None, label: str) -> Labelled[HeaderOverrides]:
         return Labelled(((header, value),), label)
@@ -157,4 +181,7 @@ class Stateless:
     supported: tuple[str, ...] = ()
     """The revisions the server said it speaks (`server/discover`'s `supportedVersions`)."""
     over_http: bool = False
-    """Headers mirror the body (Streamable HTTP), so they can be made to disagree with it."""
+    """Whether headers mirror the body, as over Streamable HTTP.
+
+    Then they can be made to disagree with it.
+    """

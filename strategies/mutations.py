@@ -1,18 +1,20 @@
 """Invalid values by mutation of a valid one: the kinds of mutation and where they apply.
 
-The method is Schemathesis's negative testing, applied to values: draw a valid value, walk it
-together with its schema to list the *sites* (every node of the value with the subschema that
-constrains it), draw a site, draw one of the mutations that site's keywords make possible, and
-keep the result only if the standard validator rejects it *at that site for that keyword*. The
-label (`arguments.address.zip: pattern '^[0-9]{5}$' violated by ''`) is therefore a checked
-statement, and the rest of the value is still the valid value it was drawn from, so shrinking
+The method is Schemathesis's negative testing, applied to values. First draw a valid value.
+Walk it together with its schema, to list the *sites*. A site is a node of the value, with the
+subschema that constrains it. Draw a site, then one of the mutations that site's keywords make
+possible. Keep the result only if the standard validator rejects it *at that site for that
+keyword*.
+
+So the label is a checked statement, such as `arguments.address.zip: pattern '^[0-9]{5}$'
+violated by ''`. The rest of the value is still the valid value it was drawn from. So shrinking
 takes it to its simplest while the one mutation stays.
 
-This module owns the closed set of mutations (`Mutation`), the sites of a value (`sites`, and
-the properties an object lacks: `absent_property_sites`) and which mutations each offers
-(`Site.mutations`), and how a site's place reads in a label
-(`format_path`). How each mutation is made is `strategies.mutators`; the drawing, the check
-and the label are `strategies.values`.
+This module owns the closed set of mutations (`Mutation`). It owns the sites of a value
+(`sites`), and the properties an object lacks (`absent_property_sites`). It owns which
+mutations each site offers (`Site.mutations`), and how a site's place reads in a label
+(`format_path`). How each mutation is made is `strategies.mutators`. The drawing, the check and
+the label are `strategies.values`.
 """
 
 from __future__ import annotations
@@ -33,9 +35,10 @@ Path: TypeAlias = tuple[str | int, ...]
 class Mutation(Enum):
     """What a mutation breaks; the value is the JSON Schema keyword the validator reports.
 
-    The order is the order of interest: the kinds servers most often fail to check come first
-    (bounds, lengths, patterns, enums), the ones every validator catches last (types, required
-    properties). Hypothesis's simplest draws pick the first kinds a schema offers."""
+    The order is the order of interest. The kinds servers most often fail to check come first:
+    bounds, lengths, patterns, enums. The ones every validator catches come last: types,
+    required properties. Hypothesis's simplest draws pick the first kinds a schema offers.
+    """
 
     ABOVE_MAXIMUM = "maximum"
     BELOW_MINIMUM = "minimum"
@@ -60,16 +63,18 @@ class Mutation(Enum):
 
 @dataclass(frozen=True, slots=True)
 class Site:
-    """A node of a value and the (resolved) subschema that constrains it."""
+    """A node of a value and the subschema that constrains it, resolved."""
 
     path: Path
     schema: Mapping[str, Any]
     value: Any
 
     def mutations(self, *, is_root: bool) -> list[Mutation]:
-        """The mutations this node's keywords make possible, in `Mutation`'s order of interest
-        within each family of keywords. The root keeps its type, enum and const: `arguments`
-        and `structuredContent` must stay objects."""
+        """The mutations this node's keywords make possible.
+
+        Within each family of keywords, they come in `Mutation`'s order of interest. The root
+        keeps its type, enum and const: `arguments` and `structuredContent` must stay objects.
+        """
         schema, value = self.schema, self.value
         found: list[Mutation] = []
         if "type" in schema and not is_root:
@@ -119,11 +124,13 @@ class Site:
 def sites(schema: Mapping[str, Any], value: Any, *, root: Mapping[str, Any] | None = None, path: Path = ()) -> Iterator[Site]:
     """Every node of `value` with the subschema that constrains it, root first.
 
-    Follows `properties`, `patternProperties`, `additionalProperties` (a schema), `items` and
-    `prefixItems` (draft-07's array `items` too), through `$ref`s, and every branch of `allOf`,
-    `anyOf`, `oneOf` and `then`/`else` at the same node. A site inside a branch may not be what
-    makes the value valid; the caller keeps a mutation there only if the validator then rejects
-    the value for that keyword at that place, so a label never guesses.
+    It follows `properties`, `patternProperties`, an `additionalProperties` schema, `items` and
+    `prefixItems`, and draft-07's array `items` too. It follows them through `$ref`s. At the same
+    node it follows every branch of `allOf`, `anyOf`, `oneOf` and `then`/`else`.
+
+    A site inside a branch may not be what makes the value valid. So the caller keeps a mutation
+    there only if the validator then rejects the value for that keyword at that place. A label
+    never guesses.
     """
     root = schema if root is None else root
     schema = resolve_local_ref(schema, root)
@@ -163,11 +170,13 @@ def sites(schema: Mapping[str, Any], value: Any, *, root: Mapping[str, Any] | No
 
 
 def absent_property_sites(site: Site, *, root: Mapping[str, Any]) -> Iterator[Site]:
-    """A site for each property `site`'s schema declares and its object value lacks: where a
-    mutation can add the property with a value it refuses. The site's value stands for the
-    absent one as far as `Site.mutations` reads it (the enum's first member, the const, else
-    None), so that only the mutations that do not start from a value are offered: a wrong type,
-    a value outside the enum or the const."""
+    """A site for each property `site`'s schema declares and its object value lacks.
+
+    There a mutation can add the property, with a value its schema refuses. The site's value
+    stands for the absent one, as far as `Site.mutations` reads it. It is the enum's first
+    member, or the const, or else None. So only the mutations that do not start from a value are
+    offered: a wrong type, or a value outside the enum or the const.
+    """
     declared = site.schema.get("properties")
     if not isinstance(site.value, dict) or not isinstance(declared, Mapping):
         return
@@ -181,8 +190,10 @@ def absent_property_sites(site: Site, *, root: Mapping[str, Any]) -> Iterator[Si
 
 
 def format_path(path: Path, *, prefix: str) -> str:
-    """A place in a value as a label names it: `arguments.address.zip`, `arguments.tags[2]`,
-    `arguments['odd key']`."""
+    """A place in a value as a label names it.
+
+    Examples are `arguments.address.zip`, `arguments.tags[2]` and `arguments['odd key']`.
+    """
     text = prefix
     for part in path:
         text += f"[{part}]" if isinstance(part, int) else (f".{part}" if _is_identifier(part) else f"[{part!r}]")
@@ -190,7 +201,10 @@ def format_path(path: Path, *, prefix: str) -> str:
 
 
 def triggered_dependencies(dependencies: Any, value: dict[str, Any]) -> list[tuple[str, str]]:
-    """(present property, the property it requires) pairs that can be broken by a deletion."""
+    """Dependencies that can be broken by a deletion.
+
+    Each is a pair: a present property, and the property it requires.
+    """
     if not isinstance(dependencies, Mapping):
         return []
     return [
@@ -208,7 +222,10 @@ def is_json_number(value: object) -> TypeGuard[int | float]:
 
 
 def string_items(value: Any) -> list[str]:
-    """The strings of a keyword's array value (`required`), none when it is not an array."""
+    """The strings of a keyword's array value, such as `required`'s.
+
+    None when the value is not an array.
+    """
     return [item for item in value if isinstance(item, str)] if isinstance(value, list) else []
 
 

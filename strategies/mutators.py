@@ -1,10 +1,12 @@
 """How each mutation is made: a site's replacement, and what it breaks, in words.
 
 `mutate` turns a `Site` and one of the mutations it offers (`strategies.mutations`) into a
-`Mutant`: the node's new value and the description a label carries. Each mutator's draws
-shrink towards the plainest breakage (one past a bound, one character too many, the first
-required property dropped), so a shrunk case shows the mutation at its plainest. Whether the validator really
-rejects the result there, for that keyword, is checked by the caller (`strategies.values`).
+`Mutant`. A mutant is the node's new value and the description a label carries.
+
+Each mutator's draws shrink towards the plainest breakage. That is one past a bound, one
+character too many, or the first required property dropped. So a shrunk case shows the mutation
+at its plainest. The caller (`strategies.values`) checks that the validator really rejects the
+result there, for that keyword.
 """
 
 from __future__ import annotations
@@ -32,8 +34,10 @@ from strategies.verdicts import json_equal
 
 @dataclass(frozen=True, slots=True)
 class Mutant:
-    """The replacement for a site (or, for MISSING_REQUIRED / ADDITIONAL_PROPERTY, the site's new
-    object value) and what it breaks."""
+    """The replacement for a site, and what it breaks.
+
+    For MISSING_REQUIRED and ADDITIONAL_PROPERTY, the value is the site's new object value.
+    """
 
     value: Any
     description: str
@@ -94,8 +98,11 @@ def _at_exclusive_minimum(draw: st.DrawFn, schema: Mapping[str, Any], value: Any
 
 
 def _past(draw: st.DrawFn, bound: float, direction: int, schema: Mapping[str, Any]) -> float | int:
-    """A number just past `bound`: by one step of 1 for integral bounds (shrinks to bound±1),
-    otherwise by a small positive amount."""
+    """A number just past `bound`.
+
+    Past an integral bound, it steps by 1 and shrinks to bound±1. Otherwise it steps by a small
+    positive amount.
+    """
     if float(bound).is_integer():
         return int(bound) + direction * draw(_INTEGER_STEPS)
     step = draw(_FRACTIONAL_STEPS)
@@ -201,10 +208,11 @@ _SCALARS: st.SearchStrategy[Any] = st.one_of(
 )
 
 _EXACT_HALVES = 2.0**52 - 1
-"""The largest integral float whose half-step is a float too. A number (not an integer) is made,
-never filtered: two floats in three that Hypothesis draws are integral, and a filter that tried
-three times threw away the whole case one time in four (a batch of eight invalid arguments of a
-schema with one integer property: one in seven)."""
+"""The largest integral float whose half-step is a float too.
+
+A number that is not an integer is made, never filtered. Most floats Hypothesis draws are
+integral. A filter that tried three times often threw away the whole case.
+"""
 
 _JSON_TYPES: dict[str, st.SearchStrategy[Any]] = {
     "null": st.none(),
@@ -220,8 +228,11 @@ _JSON_TYPES: dict[str, st.SearchStrategy[Any]] = {
 _NUMERIC_OR_ANY_STRING = st.one_of(st.integers().map(str), _JSON_TYPES["string"])
 _KEYS = json_text(max_size=12)
 _COERCE = st.booleans()
-"""Half the wrong types of a number or boolean are the string a lax server turns into one (the
-most common way a server takes what its schema refuses)."""
+"""Whether a wrong type is the string a lax server coerces; true for half of them.
+
+This applies to the wrong types of a number or boolean. Coercing a string is the most common
+way a server takes what its schema refuses.
+"""
 _COERCIBLE: dict[str, st.SearchStrategy[str]] = {
     "integer": st.integers().map(str),
     "number": st.one_of(st.integers().map(str), st.floats(allow_nan=False, allow_infinity=False).map(repr)),
@@ -235,7 +246,10 @@ _A_FEW_MORE = st.integers(0, 7)
 
 
 def _fresh_key(key: str, taken: tuple[Any, ...]) -> str:
-    """`key`, made unlike every key in `taken` by appending underscores (no filter to retry)."""
+    """`key`, made unlike every key in `taken` by appending underscores.
+
+    There is no filter to retry.
+    """
     while any(key in names for names in taken):
         key += "_"
     return key
@@ -247,14 +261,20 @@ def _frozen(members: list[Any]) -> str:
 
 @lru_cache(maxsize=256)
 def _outside(kind: str, members: str) -> st.SearchStrategy[Any]:
-    """Values of JSON type `kind` that are none of `members` (JSON text), built once per enum."""
+    """Values of JSON type `kind` that are none of `members`.
+
+    `members` is JSON text. The strategy is built once per enum.
+    """
     excluded = json.loads(members)
     return _JSON_TYPES.get(kind, _SCALARS).filter(lambda v: not _json_member(v, excluded))
 
 
 @lru_cache(maxsize=256)
 def _mismatching(pattern: str) -> st.SearchStrategy[str]:
-    """Texts the ECMA-262 `pattern` certainly does not match (what the validator then rejects)."""
+    """Texts the ECMA-262 `pattern` certainly does not match.
+
+    The validator then rejects them.
+    """
     return json_text(max_size=20).filter(lambda text: verdict(pattern, text) is False)
 
 

@@ -1,8 +1,8 @@
 """Tool names that no listed tool has.
 
 A well-formed `tools/call` naming no callable tool must be answered with a tool execution error
-(SEP-2145). The names drawn here are the ones a model or a stale client really sends: empty,
-whitespace, unicode, very long, and near-misses of the listed names.
+(SEP-2145). The names drawn here are the ones a model or a stale client really sends. They are
+empty, whitespace, unicode, very long, and near-misses of the listed names.
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ LONGEST_NAME = 20_000
 def unknown_tool_names(listed: Collection[str], *, longest: int = LONGEST_NAME) -> st.SearchStrategy[Labelled[str]]:
     """Names not in `listed` (exact comparison), each labelled with how it was made.
 
-    `longest`: the longest name drawn (a name an HTTP header must carry, under 2026-07-28, is
-    kept to what servers' header limits allow). Shrinks towards the empty name, then towards the smallest near-miss of the first listed name
-    (a one-character change).
+    `longest` is the longest name drawn. Under 2026-07-28, an HTTP header must carry the name,
+    so it is kept to what servers' header limits allow. Shrinks towards the empty name. Then it
+    shrinks towards the smallest near-miss of the first listed name, a one-character change.
     """
     known = frozenset(listed)
     families: list[st.SearchStrategy[Labelled[str]]] = [

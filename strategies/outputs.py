@@ -1,7 +1,8 @@
 """Valid and invalid `structuredContent` for a tool, from its `outputSchema`.
 
-For the output rules: a tool that declares an `outputSchema` must return conforming structured
-content, and a server SHOULD turn non-conforming content into a tool execution error (SEP-2145).
+These serve the output rules. A tool that declares an `outputSchema` must return conforming
+structured content. A server SHOULD turn non-conforming content into a tool execution error
+(SEP-2145).
 """
 
 from __future__ import annotations
@@ -28,9 +29,12 @@ _NON_OBJECTS: tuple[tuple[Any, str], ...] = (
 
 
 def outputs(tool: Tool, *, valid: bool = True) -> st.SearchStrategy[Labelled[Any]]:
-    """structuredContent values for `tool`: conforming ones (`valid=True`), or ones its
-    `outputSchema` rejects: one mutation of a conforming object, or a non-object root (the root
-    must be an object). Raises InvalidSchema when the tool declares no outputSchema."""
+    """structuredContent values for `tool`: conforming ones, or ones its `outputSchema` rejects.
+
+    With `valid=True` they conform. Otherwise each is one mutation of a conforming object, or a
+    non-object root; the root must be an object. Raises InvalidSchema when the tool declares no
+    outputSchema.
+    """
     check = _output_check(tool)
     if valid:
         return mapped(valid_objects(check), lambda value: Labelled(value, VALID_LABEL))
@@ -40,8 +44,10 @@ def outputs(tool: Tool, *, valid: bool = True) -> st.SearchStrategy[Labelled[Any
 
 
 def mutated_outputs(tool: Tool) -> st.SearchStrategy[Labelled[Any]]:
-    """Conforming objects with one mutation each (what `outputs(valid=False)` draws besides the
-    non-object roots)."""
+    """Conforming objects with one mutation each.
+
+    This is what `outputs(valid=False)` draws besides the non-object roots.
+    """
     return mutated_objects(_output_check(tool), label_prefix="structuredContent")
 
 

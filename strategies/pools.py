@@ -1,24 +1,26 @@
-"""Values drawn as an index into a pool drawn once: junk that costs two choices, not eleven.
+"""Values drawn as an index into a pool drawn once: junk that costs two choices.
 
-A fuzzer's malformed requests and unknown-tool calls carry arbitrary JSON (a request's `params`
-as an array, an unknown tool's arguments), for values no rule reads closely; they are more than
-half of a run's cases on a fast server. Drawn whole, small nested JSON costs Hypothesis eleven
-choices and a span for each part: 297 µs a case in batches of eight (Hypothesis's bookkeeping of
-the example included), 166 µs pooled; an unknown tool's arguments 210 µs, 116 pooled.
-`pooled(strategy, name)` draws, most of the time (`FROM_POOL`), one index into a pool of
-`POOL_SIZE` values of `strategy` drawn once per process, and otherwise a value afresh:
+A fuzzer's malformed requests and unknown-tool calls carry arbitrary JSON. Examples are a
+request's `params` as an array, or an unknown tool's arguments. No rule reads these values
+closely, yet they are a large share of a run's cases on a fast server. Drawn whole, small nested
+JSON costs Hypothesis a choice and a span for each part. Drawing from the pool is cheaper than
+drawing afresh.
 
-- the pool is drawn from a seed that is the pool's name: the same values in every process, run
-  and machine, so that a run is repeatable from its seed and a failure saved in the example
-  database replays in a later run (`fuzz.engine.examples`);
-- the pool is ordered simplest first (Hypothesis's own order of choice sequences), and the
-  choice between pool and fresh shrinks to fresh: junk that does not matter to a failure shrinks
-  to the simplest value, as before; junk that does shrinks to the simplest value of the pool
-  that still fails, not always as far as a fresh draw would (Hypothesis cannot take a pooled
-  value apart). What the rules judge of such requests is their shape (an unknown name, `params`
-  that is not an object), which the label names;
-- a value drawn from the pool is shared between the cases that drew it: callers treat drawn
-  values as immutable (every strategy here builds new containers rather than change one).
+`pooled(strategy, name)` usually draws one index into a pool (`FROM_POOL` says how often). The
+pool holds `POOL_SIZE` values of `strategy`, drawn once per process. Otherwise it draws a value
+afresh.
+
+- The pool is drawn from a seed that is the pool's name. So it holds the same values in every
+  process, run and machine. A run is then repeatable from its seed. A failure saved in the
+  example database replays in a later run (`fuzz.engine.examples`).
+- The pool is ordered simplest first, in Hypothesis's own order of choice sequences. The choice
+  between pool and fresh shrinks to fresh. So junk that does not matter to a failure shrinks to
+  the simplest value, as before. Junk that does matter shrinks to the simplest value of the pool
+  that still fails. That is not always as far as a fresh draw would go, since Hypothesis cannot
+  take a pooled value apart. But what the rules judge of such requests is their shape, which the
+  label names: an unknown name, or `params` that is not an object.
+- A value drawn from the pool is shared between the cases that drew it. So callers treat drawn
+  values as immutable. Every strategy here builds new containers rather than change one.
 """
 
 from __future__ import annotations
@@ -55,12 +57,18 @@ FROM_POOL = 0.75
 """How often a draw takes a value from the pool rather than drawing one afresh."""
 
 _FILLING = threading.RLock()
-"""Held while a pool is drawn; reentrant, as a pool of values that hold pooled values fills both."""
+"""Held while a pool is drawn.
+
+It is reentrant, as a pool of values that hold pooled values fills both pools.
+"""
 
 
 def pooled(strategy: SearchStrategy[T], name: str, size: int = POOL_SIZE) -> SearchStrategy[T]:
-    """`strategy`'s values, most of them from a pool of `size` drawn once (see the module's
-    docstring). `name` seeds the pool: give each pooled strategy its own."""
+    """`strategy`'s values, most of them from a pool of `size` drawn once.
+
+    See the module's docstring for why. `name` seeds the pool: give each pooled strategy its
+    own.
+    """
     return _Pooled(strategy, name, size)
 
 
@@ -108,8 +116,11 @@ class _Pooled(SearchStrategy[T], Generic[T]):
 
 
 def draw_pool(strategy: SearchStrategy[T], name: str, size: int) -> tuple[T, ...]:
-    """Up to `size` distinct values of `strategy` (by repr), the simplest first, drawn from a
-    seed made of `name`; the first is the strategy's simplest value."""
+    """Up to `size` distinct values of `strategy`, the simplest first.
+
+    Values are distinct by repr. They are drawn from a seed made of `name`. The first is the
+    strategy's simplest value.
+    """
     random = Random(int.from_bytes(hashlib.blake2b(name.encode(), digest_size=8).digest(), "big"))
     drawn: dict[str, tuple[tuple[int, tuple[int, ...]], T]] = {}
     prefixes = [ConjectureData.for_choices((ChoiceTemplate("simplest", count=None),), provider=_GlobalConstantsOnly)]
@@ -129,16 +140,22 @@ def draw_pool(strategy: SearchStrategy[T], name: str, size: int) -> tuple[T, ...
 
 
 def draw_outside_a_test(strategy: SearchStrategy[T], data: ConjectureData) -> T:
-    """A value of `strategy` drawn into `data`, outside any test (some strategies record how
-    to print what they drew in the test's build context); StopTest when `data` rejects it."""
+    """A value of `strategy` drawn into `data`, outside any test.
+
+    A build context is still entered, because some strategies record there how to print what
+    they drew. Raises StopTest when `data` rejects the value.
+    """
     with BuildContext(data, wrapped_test=draw_outside_a_test):
         return data.draw(strategy)
 
 
 class _GlobalConstantsOnly(HypothesisProvider):
-    """Hypothesis's provider, minus the constants it reads from the modules of the code under
-    test ("local constants"): which modules those are depends on the process (the CLI, a
-    pytest run, a user's suite), and a pool must not."""
+    """Hypothesis's provider, minus its "local constants".
+
+    Local constants are read from the modules of the code under test. Which modules those are
+    depends on the process: the CLI, a pytest run, or a user's suite. A pool must not depend on
+    the process.
+    """
 
     def _maybe_draw_constant(self, choice_type: Any, constraints: Any, *, p: float = 0.05) -> Any:
         assert self._random is not None

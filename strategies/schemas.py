@@ -1,25 +1,27 @@
 """JSON Schema dialect handling shared by every strategy.
 
-MCP's default dialect for `inputSchema` and `outputSchema` is JSON Schema 2020-12; a schema may
-name another with `$schema` (draft-07 is common: zod-to-json-schema writes it). Whether a value
-is valid is always decided by the standard validator for the schema's own dialect, never by a
-strategy's belief about what it generated.
+MCP's default dialect for `inputSchema` and `outputSchema` is JSON Schema 2020-12. A schema may
+name another with `$schema`. Draft-07 is common, since zod-to-json-schema writes it. Whether a
+value is valid is always decided by the standard validator for the schema's own dialect. It is
+never decided by a strategy's belief about what it generated.
 
-`format` is an annotation in 2020-12 (and optional in draft-07): a value that only breaks a
-`format` is not invalid. So there are two judgements:
+`format` is an annotation in 2020-12, and optional in draft-07. A value that only breaks a
+`format` is not invalid. So there are two judgements.
 
-- `accepts(value)`: the dialect's standard verdict, formats as annotations. A value claimed
+- `accepts(value)` is the dialect's standard verdict, formats as annotations. A value claimed
   *invalid* must be rejected by this.
-- `accepts_strictly(value)`: the same with format assertion on. A value claimed *valid* must be
-  accepted by this, so that a well-behaved server that also checks formats has no reason to
+- `accepts_strictly(value)` is the same with format assertion on. A value claimed *valid* must
+  be accepted by this. Then a well-behaved server that also checks formats has no reason to
   refuse it.
 
-`pattern` and `patternProperties` are ECMA-262 regular expressions: the validators judge them
-with `strategies.ecma_patterns` (so do `additionalProperties`, which reads `patternProperties`,
-and the `regex` format), never with Python's `re`. Where a verdict needs a pattern that module
-cannot judge (not ECMA-262, or a text engines read differently), there is none: `accepts` and
-`subschema_accepts` say True (not shown to be rejected), `accepts_strictly` False (not shown to
-be accepted), `errors` stops before it; so no claim rests on it either way.
+`pattern` and `patternProperties` are ECMA-262 regular expressions. The validators judge them
+with `strategies.ecma_patterns`, never with Python's `re`. So do `additionalProperties`, which
+reads `patternProperties`, and the `regex` format.
+
+Sometimes a verdict needs a pattern that module cannot judge. The pattern is not ECMA-262, or
+the text is one engines read differently. Then there is no verdict. `accepts` and
+`subschema_accepts` say True: not shown to be rejected. `accepts_strictly` says False: not
+shown to be accepted. `errors` stops before it. So no claim rests on it either way.
 """
 
 from __future__ import annotations
@@ -43,7 +45,10 @@ from strategies.verdicts import Failure, Plain, Verdict, compile_plain
 
 
 class InvalidSchema(ValueError):
-    """A schema (or tool definition) that is not JSON Schema. Strategies cannot be drawn for it."""
+    """A schema, or tool definition, that is not JSON Schema.
+
+    Strategies cannot be drawn for it.
+    """
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,14 +59,17 @@ class SchemaCheck:
     standard: Validator
     strict: Validator
     plain: Plain | None = None
-    """`standard` compiled (`strategies.verdicts`), when the schema is plain."""
+    """`standard` compiled by `strategies.verdicts`, when the schema is plain."""
     plain_strict: Verdict | None = None
     """`strict`'s verdict compiled, when the schema is plain and has no `format`."""
 
     @classmethod
     def for_schema(cls, schema: Mapping[str, Any], *, where: str = "schema") -> SchemaCheck:
-        """Raises InvalidSchema, naming `where` and the offending keyword, when `schema` is not
-        a valid schema of its dialect."""
+        """The validators of `schema`, in its own dialect.
+
+        Raises InvalidSchema when `schema` is not a valid schema of its dialect. The error names
+        `where`, and the offending keyword.
+        """
         if not isinstance(schema, Mapping):
             raise InvalidSchema(f"{where} is {type(schema).__name__}, expected a JSON Schema object")
         validator_class = jsonschema.validators.validator_for(schema, default=jsonschema.Draft202012Validator)
@@ -80,7 +88,7 @@ class SchemaCheck:
         )
 
     def accepts(self, value: Any) -> bool:
-        """Not shown to be rejected (True when there is no verdict)."""
+        """Whether `value` is not shown to be rejected; True when there is no verdict."""
         if self.plain is not None:
             return self.plain.verdict(value)
         try:
@@ -89,7 +97,10 @@ class SchemaCheck:
             return True
 
     def accepts_strictly(self, value: Any) -> bool:
-        """Shown to be accepted, formats asserted (False when there is no verdict)."""
+        """Whether `value` is shown to be accepted, formats asserted.
+
+        False when there is no verdict.
+        """
         if self.plain_strict is not None:
             return self.plain_strict(value)
         try:
@@ -98,24 +109,31 @@ class SchemaCheck:
             return False
 
     def errors(self, value: Any) -> Iterator[ValidationError]:
-        """The standard errors, up to the first place with no verdict: each is an error of the
-        value whatever that place's verdict would be."""
+        """The standard errors, up to the first place with no verdict.
+
+        Each is an error of the value, whatever that place's verdict would be.
+        """
         try:
             yield from self.standard.iter_errors(value)
         except Undecided:
             return
 
     def failures(self, value: Any) -> Iterator[Failure]:
-        """The (keyword, instance path) of each of `errors`: compiled where the schema is plain,
-        so that schema reach and a mutant's rejection build no error."""
+        """The keyword and instance path of each of `errors`.
+
+        Where the schema is plain, they come from compiled code. Then schema reach and a
+        mutant's rejection build no error.
+        """
         if self.plain is not None:
             return self.plain.failures(value, ())
         return ((_keyword(error), tuple(error.absolute_path)) for error in self.errors(value))
 
     def subschema_accepts(self, subschema: Mapping[str, Any] | bool, value: Any) -> bool:
-        """The standard verdict on `value` against a part of this schema (its `$ref`s resolved
-        against the whole), for the generator's checks of `not`, `if` and `contains` and for
-        known-good values; True when there is none."""
+        """The standard verdict on `value` against a part of this schema; True when there is none.
+
+        The part's `$ref`s are resolved against the whole. The generator uses it to check `not`,
+        `if` and `contains`, and known-good values.
+        """
         try:
             return self.standard.evolve(schema=subschema).is_valid(value)
         except Undecided:
@@ -148,8 +166,11 @@ def _pattern_properties(validator: Any, patterns: Mapping[str, Any], instance: A
 
 
 def _additional_properties(validator: Any, additional: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
-    """jsonschema's `additionalProperties`, its messages included, with a property left to it
-    when no pattern of `patternProperties` matches its name by ECMA-262."""
+    """jsonschema's `additionalProperties`, its messages included, with patterns read by ECMA-262.
+
+    A property is left to it when no pattern of `patternProperties` matches its name by
+    ECMA-262.
+    """
     if not validator.is_type(instance, "object"):
         return
     properties, patterns = schema.get("properties", {}), schema.get("patternProperties", {})
@@ -174,9 +195,12 @@ def _matched_by_any(patterns: Mapping[str, Any], key: str) -> bool:
 
 
 def _judging_unevaluated(original: Keyword, patterns: frozenset[str]) -> Keyword:
-    """jsonschema's `unevaluatedProperties` (which reads `patternProperties` with Python's `re`)
-    where Python and ECMA-262 agree on every pattern of the document for every name of the
-    object; no verdict where they do not."""
+    """jsonschema's `unevaluatedProperties`, where Python and ECMA-262 agree.
+
+    jsonschema's version reads `patternProperties` with Python's `re`. It is used where Python
+    and ECMA-262 agree on every pattern of the document, for every name of the object. Where
+    they do not, there is no verdict.
+    """
 
     def unevaluated(validator: Any, value: Any, instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
         if validator.is_type(instance, "object") and not all(_python_agrees(pattern, key) for pattern in patterns for key in instance):
@@ -194,10 +218,12 @@ def _python_agrees(pattern: str, key: str) -> bool:
 
 
 def _check_schema(validator_class: type[Validator], schema: Mapping[str, Any]) -> None:
-    """Raises SchemaError when `schema` is not a schema of its dialect. A schema that passed
-    before (the same JSON text) is not checked again: the check against the metaschema is the
-    costliest part of making a `Tool` (about 3 ms for a small schema), and the sequence phase
-    makes the tools again from each fresh target's listing. A failure is never remembered."""
+    """Raises SchemaError when `schema` is not a schema of its dialect.
+
+    A schema that passed before, with the same JSON text, is not checked again. The check
+    against the metaschema is the costliest part of making a `Tool`. And the sequence phase
+    makes the tools again from each fresh target's listing. A failure is never remembered.
+    """
     try:
         key: tuple[type[Validator], str] | None = (validator_class, json.dumps(schema, sort_keys=True))
     except (TypeError, ValueError):
@@ -218,8 +244,10 @@ _PASSED: set[tuple[type[Validator], str]] = set()
 
 @functools.lru_cache(maxsize=64)
 def _ecma_validator(validator_class: type[Validator], unevaluated_patterns: frozenset[str]) -> type[Validator]:
-    """The dialect's validator with its pattern keywords judged by ECMA-262; every other keyword
-    as the dialect defines it."""
+    """The dialect's validator, with its pattern keywords judged by ECMA-262.
+
+    Every other keyword is judged as the dialect defines it.
+    """
     keywords: dict[str, Keyword] = {"pattern": _pattern, "patternProperties": _pattern_properties, "additionalProperties": _additional_properties}
     original = validator_class.VALIDATORS.get("unevaluatedProperties")
     if unevaluated_patterns and original is not None:
@@ -239,10 +267,12 @@ def _patterns_under_unevaluated(schema: Mapping[str, Any]) -> frozenset[str]:
 
 @functools.cache
 def _format_checker(validator_class: type[Validator]) -> jsonschema.FormatChecker:
-    """The dialect's own format checker, with `duration` checked by RFC 3339's grammar where
-    the dialect defines it (2019-09 and later) rather than by `isoduration`, which jsonschema
-    uses when it is installed: isoduration imports `arrow`, 2 MB in every worker process, for one
-    regular expression's worth of grammar."""
+    """The dialect's own format checker, with `duration` checked by RFC 3339's grammar.
+
+    That applies where the dialect defines `duration`: 2019-09 and later. When `isoduration` is
+    installed, jsonschema uses it instead. But isoduration imports `arrow`, a heavy import in
+    every worker process, for one regular expression's worth of grammar.
+    """
     checker = jsonschema.FormatChecker(formats=())
     checker.checkers = dict(validator_class.FORMAT_CHECKER.checkers)
     if "regex" in checker.checkers:
@@ -254,10 +284,12 @@ def _format_checker(validator_class: type[Validator]) -> jsonschema.FormatChecke
 
 @functools.cache
 def _metaschema_format_checker(validator_class: type[Validator]) -> jsonschema.FormatChecker:
-    """The format checker `check_schema` uses by default, but for `regex`: jsonschema reads a
-    schema's patterns with Python's `re` there, which refuses ECMA-262's `\\p{L}` or `(?<name>…)`
-    and would make a tool unfuzzable for a pattern it means well. Patterns are judged where a
-    value meets them (`strategies.ecma_patterns`)."""
+    """The format checker `check_schema` uses by default, but without `regex`.
+
+    There jsonschema reads a schema's patterns with Python's `re`. `re` refuses ECMA-262's
+    `\\p{L}` or `(?<name>…)`. That would make a tool unfuzzable for a pattern it means well.
+    Patterns are judged where a value meets them (`strategies.ecma_patterns`).
+    """
     meta_class = jsonschema.validators.validator_for(validator_class.META_SCHEMA, default=validator_class)
     checker = jsonschema.FormatChecker(formats=())
     checker.checkers = {name: check for name, check in meta_class.FORMAT_CHECKER.checkers.items() if name != "regex"}
@@ -265,7 +297,10 @@ def _metaschema_format_checker(validator_class: type[Validator]) -> jsonschema.F
 
 
 def _is_ecma_text(instance: object) -> bool:
-    """The `regex` format: an ECMA-262 regular expression (Python's `re` reads another language)."""
+    """The `regex` format: an ECMA-262 regular expression.
+
+    Python's `re` reads another language.
+    """
     return not isinstance(instance, str) or is_ecma(instance)
 
 
@@ -274,8 +309,10 @@ _DURATION = re.compile(rf"P(?:(?:\d+D|\d+M(?:\d+D)?|\d+Y(?:\d+M(?:\d+D)?)?)(?:{_
 
 
 def is_duration(instance: object) -> bool:
-    """RFC 3339 Appendix A's `duration` (what JSON Schema's `duration` format names): `P1Y2M3D`,
-    `PT4H5M`, `P3W`, ...; only strings are checked, as for every format."""
+    """RFC 3339 Appendix A's `duration`, which JSON Schema's `duration` format names.
+
+    Examples are `P1Y2M3D`, `PT4H5M` and `P3W`. Only strings are checked, as for every format.
+    """
     return not isinstance(instance, str) or _DURATION.fullmatch(instance) is not None
 
 
@@ -284,13 +321,15 @@ def _dialect_name(validator_class: type) -> str:
 
 
 def resolve_local_ref(schema: Mapping[str, Any], root: Mapping[str, Any], *, depth: int = 0) -> Mapping[str, Any]:
-    """Follow a `$ref` within the document to the schema it names: a JSON pointer (`#/$defs/x`,
-    `#/definitions/x`, `#`), an anchor (`#name`: a 2020-12 `$anchor` or a draft-07 `$id: "#name"`),
-    or an embedded `$id` (`item`, or the absolute URI it resolves to).
+    """Follow a `$ref` within the document to the schema it names.
 
-    Returns `schema` unchanged when it has no `$ref`, or when the reference cannot be followed
-    (remote, missing, or a chain deeper than 32): callers then treat the node as unconstrained,
-    which can only make them generate less, never claim a wrong label.
+    The reference may be a JSON pointer: `#/$defs/x`, `#/definitions/x`, `#`. It may be an
+    anchor, `#name`: a 2020-12 `$anchor`, or a draft-07 `$id: "#name"`. Or it may be an embedded
+    `$id`: `item`, or the absolute URI it resolves to.
+
+    Returns `schema` unchanged when it has no `$ref`, or when the reference cannot be followed.
+    It cannot be followed when remote, missing, or a chain deeper than 32. Callers then treat
+    the node as unconstrained. That can only make them generate less, never claim a wrong label.
     """
     while isinstance(schema, Mapping) and isinstance(schema.get("$ref"), str) and depth < 32:
         target = _named(schema["$ref"], root)
@@ -347,8 +386,10 @@ _NAMES: dict[int, tuple[Mapping[str, Any], dict[str, Any]]] = {}
 
 
 def every_object(document: Any) -> Iterator[Mapping[str, Any]]:
-    """Every JSON object in a schema document, the root first (subschemas and keyword values
-    alike: callers look for keywords)."""
+    """Every JSON object in a schema document, the root first.
+
+    Subschemas and keyword values are listed alike, since callers look for keywords.
+    """
     if isinstance(document, Mapping):
         yield document
         for value in document.values():
@@ -359,7 +400,10 @@ def every_object(document: Any) -> Iterator[Mapping[str, Any]]:
 
 
 def matches_pattern(pattern: str, text: str) -> bool:
-    """Whether `text` matches the `pattern` keyword as the validator reads it (ECMA-262,
-    unanchored: `strategies.ecma_patterns.search`); False when there is no verdict (a pattern
-    that is not ECMA-262, or a text engines read differently)."""
+    """Whether `text` matches the `pattern` keyword as the validator reads it.
+
+    The validator reads it by ECMA-262, unanchored (`strategies.ecma_patterns.search`). False
+    when there is no verdict: a pattern that is not ECMA-262, or a text engines read
+    differently.
+    """
     return verdict(pattern, text) is True

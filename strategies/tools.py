@@ -13,8 +13,8 @@ from strategies.schemas import InvalidSchema, SchemaCheck
 class Tool:
     """A listed tool: its name, its schemas and its annotations.
 
-    The schemas are checked to be JSON Schema when the record is made (InvalidSchema, a
-    ValueError, otherwise), so every strategy can rely on `input_check`. `listing` is the
+    The schemas are checked to be JSON Schema when the record is made. Otherwise it raises
+    InvalidSchema, a ValueError. So every strategy can rely on `input_check`. `listing` is the
     entry exactly as the server sent it.
     """
 
@@ -36,9 +36,12 @@ class Tool:
 
     @property
     def takes_arguments(self) -> bool:
-        """Whether its inputSchema names any argument (`properties`, `patternProperties`,
-        `required`, or an `additionalProperties` schema): a tool that takes none has no field a
-        known-good value could fill."""
+        """Whether its inputSchema names any argument.
+
+        Arguments are named by `properties`, `patternProperties`, `required`, or an
+        `additionalProperties` schema. A tool that takes none has no field a known-good value
+        could fill.
+        """
         schema = self.input_schema
         return bool(schema.get("properties") or schema.get("patternProperties") or schema.get("required")) or isinstance(
             schema.get("additionalProperties"), dict
@@ -48,8 +51,9 @@ class Tool:
     def from_listing(cls, entry: Any) -> Tool:
         """Build a Tool from one element of a `tools/list` result's `tools` array.
 
-        Raises InvalidSchema when the entry is not a tool definition: not an object, no string
-        `name`, or an `inputSchema`/`outputSchema` that is not a JSON Schema object.
+        Raises InvalidSchema when the entry is not a tool definition. That is an entry that is
+        not an object, or has no string `name`. So is an `inputSchema`/`outputSchema` that is
+        not a JSON Schema object.
         """
         if not isinstance(entry, dict):
             raise InvalidSchema(f"a tools/list entry is {_json_type(entry)}, expected an object: {entry!r:.200}")

@@ -17,19 +17,27 @@ from strategies.schemas import SchemaCheck, every_object
 
 
 def valid_values(check: SchemaCheck) -> st.SearchStrategy[Any]:
-    """Values the schema accepts (formats asserted too), encodable as JSON: the generator aims,
-    the dialect's validator decides. Shrinks towards the required properties at their simplest."""
+    """Values the schema accepts, formats asserted too, that encode as JSON.
+
+    The generator aims; the dialect's validator decides. Shrinks towards the required
+    properties at their simplest.
+    """
     return from_schema(check.schema, check.subschema_accepts).filter(check.accepts_strictly).filter(encodes_as_json)
 
 
 Known = Mapping[str, Sequence[Any]]
-"""Known-good values by top-level property: every valid object holds one of each (drawn from
-the choices given), whatever else is generated around it."""
+"""Known-good values by top-level property.
+
+Every valid object holds one of each, drawn from the choices given. It holds them whatever else
+is generated around them.
+"""
 
 
 def valid_objects(check: SchemaCheck, *, known: Known | None = None) -> st.SearchStrategy[dict[str, Any]]:
-    """Valid values that are objects (what `arguments` and `structuredContent` must be), holding
-    the `known` values."""
+    """Valid values that are objects, holding the `known` values.
+
+    `arguments` and `structuredContent` must be objects.
+    """
     values = from_schema(check.schema, check.subschema_accepts)
     if known:
         chosen = st.fixed_dictionaries({name: st.sampled_from(list(choices)) for name, choices in known.items()})
@@ -53,17 +61,21 @@ _MOSTLY = mapped(st.integers(0, 3), lambda n: n < 3)
 def mutated_objects(
     check: SchemaCheck, *, label_prefix: str, accepted: Sequence[dict[str, Any]] = (), known: Known | None = None
 ) -> st.SearchStrategy[Labelled[dict[str, Any]]]:
-    """Objects the schema rejects: a valid object with one mutation at one of its nodes (never
-    the root's type: the value stays an object). The validator must reject the result at the
-    mutated node, for the mutated keyword; the label says which, e.g.
-    `arguments.address.zip: pattern '^[0-9]{5}$' violated by ""`. Shrinks towards the valid
-    object at its simplest with one mutation, at the root first.
+    """Objects the schema rejects: a valid object with one mutation at one of its nodes.
 
-    `accepted`: valid objects the target took (answered with a success); three bases in four are
-    one of them, so the one mutation is what a refusal could be for (a server that refuses most
-    valid values refuses their mutants for the same reason, and hides the mutation's fate), and a
-    shrunk case is still one mutation from an accepted value (the first). `known`: the known-good
-    values every fresh base holds; a mutation that lands on one says so."""
+    The mutation never changes the root's type, so the value stays an object. The validator
+    must reject the result at the mutated node, for the mutated keyword. The label says which,
+    e.g. `arguments.address.zip: pattern '^[0-9]{5}$' violated by ""`. Shrinks towards the
+    valid object at its simplest with one mutation, at the root first.
+
+    `accepted` holds valid objects the target took, answering with a success. Three bases in
+    four are one of them. So the one mutation is what a refusal could be for. A server that
+    refuses most valid values refuses their mutants for the same reason, and hides the
+    mutation's fate. And a shrunk case is still one mutation from an accepted value, the first.
+
+    `known` holds the known-good values every fresh base holds. A mutation that lands on one
+    says so.
+    """
     if not can_reject_an_object(check.schema):
         return st.nothing()
     valid_bases = valid_objects(check, known=known)
@@ -112,7 +124,10 @@ def mutated_objects(
 
 
 def _offers(found: Sequence[Site]) -> dict[Mutation, list[Site]]:
-    """The sites that offer each mutation (the root keeps its type: `Site.mutations`)."""
+    """The sites that offer each mutation.
+
+    The root keeps its type (`Site.mutations`).
+    """
     offers: dict[Mutation, list[Site]] = {}
     for site in found:
         for offered in site.mutations(is_root=site.path == ()):
@@ -121,9 +136,12 @@ def _offers(found: Sequence[Site]) -> dict[Mutation, list[Site]]:
 
 
 def _rejected_only_there(check: SchemaCheck, value: Any, path: tuple[str | int, ...]) -> bool:
-    """Every error of `value` is at `path`: a property added to an object may break what the
-    object's own keywords say of its properties (`maxProperties`, `propertyNames`, a
-    dependency), and the case must stay one mutation from a valid value."""
+    """Whether every error of `value` is at `path`.
+
+    A property added to an object may break what the object's own keywords say of its
+    properties: `maxProperties`, `propertyNames`, or a dependency. The case must stay one
+    mutation from a valid value.
+    """
     return all(at == path for _, at in check.failures(value))
 
 
@@ -132,11 +150,13 @@ def _is_drawn(value: Labelled[dict[str, Any]] | None) -> TypeGuard[Labelled[dict
 
 
 def coerced_variants(check: SchemaCheck, base: dict[str, Any], *, label_prefix: str) -> list[Labelled[dict[str, Any]]]:
-    """`base` (a value the target accepted) with one number or boolean in it replaced by the
-    string a lax server turns back into it (`3` -> `"3"`, `true` -> `"true"`), once per such
-    node, each rejected by the schema for its type: the most common way a server takes what
-    its schema refuses, probed before the search (one mutation from an accepted value, so each
-    is already minimal)."""
+    """`base` with one number or boolean replaced by the string a lax server coerces back.
+
+    `base` is a value the target accepted. `3` becomes `"3"`, and `true` becomes `"true"`. There
+    is one variant per such node, each rejected by the schema for its type. This is the most
+    common way a server takes what its schema refuses. It is probed before the search. Each
+    variant is one mutation from an accepted value, so each is already minimal.
+    """
     variants: list[Labelled[dict[str, Any]]] = []
     for site in sites(check.schema, base):
         value = site.value
@@ -201,9 +221,12 @@ def _kinds_in(schema: Any) -> list[Mutation]:
 
 
 def can_reject_an_object(schema: Any) -> bool:
-    """False only when the schema certainly accepts every object (`{"type": "object"}`, maybe
-    with unconstrained properties): then no invalid arguments exist, and searching for them
-    would spend Hypothesis's whole budget on rejections. True whenever in doubt."""
+    """Whether the schema may reject some object; True whenever in doubt.
+
+    It is False only when the schema certainly accepts every object: `{"type": "object"}`,
+    maybe with unconstrained properties. Then no invalid arguments exist. Searching for them
+    would spend Hypothesis's whole budget on rejections.
+    """
     if not isinstance(schema, dict):
         return schema is False
     if any(keyword in schema for keyword in _CONSTRAINING - {"type", "required"}) or schema.get("required"):
@@ -234,13 +257,16 @@ def _constrains_a_value(schema: Any) -> bool:
 
 
 def _rejection(check: SchemaCheck, value: Any, path: tuple[str | int, ...], mutation: Mutation) -> str | None:
-    """How the validator rejects `value` for `mutation`'s keyword at `path`: "" when it says so
-    directly, the combinator's keyword ("anyOf", "oneOf") when it says so inside the errors of
-    a combinator that failed because of it; None when it does not (or accepts the value).
+    """How the validator rejects `value` for `mutation`'s keyword at `path`.
 
-    One pass of the validator: `check.errors` yields nothing exactly when `check.accepts` is
-    true (no error, or no verdict before the first). A plain schema has no combinator: its
-    compiled failures say it without building an error."""
+    It returns "" when the validator says so directly. It returns the combinator's keyword,
+    "anyOf" or "oneOf", when it says so inside the errors of a combinator that failed because of
+    it. It returns None when it does not, or when it accepts the value.
+
+    It takes one pass of the validator. `check.errors` yields nothing exactly when
+    `check.accepts` is true: no error, or no verdict before the first. A plain schema has no
+    combinator. Its compiled failures say it without building an error.
+    """
     if check.plain is not None:
         return "" if (mutation.value, path) in check.failures(value) else None
 
@@ -257,8 +283,10 @@ def _rejection(check: SchemaCheck, value: Any, path: tuple[str | int, ...], muta
 
 
 def _replace(value: Any, path: tuple[str | int, ...], replacement: Any) -> Any:
-    """`value` with the node at `path` (as `sites` finds it, or an absent property's place:
-    `absent_property_sites`) replaced, or added, copied along the path."""
+    """`value` with the node at `path` replaced or added, copied along the path.
+
+    `path` is as `sites` finds it, or an absent property's place (`absent_property_sites`).
+    """
     if not path:
         return replacement
     head, rest = path[0], path[1:]
@@ -275,7 +303,7 @@ _STRICT_JSON = json.JSONEncoder(allow_nan=False)
 
 
 def encodes_as_json(value: Any) -> bool:
-    """Whether `value` is JSON (no NaN or infinity, no object JSON cannot hold)."""
+    """Whether `value` is JSON: no NaN or infinity, no object JSON cannot hold."""
     try:
         _STRICT_JSON.encode(value)
     except (ValueError, TypeError):

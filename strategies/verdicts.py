@@ -1,24 +1,26 @@
 """Compiled verdicts for plain schemas: the validator's answers without its machinery.
 
-Every valid case is drawn and then checked by the schema's validator, and jsonschema's
-`is_valid` walks the schema anew for each value (a new validator per subschema, a generator
-per keyword): about a third of what checking a drawn case costs. Most tool schemas use a
-handful of keywords (what zod and pydantic write: `type`, `properties`, `required`,
-`additionalProperties`, `enum`, bounds), and for those a verdict compiled once per schema is a
-few comparisons.
+Every valid case is drawn and then checked by the schema's validator. jsonschema's `is_valid`
+walks the schema anew for each value, with a new validator per subschema and a generator per
+keyword. That is a large part of what checking a drawn case costs. Most tool schemas use a
+handful of keywords, the ones zod and pydantic write: `type`, `properties`, `required`,
+`additionalProperties`, `enum`, bounds. For those, a verdict compiled once per schema is a few
+comparisons.
 
-`compile_plain` compiles a schema whose every keyword it knows to a predicate with exactly the
-dialect's verdict, and to a lister of the (keyword, instance path) of every error the dialect's
-validator yields (what schema reach and a mutant's rejection read, without building the
-errors); it gives None for any other schema (its callers then ask jsonschema): a
-keyword outside the list below, a `$schema` below the root (the validator would switch
-dialects there), `items` as an array, or a
-dialect before draft-06 (its `exclusiveMinimum` is a boolean and its integers exclude 1.0).
-`format` is an annotation unless formats are asserted, and then unsupported. Keywords that no
-validator of the dialect knows are ignored, as jsonschema ignores them.
+`compile_plain` compiles a schema whose every keyword it knows. It gives a predicate with
+exactly the dialect's verdict. It also gives a lister of the keyword and instance path of every
+error the dialect's validator yields. Schema reach and a mutant's rejection read those, without
+building the errors.
 
-`tests/test_verdicts.py` holds both to jsonschema's verdicts and errors on drawn schemas and
-values, in every supported dialect.
+It gives None for any other schema, and its callers then ask jsonschema. Such a schema has a
+keyword outside the list below (`_KEYWORDS`), or a `$schema` below the root, where the
+validator would switch dialects. Or it has `items` as an array. Or its dialect is before
+draft-06, whose `exclusiveMinimum` is a boolean and whose integers exclude 1.0. `format` is an
+annotation unless formats are asserted, and then unsupported. Keywords that no validator of the
+dialect knows are ignored, as jsonschema ignores them.
+
+`tests/test_verdicts.py` holds both to jsonschema's verdicts and errors. It checks them on
+drawn schemas and values, in every supported dialect.
 """
 
 from __future__ import annotations
@@ -34,8 +36,11 @@ from jsonschema.protocols import Validator
 Verdict = Callable[[Any], bool]
 Path = tuple[str | int, ...]
 Failure = tuple[str | None, Path]
-"""An error as schema reach reads it: the keyword that failed (None for a `false` schema) and
-where in the instance (`ValidationError.validator` and `absolute_path`)."""
+"""An error as schema reach reads it: the keyword that failed, and where in the instance.
+
+The keyword is None for a `false` schema. The pair mirrors `ValidationError.validator` and
+`absolute_path`.
+"""
 Failures = Callable[[Any, Path], Iterator[Failure]]
 
 _DIALECTS = (jsonschema.Draft6Validator, jsonschema.Draft7Validator, jsonschema.Draft201909Validator, jsonschema.Draft202012Validator)
@@ -43,8 +48,11 @@ _DIALECTS = (jsonschema.Draft6Validator, jsonschema.Draft7Validator, jsonschema.
 
 @dataclass(frozen=True, slots=True)
 class Plain:
-    """A plain schema compiled: `verdict(instance)` is `is_valid`, `failures(instance, ())` the
-    (keyword, path) of each error of `iter_errors`."""
+    """A plain schema compiled.
+
+    `verdict(instance)` is `is_valid`. `failures(instance, ())` gives the keyword and path of
+    each error of `iter_errors`.
+    """
 
     verdict: Verdict
     failures: Failures
@@ -55,8 +63,11 @@ class _Unsupported(Exception):
 
 
 def compile_plain(schema: Mapping[str, Any] | bool, validator_class: type[Validator], *, formats_asserted: bool) -> Plain | None:
-    """`schema` compiled for `validator_class` (format assertion on when `formats_asserted`),
-    or None when it is not plain (see the module's docstring)."""
+    """`schema` compiled for `validator_class`, or None when it is not plain.
+
+    Format assertion is on when `formats_asserted`. See the module's docstring for what is
+    plain.
+    """
     if validator_class not in _DIALECTS:
         return None
     try:
@@ -102,7 +113,10 @@ def _compile(schema: Any, keywords: frozenset[str], formats_asserted: bool, *, r
 
 
 def json_equal(left: Any, right: Any) -> bool:
-    """Equality of JSON values as JSON Schema sees it: 1 == 1.0, but true != 1 and "1" != 1."""
+    """Equality of JSON values as JSON Schema sees it.
+
+    1 == 1.0, but true != 1 and "1" != 1.
+    """
     if isinstance(left, bool) or isinstance(right, bool):
         return isinstance(left, bool) and isinstance(right, bool) and left == right
     if isinstance(left, (int, float)) and isinstance(right, (int, float)):

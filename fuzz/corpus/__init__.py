@@ -1,19 +1,23 @@
 """The corpus: findings kept on disk and brought back.
 
-- `reproductions`: a finding as a self-contained, versioned, content-addressed JSON file (the
-  target, the handshake, the exact request and answer, the rule, the tool's schema);
-- `targets`: what identifies a target from one night to the next, and names its subdirectory;
-- `ownership`: which of a shared corpus's files are a target's (its subdirectory, and the files
-  written before targets were recorded that name its command);
-- `replay`: a reproduction sent again, FIXED or STILL FAILING (or ERROR when it cannot be run);
-- `sequence_replay`: a sequence's steps sent again, each reused value taken from this replay's
-  answers;
-- `export`: a reproduction as a standalone pytest file;
-- `baseline`: the findings a project has accepted, so that only new ones fail a run;
-- `database`: where Hypothesis keeps its examples (beside the corpus, another directory, a Redis
-  server shared between machines, or none), each part guarded so that a missing, read-only or
-  corrupt directory, or a Redis server that goes away, never stops a run once it has begun.
+`reproductions` writes a finding as a self-contained, versioned, content-addressed JSON file. The
+file holds the target, the handshake, the exact request and answer, the rule, and the tool's schema.
 
-The corpus reads the wire (to replay) and judging (to judge a replay again); the engine writes
+`targets` says what identifies a target from one night to the next, and names its subdirectory.
+`ownership` says which of a shared corpus's files are a target's. Those are the files in its
+subdirectory. They are also the files that name its command and were written before targets were
+recorded.
+
+`replay` sends a reproduction again and says FIXED or STILL FAILING. It says ERROR when the
+reproduction cannot be run. `sequence_replay` sends a sequence's steps again. It takes each reused
+value from this replay's answers. `export` writes a reproduction as a standalone pytest file.
+`baseline` holds the findings a project has accepted, so that only new ones fail a run.
+
+`database` says where Hypothesis keeps its examples. It may be beside the corpus, in another
+directory, on a Redis server shared between machines, or nowhere. Each part is guarded. So a
+missing, read-only or corrupt directory never stops a run once it has begun. Nor does a Redis server
+that goes away.
+
+The corpus reads the wire, to replay. It reads judging, to judge a replay again. The engine writes
 into it as findings are made.
 """

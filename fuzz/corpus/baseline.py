@@ -1,7 +1,7 @@
 """Baselines: findings already known, so that a nightly job fails only on new ones.
 
 A baseline file lists findings by rule, tool and case kind. `--baseline FILE` reports matching
-findings as known (they fail no run) and entries this run did not reproduce as stale;
+findings as known, and they fail no run. It reports entries this run did not reproduce as stale.
 `--baseline-update` writes the run's findings to FILE.
 """
 

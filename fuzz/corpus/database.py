@@ -1,22 +1,26 @@
-"""Hypothesis's example database: where a run keeps the examples that failed, so that a later
-run tries them first (`--database URL|PATH|none`, `--database-read-only`).
+"""Hypothesis's example database: where a run keeps the examples that failed.
 
-By default a directory beside the corpus (`CORPUS/.hypothesis`), so that CI caches one
-directory; another directory; a Redis server shared between machines (`redis://`, `rediss://`,
-`unix://`, Hypothesis's `RedisExampleDatabase`, the `mcp-toolfuzz[redis]` extra), written
-together with the directory beside the corpus; or none. Read-only, the database named is read
-and never changed: Hypothesis deletes an example that no longer fails when it tries it again,
-and a pull request's build must not erase what the nightly run found (with a Redis URL, the
-directory beside the corpus still keeps the run's own examples, Hypothesis's recipe for a
-laptop reading a CI's database).
+A later run tries those examples first. The options are `--database URL|PATH|none` and
+`--database-read-only`. By default the database is a directory beside the corpus
+(`CORPUS/.hypothesis`), so that CI caches one directory. It may be another directory instead. It may
+be a Redis server shared between machines (`redis://`, `rediss://`, `unix://`). That is Hypothesis's
+`RedisExampleDatabase`, from the `mcp-toolfuzz[redis]` extra. It is written together with the
+directory beside the corpus. Or there may be no database.
 
-The database is an accelerator, never a requirement, once the run has started: each part of it
-is `Guarded`, so that its first error (a Redis server gone away, timed out) is said once and
-that part is left out for the rest of the run, which goes on with what is left: Hypothesis
-catches no database's errors (a directory database swallows its own `OSError`s), and its
-`BackgroundWriteDatabase` hangs on a wrapped database that raises, so it is not used. Before the run, a Redis server that cannot be used (refused,
-a bad URL, the `redis` package missing) is a `ConfigurationError`: one line, exit 2, before any
-case is sent (`check_database`). A Redis URL's credentials are never printed or written
+Read-only, the database named is read and never changed. Hypothesis deletes an example that no
+longer fails when it tries it again. A pull request's build must not erase what the nightly run
+found. With a Redis URL, the directory beside the corpus still keeps the run's own examples. That is
+Hypothesis's recipe for a laptop reading a CI's database.
+
+Once the run has started, the database is an accelerator, never a requirement. Each part of it is
+`Guarded`. Its first error, such as a Redis server gone away or timed out, is said once. That part
+is then left out for the rest of the run, which goes on with what is left. Hypothesis catches no
+database's errors; a directory database swallows its own `OSError`s. Hypothesis's
+`BackgroundWriteDatabase` hangs on a wrapped database that raises, so it is not used.
+
+Before the run, a Redis server that cannot be used is a `ConfigurationError` (`check_database`). It
+may refuse the connection, its URL may be bad, or the `redis` package may be missing. The error is one line and exit 2, before
+any case is sent. A Redis URL's credentials are never printed or written
 (`fuzz.redaction.redact_url`).
 """
 
@@ -52,8 +56,10 @@ REDIS_SCHEMES = ("redis", "rediss", "unix")
 NONE = "none"
 REDIS_EXTRA = "pip install 'mcp-toolfuzz[redis]'"
 REDIS_TIMEOUT = 2.0
-"""Seconds a Redis command may take (and its connection): a hung server costs the run a few
-seconds, once, before it is left out."""
+"""Seconds a Redis command may take, and its connection too.
+
+A hung server costs the run a few seconds, once, before it is left out.
+"""
 
 _T = TypeVar("_T")
 
@@ -130,12 +136,17 @@ class DatabaseChoice:
 
 
 def use_user_cache() -> Path:
-    """Point Hypothesis's own storage (its unicode charmap, its constants cache) at a per-user
-    cache directory, never the user's working directory: a run in a fresh CI checkout reuses what
-    an earlier run on the machine built. (The costly table, a codec's ~200 MiB encoding of every
-    code point, is never built: see `strategies.characters.JSON_CHARACTERS`.) `$MCP_TOOLFUZZ_CACHE`, else
-    `$XDG_CACHE_HOME/mcp-toolfuzz/hypothesis`, else `~/.cache/mcp-toolfuzz/hypothesis`. The
-    example database is apart from it (beside the corpus, see `ExampleStore`)."""
+    """Point Hypothesis's own storage at a per-user cache directory.
+
+    That storage holds its unicode charmap and its constants cache. It never goes in the user's
+    working directory. So a run in a fresh CI checkout reuses what an earlier run on the machine
+    built. The costly table, a codec's encoding of every code point, is never built: see
+    `strategies.characters.JSON_CHARACTERS`.
+
+    The directory is `$MCP_TOOLFUZZ_CACHE`, else `$XDG_CACHE_HOME/mcp-toolfuzz/hypothesis`, else
+    `~/.cache/mcp-toolfuzz/hypothesis`. The example database is apart from it: it sits beside the
+    corpus (see `ExampleStore`).
+    """
     chosen = os.environ.get("MCP_TOOLFUZZ_CACHE")
     if chosen:
         path = Path(chosen)
@@ -149,8 +160,11 @@ def use_user_cache() -> Path:
 
 
 def check_database(choice: DatabaseChoice) -> None:
-    """Raise a ConfigurationError when `choice` names a Redis server that cannot be used: the
-    `redis` package missing, a URL it cannot read, a server that does not answer PING."""
+    """Raise a ConfigurationError when `choice` names a Redis server that cannot be used.
+
+    The `redis` package may be missing. The URL may be one it cannot read. The server may not answer
+    PING.
+    """
     url = choice.redis_url
     if url is None:
         return
@@ -199,9 +213,12 @@ def _scrubbed(error: BaseException, url: str) -> str:
 
 
 class Guarded(ExampleDatabase):
-    """A database whose first error is handed to `failed` and leaves it out from then on (in
-    this process). It is opened on first use in each process (`opener`): a worker process
-    forked from the harness makes its own connection, never one inherited."""
+    """A database whose first error leaves it out from then on, in this process.
+
+    That first error is handed to `failed`. The database is opened on first use in each process
+    (`opener`). So a worker process forked from the harness makes its own connection, never one
+    inherited.
+    """
 
     def __init__(self, name: str, opener: Callable[[], ExampleDatabase], failed: Callable[[Guarded, Exception], None]) -> None:
         super().__init__()
@@ -261,8 +278,11 @@ class Guarded(ExampleDatabase):
 
 
 class ExampleStore:
-    """The example database of `choice` in this process, with what went wrong with it: each
-    part `Guarded`, their first errors kept as warnings (`warnings`) for the run to report."""
+    """The example database of `choice` in this process, with what went wrong with it.
+
+    Each part is `Guarded`. Their first errors are kept as warnings (`warnings`) for the run to
+    report.
+    """
 
     def __init__(self, choice: DatabaseChoice, corpus: Path | None) -> None:
         self.choice = choice
@@ -307,8 +327,11 @@ def example_store(choice: DatabaseChoice, corpus: Path | None) -> ExampleStore:
 
 
 def directory_database(path: Path, read_only: bool) -> ExampleDatabase:
-    """The directory database; a read-only view of one that cannot be written (or made, when
-    it exists), an empty read-only view of one that cannot be made. Read-only, nothing is made."""
+    """The directory database, or a read-only view when it cannot be written.
+
+    A directory that exists but cannot be written or made gets a read-only view of it. One that
+    cannot be made gets an empty read-only view. Read-only, nothing is made.
+    """
     if read_only:
         return ReadOnlyDatabase(DirectoryBasedExampleDatabase(path))
     try:

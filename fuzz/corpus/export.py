@@ -1,11 +1,12 @@
 """Export reproductions as a standalone pytest file that a server's authors can commit.
 
-The file needs Python and pytest only (not mcp-toolfuzz): it starts the server, performs the
-recorded handshake, sends each exact request, and asserts the classification the profile
-expects for that kind of case. A sequence's test sends its steps first, each value a step or the
-last request reused taken from the answers of that test's own earlier steps (as a replay does:
-`fuzz.corpus.sequence_replay`), and asserts what the profile expects of the kind of case the last
-request was judged as.
+The file needs Python and pytest only, not mcp-toolfuzz. It starts the server and performs the
+recorded handshake. It sends each exact request. It asserts the classification the profile expects
+for that kind of case.
+
+A sequence's test sends its steps first. A step or the last request may reuse values. Each is taken
+from the answers of that test's own earlier steps, as a replay does (`fuzz.corpus.sequence_replay`).
+The test asserts what the profile expects of the kind of case the last request was judged as.
 """
 
 from __future__ import annotations
@@ -237,8 +238,11 @@ def export_pytest(reproductions: list[Reproduction], *, file_name: str = "test_m
 
 
 def _sequence(reproduction: Reproduction) -> dict[str, Any]:
-    """A sequence's steps and uses as a test sends them: requests numbered from 1000 on, after any
-    id of the handshake and in the order sent (the recorded ids are of another session)."""
+    """A sequence's steps and uses as a test sends them.
+
+    Requests are numbered from 1000 on, after any id of the handshake, in the order sent. The
+    recorded ids are of another session.
+    """
     steps: list[dict[str, Any]] = [
         {"request": {**step.request, "id": 1000 + index}, "uses": [use.as_json() for use in step.uses]} for index, step in enumerate(reproduction.steps)
     ]

@@ -1,9 +1,10 @@
 """Whose reproductions are whose in a corpus directory shared by several targets.
 
-A run replays, and judges "already in the corpus" against, its own target's reproductions
-alone (`fuzz.corpus.targets` says what a target is): those in its subdirectory, and those
-written before targets were recorded (in the directory itself, without a `targetIdentity`)
-whose recorded target is this run's exactly, as they were matched then.
+A run replays its own target's reproductions alone. It judges "already in the corpus" against them
+alone too. `fuzz.corpus.targets` says what a target is. A target's reproductions are those in its
+subdirectory. Older ones count too: those written before targets were recorded. They sit in the
+directory itself, without a `targetIdentity`. They count when their recorded target is this run's
+exactly, as they were matched then.
 """
 
 from __future__ import annotations
@@ -24,16 +25,20 @@ def belongs_to(reproduction: Reproduction, identity: TargetIdentity, target: Map
 
 
 def candidate_files(corpus: Path, identity: TargetIdentity) -> list[Path]:
-    """The files that may be the target's: the corpus directory's own (a file from before targets
-    were recorded, or one that cannot be read: reported, not skipped in silence), then the
-    target's subdirectory. Other targets' subdirectories are not read."""
+    """The files that may be the target's: the corpus directory's own, then its subdirectory's.
+
+    A file of the directory's own is from before targets were recorded, or cannot be read. One that
+    cannot be read is reported, not skipped in silence. Other targets' subdirectories are not read.
+    """
     return [*files_in(corpus), *files_in(corpus / identity.key)]
 
 
 def already_kept(reproduction: Reproduction, corpus: Path) -> Path | None:
-    """The file of `corpus` that already holds this finding of this target: the one in its
-    subdirectory, or one of the same finding written before targets were recorded for the very
-    target `reproduction` records. None when this target has none."""
+    """The file of `corpus` that already holds this finding of this target.
+
+    That is the one in its subdirectory. Or it is one of the same finding, written before targets
+    were recorded, for the very target `reproduction` records. None when this target has none.
+    """
     path = corpus / reproduction.relative_path
     if path.exists():
         return path
@@ -50,8 +55,10 @@ def already_kept(reproduction: Reproduction, corpus: Path) -> Path | None:
 
 
 def legacy_files(corpus: Path, target: Mapping[str, Any]) -> list[Path]:
-    """The reproductions in `corpus` itself written before targets were recorded that record
-    `target` (so this run reads them as its own, as such files were read then)."""
+    """The reproductions in `corpus` itself that record `target`, from before targets were recorded.
+
+    This run reads them as its own, as such files were read then.
+    """
     found = []
     for path in files_in(corpus):
         try:

@@ -1,14 +1,14 @@
 """Replaying reproductions: send the recorded request again and judge the answer as the run did.
 
-Per file the verdict is FIXED (the rule is no longer violated), STILL FAILING (it is), or ERROR
-(the file could not be read or the target could not be run). Replay needs nothing but the file
-and the target: the target the file names, or one given on the command line for a rebuilt
-server.
+Each file gets a verdict. FIXED means the rule is no longer violated. STILL FAILING means it is.
+ERROR means the file could not be read or the target could not be run. Replay needs nothing but the
+file and the target. The target is the one the file names, or one given on the command line for a
+rebuilt server.
 
-A sequence's reproduction is replayed on a fresh target (each file gets a target of its own; a
-running stdio target is restarted first), its steps sent again with the values they reused taken
-from this replay's answers (`fuzz.corpus.sequence_replay`), and its last request judged as the
-kind of case it was judged as then. A target given by URL cannot be restarted: the replay says so.
+A sequence's reproduction is replayed on a fresh target. Each file gets a target of its own; a
+running stdio target is restarted first. Its steps are sent again. The values they reused are taken
+from this replay's answers (`fuzz.corpus.sequence_replay`). Its last request is judged as the kind
+of case it was judged as then. A target given by URL cannot be restarted: the replay says so.
 """
 
 from __future__ import annotations
@@ -61,16 +61,22 @@ class ReplayOutcome:
 
 
 def case_of(reproduction: Reproduction, request: dict[str, Any] | None = None) -> Case:
-    """The case its request (or `request`, the same with a sequence's reused values resolved) is
-    judged as: a sequence's, as the kind of case it was judged as when found."""
+    """The case a reproduction's request is judged as.
+
+    `request` may stand in for it: the same request, with a sequence's reused values resolved. A
+    sequence's is judged as the kind of case it was judged as when found.
+    """
     sent = reproduction.request if request is None else request
     return Case(reproduction.judged_kind, reproduction.tool, sent.get("params", ABSENT), reproduction.label)
 
 
 async def replay_on(target: Target, reproduction: Reproduction, *, timeout: float | None = None, fresh: bool = False) -> ReplayOutcome:
-    """Send the reproduction's request to a running target and judge the answer by the rule,
-    profile and tool definition the file records. A sequence's steps are sent first, on a fresh
-    target: `fresh` says `target` is one (just opened); else a stdio target is restarted."""
+    """Send the reproduction's request to a running target and judge the answer.
+
+    It is judged by the rule, profile and tool definition the file records. A sequence's steps are
+    sent first, on a fresh target. `fresh` says `target` is one, just opened. Otherwise a stdio
+    target is restarted.
+    """
     if reproduction.profile not in PROFILES:
         return _error(reproduction, f"profile {reproduction.profile!r} is unknown to this mcp-toolfuzz")
     profile = resolve(reproduction.profile, target.description.protocol_version)
@@ -141,8 +147,10 @@ def replay_files(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     on_outcome: Callable[[ReplayOutcome], None] = lambda outcome: None,
 ) -> list[ReplayOutcome]:
-    """Replay each file against its own fresh target. Raises HarnessError when `paths` name
-    nothing that exists."""
+    """Replay each file against its own fresh target.
+
+    Raises HarnessError when `paths` name nothing that exists.
+    """
     outcomes: list[ReplayOutcome] = []
     for path in discover(paths):
         outcome = trio.run(_replay_file, path, override, timeout, startup_timeout, max_message_bytes)
@@ -172,8 +180,11 @@ async def replay_alone(
     max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     protocol_version: str | None = None,
 ) -> ReplayOutcome:
-    """Replay `reproduction` on a target of its own, opened for it (a fresh process for a stdio
-    target), under the revision it records (or `protocol_version`); ERROR when it cannot be run."""
+    """Replay `reproduction` on a target of its own, opened for it.
+
+    A stdio target gets a fresh process. The replay speaks the revision the file records, or
+    `protocol_version`. The verdict is ERROR when it cannot be run.
+    """
     try:
         async with open_target(
             spec, startup_timeout=startup_timeout, protocol_version=protocol_version or reproduction.protocol_version, max_message_bytes=max_message_bytes

@@ -1,19 +1,26 @@
 """A finding as a file: a self-contained, versioned reproduction.
 
-A reproduction carries everything needed to send the failing request again and judge the answer
-the same way: the target (secrets redacted), the negotiated protocol version, the tool's listed
-definition, the exact messages sent (handshake included), the answer seen, the stderr written
-meanwhile, the rule and profile, the seed, and a one-line command that replays it. A sequence's
-reproduction (case kind `sequence`) also holds the requests sent before the violating one, each
-with its answer and the earlier answers its reused values came from (`steps`, `uses`), and the kind
-of case the violating request was judged as (`judgedAs`): `fuzz.corpus.replay` sends them again.
+A reproduction carries everything needed to send the failing request again. It also carries what is
+needed to judge the answer the same way. That is the target, secrets redacted, and the negotiated
+protocol version. It is the tool's listed definition and the exact messages sent, handshake
+included. It is the answer seen and the stderr written meanwhile. It is the rule and profile, the
+seed, and a one-line command that replays it.
 
-Files are written atomically (a temporary file renamed into place), so a run killed at any
-moment leaves whole files or none. A file's name is derived from its content (rule, tool, case
-kind, revision and the request without its id; a sequence's steps too, each reused value left out:
-they are new at every run), so the same finding found twice is one file; an existing file is kept
-as it is. Each target's files go to a subdirectory of the corpus named by
-its key (`fuzz.corpus.targets`): a directory shared by several targets keeps them apart.
+A sequence's reproduction has case kind `sequence`. It also holds the requests sent before the
+violating one (`steps`). Each comes with its answer, and with the earlier answers its reused values
+came from (`uses`). It holds the kind of case the violating request was judged as (`judgedAs`).
+`fuzz.corpus.replay` sends them again.
+
+Files are written atomically: a temporary file is renamed into place. So a run killed at any moment
+leaves whole files or none.
+
+A file's name is derived from its content. That is the rule, tool, case kind, revision and the
+request without its id. For a sequence it includes the steps too, each reused value left out: those
+are new at every run. So the same finding found twice is one file. An existing file is kept as it
+is.
+
+Each target's files go to a subdirectory of the corpus named by its key (`fuzz.corpus.targets`). So
+a directory shared by several targets keeps them apart.
 """
 
 from __future__ import annotations
@@ -66,8 +73,11 @@ class Reproduction:
     headers: HeaderOverrides = ()
     """HTTP header values sent instead of those the request implies (a header mismatch)."""
     target_identity: TargetIdentity | None = None
-    """The target it belongs to across nights; None in a file written before targets were
-    recorded (it belongs to the target whose command it records)."""
+    """The target it belongs to across nights.
+
+    It is None in a file written before targets were recorded. Such a file belongs to the target
+    whose command it records.
+    """
     steps: tuple[SequenceStep, ...] = ()
     """A sequence's requests before `request`, in order, each with its answer and its `uses`."""
     uses: tuple[Use, ...] = ()
@@ -88,16 +98,22 @@ class Reproduction:
 
     @property
     def file_name(self) -> str:
-        """`RULE--TOOL--HASH.json`, the hash over rule, tool, case kind, revision, request
-        (without its id) and header overrides; for a sequence, also its steps' requests and the
-        kind its request was judged as, each reused value replaced by `REUSED` (the values a
-        server gives are new at every run: the same sequence found twice is one file)."""
+        """`RULE--TOOL--HASH.json`, named by a hash of what the finding is.
+
+        The hash covers the rule, tool, case kind, revision, request without its id, and header
+        overrides. For a sequence, it also covers its steps' requests and the kind its request was
+        judged as. Each reused value is replaced by `REUSED`. The values a server gives are new at
+        every run, so the same sequence found twice is one file.
+        """
         return self._named([self.protocol_version])
 
     @property
     def legacy_file_name(self) -> str:
-        """The name an mcp-toolfuzz that recorded no target gave the same finding (no revision in
-        its hash): how a finding is matched to a file of an existing corpus."""
+        """The name an mcp-toolfuzz that recorded no target gave the same finding.
+
+        That name has no revision in its hash. It is how a finding is matched to a file of an
+        existing corpus.
+        """
         return self._named([])
 
     def _named(self, extra: list[str]) -> str:
@@ -114,8 +130,10 @@ class Reproduction:
 
     @property
     def relative_path(self) -> Path:
-        """Where it goes in a corpus directory: its target's subdirectory (the directory itself
-        for a reproduction with no target identity)."""
+        """Where it goes in a corpus directory: its target's subdirectory.
+
+        A reproduction with no target identity goes in the directory itself.
+        """
         if self.target_identity is None:
             return Path(self.file_name)
         return Path(self.target_identity.key) / self.file_name
@@ -266,9 +284,11 @@ def _typed(data: dict[str, Any], key: str, kind: type | tuple[type, ...]) -> Any
 
 
 def write(reproduction: Reproduction, corpus: Path) -> Path:
-    """Write `reproduction` into the corpus directory `corpus` (its target's subdirectory)
-    atomically, unless a file of that name (the same finding) is already there. Returns the
-    file's path."""
+    """Write `reproduction` atomically into its target's subdirectory of `corpus`.
+
+    Nothing is written when a file of that name, the same finding, is already there. Returns the
+    file's path.
+    """
     path = corpus / reproduction.relative_path
     path.parent.mkdir(parents=True, exist_ok=True)
     if path.exists():
@@ -293,9 +313,12 @@ def load(path: Path) -> Reproduction:
 
 
 def discover(paths: Iterable[Path]) -> list[Path]:
-    """The reproduction files among `paths`: files as given; a directory's `*.json` and those of
-    its subdirectories (a corpus's targets), one level down, sorted, hidden files and
-    directories left out. Raises HarnessError for a path that does not exist."""
+    """The reproduction files among `paths`.
+
+    Files count as given. A directory gives its `*.json` files and those of its subdirectories, one
+    level down: a corpus's targets. They come sorted, with hidden files and directories left out.
+    Raises HarnessError for a path that does not exist.
+    """
     found: list[Path] = []
     for path in paths:
         if path.is_dir():
@@ -310,8 +333,10 @@ def discover(paths: Iterable[Path]) -> list[Path]:
 
 
 def files_in(directory: Path) -> list[Path]:
-    """The `*.json` files of `directory` itself, sorted, hidden ones left out (none when it is
-    not a directory)."""
+    """The `*.json` files of `directory` itself, sorted, hidden ones left out.
+
+    None when it is not a directory.
+    """
     if not directory.is_dir():
         return []
     return sorted(p for p in directory.glob("*.json") if not p.name.startswith(".") and p.is_file())

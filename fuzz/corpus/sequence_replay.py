@@ -1,11 +1,14 @@
-"""Sending a sequence's steps again: each step's request in order, with fresh ids, each value it
-reused taken from the answers of *this* replay's earlier steps (a server gives new ids at every
-run), then the request that was judged, its reused values resolved the same way.
+"""Sending a sequence's steps again, each reused value taken from this replay.
 
-A value is looked for where the sequence found it (`Use.path`, from the result's root, a text
-block read as JSON: `strategies.learning.found_at`). When an answer no longer holds one there
-(an earlier step now fails, or answers another shape), the value the file recorded is sent and the
-replay says so: the outcome is then judged all the same, and FIXED only if the answer complies.
+Each step's request is sent in order, with fresh ids. Each value it reused is taken from the answers
+of *this* replay's earlier steps, since a server gives new ids at every run. Then comes the request
+that was judged, its reused values resolved the same way.
+
+A value is looked for where the sequence found it (`Use.path`). The path starts at the result's
+root, and a text block is read as JSON (`strategies.learning.found_at`). An answer may no longer
+hold a value there: an earlier step now fails, or answers another shape. Then the value the file
+recorded is sent, and the replay says so. The outcome is judged all the same. It is FIXED only if
+the answer complies.
 """
 
 from __future__ import annotations
@@ -35,8 +38,10 @@ class Played:
     lost: str | None = None
     """Why the sequence could not go on (the target exited at a step); None when it went through."""
     tools: tuple[Tool, ...] | None = None
-    """The tools listed again when the target said its tools changed during the steps; None when
-    it did not."""
+    """The tools listed again when the target said its tools changed during the steps.
+
+    None when it did not.
+    """
     steps: tuple[SequenceStep, ...] = ()
     """The steps as this replay sent them (with its ids and resolved values) and their answers."""
 
@@ -60,9 +65,11 @@ def steps_in(reproduction: Reproduction) -> int:
 
 
 async def play_steps(target: Target, reproduction: Steps, timeout: float) -> Played:
-    """Send the steps of `reproduction` (a reproduction or a sequence finding) to `target`, in
-    order, each reused value resolved from the answers they get; the request to judge is
-    returned, not sent."""
+    """Send the steps of `reproduction` to `target`, in order.
+
+    `reproduction` is a reproduction or a sequence finding. Each reused value is resolved from the
+    answers the steps get. The request to judge is returned, not sent.
+    """
     answers: list[dict[str, Any] | None] = []
     played: list[SequenceStep] = []
     notes: list[str] = []
@@ -98,8 +105,11 @@ def with_id(request: dict[str, Any]) -> Callable[[int], dict[str, Any]]:
 
 
 def resolved(request: dict[str, Any], uses: Sequence[Use], answers: Sequence[dict[str, Any] | None], notes: list[str], where: str) -> dict[str, Any]:
-    """`request` with each argument of `uses` given the value found at its path in the answer of
-    its step (of `answers`); the recorded value, with a note, when that answer holds none there."""
+    """`request` with each argument of `uses` given the value found in its step's answer.
+
+    The answers are `answers`; the value is looked for at the use's path. When that answer holds
+    none there, the recorded value is sent, with a note.
+    """
     request = copy.deepcopy(request)
     params = request.get("params")
     arguments = params.get("arguments") if isinstance(params, dict) else None

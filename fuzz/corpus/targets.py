@@ -1,27 +1,28 @@
 """Which target a reproduction belongs to, from one night to the next.
 
-A corpus directory may be shared by several targets (a nightly job fuzzing two servers with the
-default `--corpus corpus`): each target's reproductions go to a subdirectory of their own, named
-by the target's key, and a run replays, and judges "already in the corpus" against, its own
-target's files alone.
+A corpus directory may be shared by several targets. An example is a nightly job fuzzing two servers
+with the default `--corpus corpus`. Each target's reproductions go to a subdirectory of their own,
+named by the target's key. A run replays its own target's files alone. It judges "already in the
+corpus" against them alone too.
 
-A target is its server's name (`serverInfo.name`) and how it is reached:
+A target is its server's name (`serverInfo.name`) and how it is reached.
 
-- a stdio server: its command, secrets redacted, with the interpreter or package runner named
-  without its directory or version (`/usr/bin/python3.12` is `python`: another virtualenv or a
-  newer interpreter is the same target) and version pins dropped (`pkg@1.2.3`, `pkg==1.2.3`,
-  `image:1.2` are `pkg` and `image`: a new release is the same target); every other argument as
-  written, so that two scripts in two directories are two targets;
-- an HTTP server: its URL without credentials, query or fragment.
+A stdio server is reached by its command, secrets redacted. The interpreter or package runner is
+named without its directory or version. So `/usr/bin/python3.12` is `python`: another virtualenv or
+a newer interpreter is the same target. Version pins are dropped. So `pkg@1.2.3`, `pkg==1.2.3` and
+`image:1.2` are `pkg` and `image`: a new release is the same target. Every other argument stays as
+written, so two scripts in two directories are two targets.
 
-The server's version is not part of it (a new version is the same target); environment
-variables and headers are not either (a rotated token is the same target). A renamed binary or
-script, or a server that changes its `serverInfo.name`, is a new target: its history stays under
-the old key (replay it there with `mcp-toolfuzz replay DIR/OLD-KEY -- NEW COMMAND`).
+An HTTP server is reached by its URL, without credentials, query or fragment.
 
-Reproductions written before targets were recorded (no `targetIdentity`, in the corpus
-directory itself) are read as today's were: they belong to the target whose recorded command
-they name.
+The server's version is not part of a target: a new version is the same target. Environment
+variables and headers are not part of it either: a rotated token is the same target. A renamed
+binary or script is a new target. So is a server that changes its `serverInfo.name`. Its history
+stays under the old key. Replay it there with `mcp-toolfuzz replay DIR/OLD-KEY -- NEW COMMAND`.
+
+Some reproductions were written before targets were recorded. They have no `targetIdentity` and sit
+in the corpus directory itself. They are read as they were then: they belong to the target whose
+recorded command they name.
 """
 
 from __future__ import annotations
@@ -67,8 +68,10 @@ LAUNCHERS = frozenset(
         "cargo",
     }
 )
-"""Programs named without their directory or version in a target's identity: where they are
-installed, and which version, changes from machine to machine and night to night."""
+"""Programs named without their directory or version in a target's identity.
+
+Where they are installed, and which version, changes from machine to machine and night to night.
+"""
 
 _CONTAINERS = frozenset({"docker", "podman"})
 _VERSIONED_PROGRAM = re.compile(r"^(?P<name>[A-Za-z]+?)[\d.]*(?:\.exe)?$")
@@ -85,8 +88,10 @@ class TargetIdentity:
 
     @property
     def key(self) -> str:
-        """The name of the target's subdirectory: its server's name (file-name safe) and a
-        digest of the whole identity."""
+        """The name of the target's subdirectory.
+
+        It is the server's name, made safe for a file name, and a digest of the whole identity.
+        """
         digest = hashlib.sha256(json.dumps([self.server, self.launch], ensure_ascii=False).encode()).hexdigest()[:10]
         name = re.sub(r"[^A-Za-z0-9_.-]+", "_", self.server).strip("._")[:40] or "server"
         return f"{name}--{digest}"
@@ -96,8 +101,11 @@ class TargetIdentity:
 
 
 def identity_of(target: Mapping[str, Any], server_info: Mapping[str, Any]) -> TargetIdentity:
-    """The identity of the target recorded as `target` (a TargetSpec's `as_json()`: secrets are
-    already redacted) whose server introduced itself with `server_info`."""
+    """The identity of a target from its recording and its server's introduction.
+
+    `target` is a TargetSpec's `as_json()`, whose secrets are already redacted. `server_info` is how
+    the server introduced itself.
+    """
     name = server_info.get("name")
     return TargetIdentity(name if isinstance(name, str) else "", _launch(target))
 
@@ -127,7 +135,10 @@ def _program(program: str) -> str:
 
 
 def _unpinned(argument: str, *, images: bool) -> str:
-    """`argument` without a version pin; `images`: the program runs container images, whose
-    tags are versions too (elsewhere `host:8080` is no image)."""
+    """`argument` without a version pin.
+
+    With `images`, the program runs container images, whose tags are versions too. Elsewhere,
+    `host:8080` is no image.
+    """
     match = _PACKAGE_PIN.match(argument) or (_IMAGE_TAG.match(argument) if images else None)
     return argument if match is None else match.group("bare")

@@ -1,18 +1,27 @@
 """The engine: what runs when, and each phase's search.
 
-- `run`: a run from its options (`options`) to its result: the target opened, the corpus
-  replayed, the tools planned (`plan`), the phases run, stopped by --max-time, Ctrl-C or SIGTERM
-  keeping what was found; `keeping` holds what it keeps as it goes;
-- `scheduler`: explorations run `--workers` at a time, in rounds that spread --max-time, extra
-  workers while explorations wait on the target;
-- `dispatch`: every case of a run sent through one dispatcher (batches in flight, re-sent alone
-  when concurrency could explain what came of it, restarts one at a time);
-- `shards`: a run's tools split between worker processes, their events and results merged;
-- `revisions`: a run per revision the target speaks (`--protocol-version all`);
-- `events`: what the engine tells its listeners (reports, the pytest plugin) — it knows none;
-- `known_arguments`: known-good values resolved against the listing;
-- `novelty`, `finished_runs`: whether an exploration still sends new cases; finished
-  Hypothesis runs freed when they end;
-- `phases/`: each phase wires one kind of search to Hypothesis: the boundary phase, the random
-  search, call sequences.
+`run` takes a run from its options (`options`) to its result. It opens the target, replays the
+corpus and plans the tools (`plan`). Then it runs the phases, until --max-time, Ctrl-C or SIGTERM
+stops it. It keeps what was found, and `keeping` holds what it keeps as it goes.
+
+`scheduler` runs explorations `--workers` at a time, in rounds that spread --max-time. It starts
+extra workers while explorations wait on the target.
+
+`dispatch` sends every case of a run through one dispatcher. It keeps batches in flight. It re-sends
+a case alone when concurrency could explain what came of it. It makes one restart at a time.
+
+`shards` splits a run's tools between worker processes, and merges their events and results.
+
+`revisions` makes a run per revision the target speaks (`--protocol-version all`).
+
+`events` is what the engine tells its listeners: reports, the pytest plugin. The engine knows none
+of them.
+
+`known_arguments` resolves known-good values against the listing.
+
+`novelty` says whether an exploration still sends new cases. `finished_runs` frees finished
+Hypothesis runs when they end.
+
+`phases/` wires each kind of search to Hypothesis: the boundary phase, the random search, and call
+sequences.
 """

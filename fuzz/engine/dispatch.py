@@ -1,23 +1,28 @@
-"""Every request of a run goes through one `Dispatcher`: cases in flight together, requests
-re-sent alone when what happened to them may be another request's doing, one restart at a time.
+"""One `Dispatcher` carries every request of a run to the target.
 
-Several explorations (each in its own worker thread) send batches of cases at once on the one
-connection; answers are matched by id. Concurrency must never change a verdict, so:
+It keeps cases in flight together. It re-sends a request alone when what happened to it may be
+another request's doing. It makes one restart at a time.
 
-- when the target dies or stops answering ping while several requests were in flight, it is
-  restarted once (by whichever sender saw it first) and each request that was in flight is
-  sent again *alone*, with nothing else in flight, before it is blamed (`Sent.doubtful`: the
-  sender re-sends, in order, until its first finding);
-- a request left unanswered while others were in flight may only have waited behind them (a
-  server that answers one request at a time), unless a request written after it was answered
-  in time; and what is odd on the shared stream (garbage on stdout, an answer to no request)
-  may be any in-flight request's doing: `alone` sends such a request again with the
-  connection to itself, and only that verdict counts.
+Several explorations send batches of cases at once on the one connection, each from its own worker
+thread. Answers are matched by id. Concurrency must never change a verdict, so three things hold.
 
-"Alone" is a gate: while a request is sent alone, no new request starts and it waits for those
-in flight to end, but for those the target seems to have dropped (`PRESUMED_DROPPED`): a server
-that drops a request shape answers nothing to it for the whole --timeout, and every alone send
-(each finding is re-sent alone) would otherwise wait that long with the run stalled behind it.
+First, the target may die or stop answering ping while several requests were in flight. Then it is
+restarted once, by whichever sender saw it first. Each request that was in flight is then sent again
+*alone*, with nothing else in flight, before it is blamed. The sender does that (`Sent.doubtful`):
+it re-sends in order, until its first finding.
+
+Second, a request left unanswered while others were in flight may only have waited behind them. A
+server that answers one request at a time does that. The exception is a request written after it
+that was answered in time.
+
+Third, what is odd on the shared stream may be any in-flight request's doing. Garbage on stdout and
+an answer to no request are such things. `alone` sends such a request again with the connection to
+itself, and only that verdict counts.
+
+"Alone" is a gate. While a request is sent alone, no new request starts. It waits for those in
+flight to end, except those the target seems to have dropped (`PRESUMED_DROPPED`). A server that
+drops a request shape answers nothing to it for the whole --timeout. Each finding is re-sent alone,
+so without this exception every alone send would wait that long, with the run stalled behind it.
 """
 
 from __future__ import annotations
@@ -37,12 +42,13 @@ from fuzz.wire.target import Target
 from strategies import Case
 
 PRESUMED_DROPPED = 1.0
-"""Seconds after which an unanswered request, overtaken by a later one that was answered, no
-longer keeps a request from being sent alone: the target is serving others, not it."""
+"""Seconds after which an overtaken unanswered request stops blocking alone sends.
+
+Overtaken means a later request was answered. The target is then serving others, not it.
+"""
 
 _RECHECK = 0.05
-"""While an alone send waits for requests in flight: how often it looks whether the rest are
-presumed dropped."""
+"""How often an alone send looks again whether the rest are presumed dropped."""
 
 WAITING_WINDOW = 1.0
 """Seconds: the time constant of `Dispatcher.waiting_load`'s average."""
@@ -50,30 +56,40 @@ WAITING_WINDOW = 1.0
 
 @dataclass(frozen=True, slots=True)
 class Sent:
-    """What came of one case: the exchange, whether the target answered ping after it (when it
-    was left unanswered), whether other requests were in flight meanwhile, and whether the
-    target died or went silent while it was."""
+    """What came of one case, and what may have caused it.
+
+    It holds the exchange, and whether the target answered ping after it, when it was left
+    unanswered. It says whether other requests were in flight meanwhile. It says whether the target
+    died or went silent while they were.
+    """
 
     exchange: Exchange
     answers_ping: bool = True
     crowded: bool = False
     target_failed: bool = False
     unverifiable: bool = False
-    """The target failed with others in flight and could not be restarted to re-check this one
-    alone (a server the harness did not start): it may not be the cause."""
+    """The target failed with others in flight, and could not be restarted.
+
+    So this case could not be re-checked alone, and it may not be the cause. This happens with a
+    server the harness did not start.
+    """
 
     @property
     def doubtful_silence(self) -> bool:
-        """Left unanswered while others were in flight, and no request written after it was
-        answered meanwhile: it may only have waited behind them."""
+        """Left unanswered while others were in flight, and maybe only behind them.
+
+        It counts only when no request written after it was answered meanwhile.
+        """
         reply = self.exchange.reply
         return self.crowded and isinstance(reply, NoAnswer) and not reply.overtaken
 
     @property
     def doubtful(self) -> bool:
-        """Whether what came of it may be another in-flight request's doing, other than by
-        silence: the target died or went silent, or something odd came on the shared stream
-        (garbage, an answer to no request). Send it `alone` to know."""
+        """Whether what came of it may be another in-flight request's doing.
+
+        Silence is not counted here. The target died or went silent, or something odd came on the
+        shared stream: garbage, or an answer to no request. Send it `alone` to know.
+        """
         return self.crowded and not self.unverifiable and (self.target_failed or any(not anomaly.own for anomaly in self.exchange.anomalies))
 
 
@@ -90,9 +106,12 @@ class Dispatcher:
         self._alone = False
         self._alone_lock = trio.Lock()
         self._changed = trio.lowlevel.ParkingLot()
-        """Where senders wait for the gate to open (and `alone` for the requests in flight to
-        end). Counts change without a checkpoint, so a send cancelled by --max-time (or by its
-        exploration's share) never leaves the gate shut."""
+        """Where senders wait for the gate to open.
+
+        `alone` waits here too, for the requests in flight to end. Counts change without a
+        checkpoint. So a send cancelled by --max-time, or by its exploration's share, never leaves
+        the gate shut.
+        """
         self._restart_lock = trio.Lock()
         self.lost: str | None = None
         """Why the run cannot go on: the target could not be restarted."""
@@ -106,9 +125,11 @@ class Dispatcher:
         return sum(1 for since in self._waiting_since.values() if now - since > longer_than)
 
     def waiting_load(self) -> float:
-        """How many explorations were waiting on the target, on average over about the last
-        WAITING_WINDOW seconds (an exponentially decaying average): 0.5 when the one exploration
-        running spends half its time waiting for answers."""
+        """How many explorations were waiting on the target, on average lately.
+
+        The average decays exponentially over about the last WAITING_WINDOW seconds. It is 0.5 when
+        the one exploration running spends half its time waiting for answers.
+        """
         self._update_load()
         return self._load
 
@@ -120,8 +141,10 @@ class Dispatcher:
 
     @contextmanager
     def _waited_on(self, watched: bool = True) -> Iterator[None]:
-        """Count the send inside in `waiting_long` and `waiting_load` while it lasts (an
-        exploration waits on it)."""
+        """Count the send inside in `waiting_long` and `waiting_load` while it lasts.
+
+        An exploration waits on it meanwhile.
+        """
         token = object()
         if watched:
             self._update_load()
@@ -134,8 +157,11 @@ class Dispatcher:
                 self._waiting_since.pop(token, None)
 
     async def send(self, batch: Sequence[Case], *, timeout: float, watched: bool = True) -> list[Sent]:
-        """Send `batch` with every request in flight at once (and with other senders' requests);
-        `watched`: an exploration waits on it (see `waiting_long`)."""
+        """Send `batch` with every request in flight at once.
+
+        Other senders' requests may be in flight too. `watched` means an exploration waits on it
+        (see `waiting_long`).
+        """
         with self._waited_on(watched):
             return await self._send(batch, timeout)
 
@@ -157,7 +183,7 @@ class Dispatcher:
         return [Sent(exchange, not dead, crowded=True, target_failed=dead, unverifiable=unverifiable) for exchange in exchanges]
 
     async def alone(self, case: Case, *, timeout: float) -> Sent:
-        """Send `case` with nothing else in flight; restart the target if it died or went silent."""
+        """Send `case` with nothing else in flight; restart a dead or silent target."""
         with self._waited_on():
             return await self._send_alone(case, timeout)
 
@@ -177,10 +203,13 @@ class Dispatcher:
                 self._changed.unpark_all()
 
     async def _after(self, case: Case, exchange: Exchange, generation: int, timeout: float) -> Sent:
-        """A request sent with nothing else in flight: after no answer, ask for a ping; after
-        death or silence, restart the target so that the next case meets a live one. A line past
-        the size limit that does not end holds the one stream: the target is restarted too, to be
-        heard again (though alive: the finding is the unreadable answer, not `target-alive`)."""
+        """Follow up a request that was sent with nothing else in flight.
+
+        After no answer, it asks for a ping. After death or silence, it restarts the target, so that
+        the next case meets a live one. A line past the size limit that does not end holds the one
+        stream. The target is restarted then too, to be heard again. It is alive, though: the
+        finding is the unreadable answer, not `target-alive`.
+        """
         held_up = not await self._stream_frees(timeout)
         answers_ping = True
         if not held_up and isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not self.target.session.closed:
@@ -190,8 +219,11 @@ class Dispatcher:
         return Sent(exchange, answers_ping)
 
     async def _stream_frees(self, timeout: float) -> bool:
-        """Whether the line past the size limit holding the stream (if any) ends: waited for to its
-        end while `Target.long_lines_end`, which one that goes on past the timeout turns off."""
+        """Whether the line past the size limit holding the stream ends, if there is one.
+
+        It is waited for to its end while `Target.long_lines_end` holds. A line that goes on past
+        the timeout turns that off.
+        """
         target = self.target
         frees = await target.session.stream_frees(within=timeout, to_its_end=target.long_lines_end)
         if not frees:
@@ -199,10 +231,13 @@ class Dispatcher:
         return frees
 
     async def _send_each(self, batch: Sequence[Case], timeout: float, *, counted: bool = False) -> list[Exchange]:
-        """Send each case of `batch` at once; `counted`: they were counted in flight by `_enter`,
-        and each leaves the count as its own exchange ends (an alone send waits for requests,
-        not for batches). A request cut off because the harness restarted the target for another
-        request's sake is sent once more, to the new process: its fate was not its own."""
+        """Send each case of `batch` at once.
+
+        With `counted`, `_enter` counted them in flight. Each leaves the count as its own exchange
+        ends, since an alone send waits for requests, not for batches. The harness may restart the
+        target for another request's sake and cut a request off. Such a request is sent once more,
+        to the new process: its fate was not its own.
+        """
         session, meta = self.target.session, self.target.request_meta
         exchanges = await session.send_requests(
             [partial(case.message, meta=meta) for case in batch],
@@ -223,8 +258,10 @@ class Dispatcher:
         return exchanges
 
     async def _enter(self, count: int) -> tuple[int, int]:
-        """Count `count` requests in flight (once no request is being sent alone); returns the
-        count of sends started so far and how many other requests were in flight."""
+        """Count `count` requests in flight, once no request is being sent alone.
+
+        Returns the count of sends started so far, and how many other requests were in flight.
+        """
         while self._alone:
             await self._changed.park()
         others = self._in_flight
@@ -237,15 +274,20 @@ class Dispatcher:
         self._changed.unpark_all()
 
     async def _revive(self, case: Case) -> None:
-        """Before a send: wait for a restart in progress; restart a target that died since the
-        last one, so that no case is sent to (and blamed for) a target already dead."""
+        """Before a send, make sure the target is alive.
+
+        It waits for a restart in progress. It restarts a target that died since the last one. So no
+        case is sent to a target already dead, nor blamed for it.
+        """
         async with self._restart_lock:
             if self.target.session.closed and self.lost is None:
                 await self._restart_now(case)
 
     async def _restart(self, generation: int, case: Case) -> bool:
-        """Restart the target, unless another sender already has since `generation`; True when
-        this call found that it cannot be."""
+        """Restart the target, unless another sender already has since `generation`.
+
+        Returns True when this call found that the target cannot be restarted.
+        """
         async with self._restart_lock:
             if self.target.restarts == generation and self.lost is None:
                 return await self._restart_now(case)

@@ -17,17 +17,23 @@ class RunStarted:
     tool_names: tuple[str, ...]
     profile: str
     warnings: tuple[str, ...] = ()
-    """What the run cannot do as asked, said once (a schema pattern the harness cannot use)."""
+    """What the run cannot do as asked, said once: a schema pattern the harness cannot use."""
     units: tuple[str, ...] = ()
-    """The plan's units this run fuzzes (`ToolPlan.name`), in plan order: its shard's with `--shard`."""
+    """The plan's units this run fuzzes (`ToolPlan.name`), in plan order.
+
+    With `--shard`, only its shard's units.
+    """
     shard: str | None = None
     """With `--shard`: which part of the run this is, in words."""
 
 
 @dataclass(frozen=True, slots=True)
 class Warned:
-    """Something the run can no longer do as asked, said once, when it happens (the example
-    database failed and was left out); the run goes on, and its result keeps the warning."""
+    """Something the run can no longer do as asked, said once, when it happens.
+
+    An example: the example database failed and was left out. The run goes on, and its result keeps
+    the warning.
+    """
 
     warning: str
 
@@ -57,7 +63,10 @@ class Progress:
     """Sent every PROGRESS_EVERY seconds while explorations run."""
 
     running: tuple[tuple[str, str], ...]
-    """What is being fuzzed: (tool, case kind) pairs in plan order; the envelope's tool is ""."""
+    """What is being fuzzed: (tool, case kind) pairs in plan order.
+
+    The envelope's tool is "".
+    """
     cases: int
     findings: int
     seconds: float

@@ -1,9 +1,11 @@
-"""The example database (`fuzz.corpus.database`) as a run uses it: checked before anything is
-sent, given to each exploration's Hypothesis runs, and what went wrong with it told as it
-happens (a `Warned` event, from trio's thread) and kept in the run's result.
+"""The example database (`fuzz.corpus.database`) as a run uses it.
 
-A worker process (`--processes`) opens its own connection to a Redis server on first use, and
-tells its warnings as its other events; `fuzz.engine.shard_merge` says each once.
+It is checked before anything is sent, and given to each exploration's Hypothesis runs. What goes
+wrong with it is told as it happens, as a `Warned` event from trio's thread. The run's result keeps
+it too.
+
+A worker process (`--processes`) opens its own connection to a Redis server on first use. It tells
+its warnings as its other events, and `fuzz.engine.shard_merge` says each once.
 """
 
 from __future__ import annotations
@@ -16,9 +18,11 @@ from fuzz.engine.options import RunOptions
 
 
 def prepare_database(options: RunOptions) -> None:
-    """Before a run (before its worker processes are forked): a Redis server that cannot be used
-    is a ConfigurationError, and a database an earlier run in this process left out is used
-    again."""
+    """Check the database before a run, and before its worker processes are forked.
+
+    A Redis server that cannot be used is a ConfigurationError. A database an earlier run in this
+    process left out is used again.
+    """
     check_database(options.database)
     example_store(options.database, options.corpus).restore()
 
@@ -29,7 +33,7 @@ def example_database(options: RunOptions) -> ExampleDatabase | None:
 
 
 def announce_warnings(options: RunOptions, announced: list[str], listener: Listener) -> None:
-    """Tell `listener` each warning of the database not in `announced` yet, and add it there."""
+    """Tell `listener` each database warning not in `announced` yet, and add it there."""
     for warning in example_store(options.database, options.corpus).warnings[len(announced) :]:
         announced.append(warning)
         listener(Warned(warning))

@@ -1,12 +1,14 @@
-"""State behind single cases: whether a finding's request makes its violation on a fresh target.
+"""State behind single cases: does a finding's request fail on a fresh target?
 
-A single case is sent to a target that every earlier case has changed: a `read_sheet("")` that
-crashes only because an earlier case created an empty sheet named "" is a real bug, but its
-"minimal request" alone, sent to a fresh target, is refused, and a reproduction that says FIXED
-on the next night would mislead. So, when the sequence phase runs (the user asked for state to be
-looked at) and the target is a stdio one (a fresh copy can be had), each new finding of the rules
-a tool's state can decide is sent once more, alone, to a copy started for it; when that copy does
-not make the violation, the finding says so.
+A single case is sent to a target that every earlier case has changed. Take a `read_sheet("")` that
+crashes only because an earlier case created an empty sheet named "". That is a real bug. But its
+"minimal request" alone, sent to a fresh target, is refused. A reproduction that says FIXED on the
+next night would mislead.
+
+So each new finding is sent once more, alone, to a copy of the target started for it. This happens
+when the sequence phase runs, since the user asked for state to be looked at. The target must be a
+stdio one, so that a fresh copy can be had. Only the rules a tool's state can decide are checked.
+When that copy does not make the violation, the finding says so.
 """
 
 from __future__ import annotations
@@ -29,8 +31,11 @@ NOT_ON_A_FRESH_TARGET = (
 
 
 async def checked_on_a_fresh_target(finding: Finding, tool: Tool | None, options: RunOptions, criteria: Criteria, protocol_version: str | None) -> Finding:
-    """`finding`, with `NOT_ON_A_FRESH_TARGET` added to its message when its request alone, on a
-    fresh copy of the target, does not violate its rule (see the module docstring)."""
+    """`finding`, with a note when its request alone passes on a fresh target.
+
+    `NOT_ON_A_FRESH_TARGET` is added to its message when its request alone, on a fresh copy of the
+    target, does not violate its rule. See the module docstring.
+    """
     if (
         RunPhase.SEQUENCE not in options.phases
         or not isinstance(options.target, StdioTarget)

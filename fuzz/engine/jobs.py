@@ -24,16 +24,20 @@ class Job:
     kind: CaseKind
     round: int = 0
     built_on: Job | None = None
-    """The exploration that draws the valid values this one mutates, of the same round (for a
-    later round: its newest round when this one is queued): it runs first, so that what it
-    found the server accepts is there to mutate (the same whatever the scheduling), and so that
-    a schema no value satisfies is skipped once."""
+    """The exploration that draws the valid values this one mutates.
+
+    It is of the same round. For a later round, it is its newest round when this one is queued. It
+    runs first, so that what it found the server accepts is there to mutate, whatever the
+    scheduling. And a schema no value satisfies is then skipped once.
+    """
     done: trio.Event = field(default_factory=trio.Event)
     exploration: Exploration | SequenceExploration | None = None
     canonical: Canonical | None = None
     canonical_sent: trio.Event = field(default_factory=trio.Event)
-    """Set once its canonical cases have been sent and answered (or timed out); at once for a
-    later round, which has none (it keeps the first round's `earlier`)."""
+    """Set once its canonical cases have been sent and answered, or timed out.
+
+    A later round has none, so it is set at once. That round keeps the first round's `earlier`.
+    """
     earlier: CanonicalVerdicts = NO_VERDICTS
 
 
@@ -41,11 +45,17 @@ _VALUES_FOR: dict[CaseKind, CaseKind] = {
     CaseKind.INVALID_ARGUMENTS: CaseKind.VALID_ARGUMENTS,
     CaseKind.INVALID_OUTPUT: CaseKind.VALID_OUTPUT,
 }
-"""An invalid value is a valid one with one mutation: when no valid value exists, neither does
-it, and the search for it would only repeat the same skip."""
+"""Which kind draws the valid values each invalid kind mutates.
+
+An invalid value is a valid one with one mutation. When no valid value exists, neither does an
+invalid one, and the search for it would only repeat the same skip.
+"""
 
 
 def built_on(job: Job, jobs: dict[tuple[int, CaseKind], Job]) -> Job | None:
-    """Of `jobs` (by tool place and case kind), the one `job` is built on (`Job.built_on`)."""
+    """Of `jobs`, by tool place and case kind, the one `job` is built on.
+
+    See `Job.built_on`.
+    """
     drawing = jobs.get((job.index, _VALUES_FOR.get(job.kind, job.kind)))
     return None if drawing is job else drawing

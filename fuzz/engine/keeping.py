@@ -1,6 +1,9 @@
-"""What a run keeps as it goes: its progress (read back when it is interrupted), the
-reproductions written the moment a finding is shrunk, the corpus replayed before fuzzing, and
-each exploration's counts merged into its tool's summary."""
+"""What a run keeps as it goes, so that an interruption loses nothing.
+
+It keeps its progress, read back when it is interrupted. It writes a finding's reproduction the
+moment the finding is shrunk. It replays the corpus before fuzzing. And it merges each exploration's
+counts into its tool's summary.
+"""
 
 from __future__ import annotations
 
@@ -52,10 +55,13 @@ def identity(options: RunOptions, target: Target) -> TargetIdentity:
 async def replay_corpus(
     options: RunOptions, target: Target, listener: Listener, progress: RunProgress, replays: Callable[[str], bool] = lambda unit: True
 ) -> None:
-    """Replay this target's reproductions (under the revision spoken) before anything new is
-    generated. A file that cannot be read is reported by name and skipped; other targets' files
-    are left alone (`fuzz.corpus.ownership`). A sequence's reproduction is replayed on a target of
-    its own, opened for it: its steps neither meet nor leave state on the run's target."""
+    """Replay this target's reproductions before anything new is generated.
+
+    Only those of the revision spoken are replayed. A file that cannot be read is reported by name
+    and skipped. Other targets' files are left alone (`fuzz.corpus.ownership`). A sequence's
+    reproduction is replayed on a target of its own, opened for it. So its steps neither meet nor
+    leave state on the run's target.
+    """
     assert options.corpus is not None
     own, recorded = identity(options, target), options.target.as_json()
     for path in candidate_files(options.corpus, own):
@@ -91,10 +97,13 @@ async def replay_corpus(
 
 
 def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | None) -> Finding:
-    """Write the finding's reproduction into this target's part of the corpus (atomically, now:
-    a run killed later keeps it) and note its file on the finding; a finding this target's
-    reproductions already hold is not written again, and is marked so. A sequence's finding keeps
-    its steps, and the listed definition of the tool its last request called."""
+    """Write the finding's reproduction into this target's part of the corpus.
+
+    It is written now, and atomically, so a run killed later keeps it. The finding notes its file. A
+    finding this target's reproductions already hold is not written again, and is marked so. A
+    sequence's finding keeps its steps. It also keeps the listed definition of the tool its last
+    request called.
+    """
     if options.corpus is None:
         return finding
     if tool is None and finding.case is CaseKind.SEQUENCE:
@@ -133,8 +142,10 @@ def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | Non
 
 
 def merge(summary: ToolSummary, exploration: Exploration | SequenceExploration, kinds: tuple[CaseKind, ...]) -> ToolSummary:
-    """`summary` with what `exploration` sent, found, skipped and spent; kinds kept in plan
-    order, whichever exploration finished first."""
+    """`summary` with what `exploration` sent, found, skipped and spent.
+
+    The kinds are kept in plan order, whichever exploration finished first.
+    """
     kind = exploration.kind
     skips = summary.skips + ((Skip(summary.tool, kind, exploration.skip),) if exploration.skip and exploration.round == 0 else ())
     order = {kind: position for position, kind in enumerate(kinds)}

@@ -1,12 +1,13 @@
-"""Known-good argument values from the user (`--argument TOOL.FIELD=VALUE`): what a tool can
-only be reached with (a path inside the directory the server was started with, an id that
-exists). Every argument object generated for the tool holds one of them; invalid arguments are
-mutations of such objects, and the label says when the mutation landed on a known value.
+"""Known-good argument values from the user (`--argument TOOL.FIELD=VALUE`).
 
-Spelling: VALUE is read as JSON when it parses as JSON (`3`, `true`, `["a"]`, `"007"`) and as a
-string otherwise (`/srv/repo`); given several times for one field, the values are choices to
-draw from. TOOL is a listed tool's name (the longest that matches, since names may hold dots),
-or `*` for every tool that declares FIELD.
+Some tools can only be reached with such values: a path inside the directory the server was started
+with, or an id that exists. Every argument object generated for the tool holds one of them. Invalid
+arguments are mutations of such objects. The label says when the mutation landed on a known value.
+
+Spelling: VALUE is read as JSON when it parses as JSON (`3`, `true`, `["a"]`, `"007"`). Otherwise it
+is read as a string (`/srv/repo`). Given several times for one field, the values are choices to draw
+from. TOOL is a listed tool's name, the longest that matches, since names may hold dots. Or it is
+`*`, for every tool that declares FIELD.
 """
 
 from __future__ import annotations
@@ -26,7 +27,10 @@ EVERY_TOOL = "*"
 
 
 def parse_known_argument(text: str) -> KnownArgument:
-    """`TOOL.FIELD=VALUE` -> `("TOOL.FIELD", value)`; ValueError saying what is wrong."""
+    """Parse `TOOL.FIELD=VALUE` into `("TOOL.FIELD", value)`.
+
+    Raises ValueError saying what is wrong.
+    """
     key, equals, raw = text.partition("=")
     if not equals or "." not in key.strip(".") or not key.strip():
         raise ValueError(f"{text!r} is not TOOL.FIELD=VALUE (e.g. git_log.repo_path=/srv/repo)")
@@ -39,8 +43,10 @@ def parse_known_argument(text: str) -> KnownArgument:
 
 def resolve_known_arguments(given: Sequence[KnownArgument], tools: Sequence[Tool]) -> dict[str, dict[str, tuple[Any, ...]]]:
     """The known values by tool name and field, each checked against the field's schema.
-    ConfigurationError (one line) for a tool that is not listed, a field it does not declare,
-    or a value its schema rejects."""
+
+    Raises a one-line ConfigurationError for a tool that is not listed, or a field it does not
+    declare. So does a value the field's schema rejects.
+    """
     by_name = {tool.name: tool for tool in tools}
     known: dict[str, dict[str, list[Any]]] = {}
     for key, value in given:

@@ -1,7 +1,7 @@
 """Whether an exploration's batches still bring cases it has not sent.
 
-Hypothesis's own generation repeats batches (`strategies._hypothesis.fresh_generation` says how,
-and how the explorations' tests avoid it); what is left is a tool with few values to send.
+Hypothesis's own generation repeats batches. `strategies._hypothesis.fresh_generation` says how, and
+how the explorations' tests avoid it. What is left is a tool with few values to send.
 """
 
 from __future__ import annotations
@@ -11,21 +11,24 @@ from collections.abc import Sequence
 from strategies import Case
 
 STALE_BATCHES = 16
-"""Batches in a row without a case the exploration had not sent, after which it has none left
-(`Novelty`)."""
+"""Batches in a row without a new case, after which the exploration has none left.
+
+See `Novelty`.
+"""
 
 TRACKED = 4096
-"""Distinct cases an exploration keeps track of at most: one that has sent more has more to send."""
+"""Distinct cases an exploration tracks at most: one that sent more has more to send."""
 
 
 class Novelty:
     """Whether an exploration's batches still bring cases it has not sent.
 
-    A tool whose arguments take a handful of values (an enum, a small integer range) has sent
-    them all within a few batches, and Hypothesis cannot tell: it tells batches apart, and
-    batches of the same few cases in another order are new to it. The demo's `lookup` (one
-    of three cities) drew 4,000 valid cases, three of them distinct, in five runs of 100
-    batches. Kept in memory as one hash a case, up to TRACKED."""
+    Some tools' arguments take only a handful of values: an enum, or a small integer range. Such a
+    tool has sent them all within a few batches, and Hypothesis cannot tell. Hypothesis tells
+    batches apart, and the same few cases in another order make a new batch to it. So on the demo's
+    `lookup`, which takes one of three cities, almost every valid case drawn was a repeat. Each case
+    is kept in memory as one hash, up to TRACKED.
+    """
 
     def __init__(self) -> None:
         self._seen: set[int] | None = set()

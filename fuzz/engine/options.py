@@ -19,18 +19,24 @@ from fuzz.wire.target import TargetSpec
 from strategies import CaseKind
 
 DEFAULT_WORKERS = 1
-"""Explorations at once by default: what measured best on a 2-core machine against targets that
-answer in microseconds (the demo, an `mcp` SDK server), where the harness computes more than it
-waits and Python threads that all compute only take turns, at a cost. While explorations wait on
-the target, extra workers start (`scheduler.EXTRA_WORKERS`, and one more while they spend
-`scheduler.WAITING_SHARE` of their time waiting, as against an SDK server); against a target that
-answers slowly, drops requests or hangs, --workers 4 from the start is faster still (README,
-*Cases in flight*)."""
+"""Explorations at once by default: one.
+
+That measured best on a 2-core machine, against targets that answer in microseconds, such as the
+demo and an `mcp` SDK server. There the harness computes more than it waits. Python threads that all
+compute only take turns, at a cost.
+
+While explorations wait on the target, extra workers start (`scheduler.EXTRA_WORKERS`). One more
+starts while they spend `scheduler.WAITING_SHARE` of their time waiting, as against an SDK server. A
+target may answer slowly, drop requests or hang. Against such a target, --workers 4 from the start
+is faster still (README, *Cases in flight*).
+"""
 
 
 def default_processes() -> int:
-    """Worker processes by default: two where two cores are free to the harness, else one. Two
-    measured best on a 2-core machine (docs/throughput.md); more cores can take more."""
+    """Worker processes by default: two where two cores are free to the harness, else one.
+
+    Two measured best on a 2-core machine (docs/throughput.md). More cores can take more.
+    """
     try:
         cores = len(os.sched_getaffinity(0))
     except AttributeError:
@@ -42,12 +48,18 @@ class RunPhase(Enum):
     """The parts of a run (`--phases`), in the order they run for each exploration."""
 
     BOUNDARY = "boundary"
-    """Deterministic, before the search: each case kind's canonical cases (the simplest form of
-    every shape) and each keyword's boundary values (`strategies.boundaries`)."""
+    """Deterministic cases, before the search.
+
+    These are each case kind's canonical cases, the simplest form of every shape. And each keyword's
+    boundary values (`strategies.boundaries`).
+    """
     RANDOM = "random"
     """Hypothesis's search, seeded by --seed."""
     SEQUENCE = "sequence"
-    """Sequences of calls, later ones reusing what earlier answers gave (`fuzz.engine.phases.sequences`)."""
+    """Sequences of calls, later ones reusing what earlier answers gave.
+
+    See `fuzz.engine.phases.sequences`.
+    """
 
 
 ALL_PHASES = frozenset(RunPhase)
@@ -55,8 +67,10 @@ ALL_PHASES = frozenset(RunPhase)
 
 @dataclass(frozen=True, slots=True)
 class Shard:
-    """`--shard NUMBER/COUNT`: this runner makes part NUMBER (1-based) of a run split over COUNT
-    runners, a CI matrix's jobs (`fuzz.engine.sharding`)."""
+    """`--shard NUMBER/COUNT`: this runner makes part NUMBER of a run split over COUNT runners.
+
+    NUMBER is 1-based. The runners are a CI matrix's jobs (`fuzz.engine.sharding`).
+    """
 
     number: int
     count: int
@@ -67,7 +81,10 @@ class Shard:
 
 @dataclass(frozen=True, slots=True)
 class ProcessPart:
-    """The part of a run one worker process makes: worker `index` of `count` (`fuzz.engine.shards`)."""
+    """The part of a run one worker process makes: worker `index` of `count`.
+
+    See `fuzz.engine.shards`.
+    """
 
     index: int
     count: int
@@ -83,11 +100,15 @@ class RunOptions:
     startup_timeout: float = 20.0
     """Seconds to wait for the answers to `initialize` and `tools/list`."""
     max_answer_size: int = DEFAULT_MAX_MESSAGE_BYTES
-    """The longest answer (stdout line, HTTP body, SSE event) read whole; a longer one is an
-    unreadable answer (`fuzz.wire.framing`)."""
+    """The longest answer read whole: a stdout line, an HTTP body, an SSE event.
+
+    A longer one is an unreadable answer (`fuzz.wire.framing`).
+    """
     protocol_version: str | None = None
-    """The revision to speak (`--protocol-version`); None: offer the newest, speak what the
-    server answers."""
+    """The revision to speak (`--protocol-version`).
+
+    None: offer the newest, and speak what the server answers.
+    """
     selection: Selection = Selection()  # noqa: RUF009 - frozen: one shared default is safe
     profile: str = SEP_2145.id
     rules: frozenset[str] | None = None
@@ -96,39 +117,54 @@ class RunOptions:
     envelope: bool = True
     """Send the malformed requests that name no tool (once per run)."""
     corpus: Path | None = None
-    """Where reproductions are replayed from and written to, and Hypothesis's database kept by
-    default (`database`); None for neither."""
+    """Where reproductions are replayed from and written to; None for neither.
+
+    Hypothesis's database is kept there too by default (`database`).
+    """
     database: DatabaseChoice = DatabaseChoice()  # noqa: RUF009 - frozen: one shared default is safe
     """Where Hypothesis keeps its examples (`--database`): by default beside the corpus."""
     baseline: frozenset[FindingKey] = frozenset()
     max_time: float | None = None
-    """Seconds the whole run may take; the run stops within a few seconds of it, keeping what
-    it found. None for no limit."""
+    """Seconds the whole run may take; None for no limit.
+
+    The run stops within a few seconds of it, keeping what it found.
+    """
     workers: int = DEFAULT_WORKERS
-    """Explorations (tool x case kind) fuzzed at once, each in its own thread, on the one
-    connection. Their findings do not depend on it: each exploration is seeded on its own."""
+    """Explorations (tool x case kind) fuzzed at once, on the one connection.
+
+    Each runs in its own thread. Their findings do not depend on it: each exploration is seeded on
+    its own.
+    """
     processes: int = 1
-    """Worker processes, each with its own connection to the target and its share of the tools
-    (`fuzz.engine.shards`); what is found does not depend on it. The CLI's default is
-    `default_processes()`."""
+    """Worker processes, each with its own connection and share of the tools.
+
+    See `fuzz.engine.shards`. What is found does not depend on it. The CLI's default is
+    `default_processes()`.
+    """
     shard: Shard | None = None
     """`--shard`: the part of the run this runner makes (None: all of it)."""
     process_part: ProcessPart | None = None
     """Set in a worker process: the tools it fuzzes (of its shard's, with `shard`)."""
     only: frozenset[str] | None = None
-    """Fuzz only these of the planned tools (by name; `strategies.cases.ENVELOPE` for the
-    malformed envelopes): the pytest plugin fuzzes one tool per call, on one target, with the
-    same plan (and so the same seeds) as a run of all."""
+    """Fuzz only these of the planned tools, by name.
+
+    `strategies.cases.ENVELOPE` names the malformed envelopes. The pytest plugin fuzzes one tool per
+    call, on one target. It uses the same plan, and so the same seeds, as a run of all.
+    """
     kinds: frozenset[CaseKind] | None = None
-    """Send only these of the planned case kinds (None: all): the pytest plugin's `-k RULE`
-    needs only the kinds its rules judge (`coverage.kinds_judging`)."""
+    """Send only these of the planned case kinds (None: all).
+
+    The pytest plugin's `-k RULE` needs only the kinds its rules judge (`coverage.kinds_judging`).
+    """
     replay_corpus: bool = True
-    """Replay the corpus's reproductions of this target before fuzzing (when `corpus` is set)."""
+    """Replay the corpus's reproductions of this target before fuzzing, if `corpus` is set."""
     tool_max_examples: tuple[tuple[str, int], ...] = ()
     """Per tool, its own --max-examples (`--tool-max-examples TOOL=N`)."""
     known_arguments: tuple[KnownArgument, ...] = ()
-    """Known-good values (`--argument TOOL.FIELD=VALUE`), resolved against the listed tools when
-    the run starts (`fuzz.engine.known_arguments`)."""
+    """Known-good values (`--argument TOOL.FIELD=VALUE`).
+
+    They are resolved against the listed tools when the run starts (`fuzz.engine.known_arguments`).
+    """
     phases: frozenset[RunPhase] = ALL_PHASES
     """The phases to run (`--phases`): all by default."""
 

@@ -1,23 +1,22 @@
 """Which case kinds each tool gets, and what is skipped and why.
 
-A fuzzer must not wipe the data of the server it tests. Valid arguments run a tool's body, and
-invalid ones may run it on a server that does not validate, so argument cases go only to tools
-that are safe to run:
+A fuzzer must not wipe the data of the server it tests. Valid arguments run a tool's body. Invalid
+ones may run it too, on a server that does not validate. So argument cases go only to tools that are
+safe to run.
 
-- default: tools annotated `readOnlyHint: true` or `destructiveHint: false`. MCP's default for a
-  tool without annotations is "may be destructive" (`destructiveHint` defaults to true), so an
-  unannotated tool gets only the cases that cannot reach its body: unknown names and malformed
-  requests.
-- `--allow-destructive`: every tool gets every case kind.
-- `--read-only`: only tools annotated `readOnlyHint: true` get argument cases.
+By default, those are tools annotated `readOnlyHint: true` or `destructiveHint: false`. MCP's
+default for a tool without annotations is "may be destructive": `destructiveHint` defaults to true.
+So an unannotated tool gets only the cases that cannot reach its body: unknown names and malformed
+requests. With `--allow-destructive`, every tool gets every case kind. With `--read-only`, only
+tools annotated `readOnlyHint: true` get argument cases.
 
-Tools named with `--unavailable` (which the server must refuse) and the `--mirror-tool` are
-called on the user's word: they get their own case kinds whatever their annotations.
+Tools named with `--unavailable` are ones the server must refuse. They and the `--mirror-tool`
+are called on the user's word. They get their own case kinds, whatever their annotations.
 
-A name listed more than once (names SHOULD be unique: the tool-name rule says so) is fuzzed
-once, by its first definition; when its definitions differ, which one a call reaches is
-unknown, so it gets only the cases that do not depend on one (unknown names, malformed
-requests, and the refusal of an --unavailable tool).
+A name listed more than once is fuzzed once, by its first definition. Names SHOULD be unique: the
+tool-name rule says so. When its definitions differ, which one a call reaches is unknown. So it gets
+only the cases that do not depend on one. These are unknown names, malformed requests, and the
+refusal of an --unavailable tool.
 """
 
 from __future__ import annotations
@@ -63,7 +62,7 @@ class Selection:
 @dataclass(frozen=True, slots=True)
 class ToolPlan:
     tool: Tool | None
-    """None for the malformed request envelopes and for the sequences, which concern no one tool."""
+    """None for the malformed request envelopes and the sequences: they concern no one tool."""
     kinds: tuple[CaseKind, ...]
     skips: tuple[Skip, ...] = ()
 
@@ -76,10 +75,12 @@ class ToolPlan:
 
 
 def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> tuple[ToolPlan, ...]:
-    """One plan per tool to fuzz, listed tools first, then unavailable tools the server does not
-    list; `revision_kinds`: the kinds the spoken revision adds (`revision_kinds_for`), which go
-    where argument cases go. Raises ConfigurationError when the selection names tools that
-    cannot be used."""
+    """One plan per tool to fuzz: listed tools, then unlisted unavailable ones.
+
+    The unavailable tools come after, when the server does not list them. `revision_kinds` are the
+    kinds the spoken revision adds (`revision_kinds_for`). They go where argument cases go. Raises
+    ConfigurationError when the selection names tools that cannot be used.
+    """
     entries = list(listed)
     tools = _first_of_each(entries)
     names = {tool.name for tool in tools}
@@ -111,8 +112,10 @@ _DEFINITION_FREE = (CaseKind.UNAVAILABLE_TOOL, *BODYLESS_KINDS)
 
 
 def _definition_free(tool_plan: ToolPlan, entries: Sequence[Tool]) -> ToolPlan:
-    """`tool_plan`, cut to the kinds that need no definition when its name is listed with
-    different ones (see the module docstring)."""
+    """`tool_plan`, cut to the kinds that need no definition, if definitions differ.
+
+    That happens when its name is listed with different definitions. See the module docstring.
+    """
     assert tool_plan.tool is not None
     name = tool_plan.tool.name
     definitions = [tool.listing for tool in entries if tool.name == name]
@@ -130,16 +133,22 @@ def _selected(tool: Tool, selection: Selection) -> bool:
 
 
 def revision_kinds_for(stateless: Stateless | None) -> tuple[CaseKind, ...]:
-    """The case kinds the spoken revision adds: the stateless one its envelope's (its headers'
-    only over HTTP); the handshake revisions none."""
+    """The case kinds the spoken revision adds.
+
+    The stateless revision adds its envelope's kinds. Its headers' kind comes only over HTTP. The
+    handshake revisions add none.
+    """
     if stateless is None:
         return ()
     return tuple(kind for kind in STATELESS_KINDS if stateless.over_http or kind is not CaseKind.HEADER_MISMATCH)
 
 
 def may_take_part(tool: Tool, selection: Selection) -> bool:
-    """Whether a tool may be called in a sequence: a selected one that would get valid arguments
-    as a single case (not an unavailable tool, not the mirror tool, not an unsafe one)."""
+    """Whether a tool may be called in a sequence.
+
+    It must be selected, and get valid arguments as a single case. So an unavailable tool, the
+    mirror tool and an unsafe tool may not.
+    """
     return _selected(tool, selection) and CaseKind.VALID_ARGUMENTS in _plan_tool(tool, selection).kinds
 
 
@@ -193,8 +202,10 @@ def _check_names(selection: Selection, tools: list[Tool], names: set[str]) -> No
 
 
 def with_envelope(plans: Sequence[ToolPlan], envelope: bool, *, sequences: bool = False) -> tuple[ToolPlan, ...]:
-    """The run's plan: the malformed requests that name no tool first (when `envelope`), then
-    the tools', then the sequences (when `sequences` and a tool may take part: one that gets
-    valid arguments)."""
+    """The run's plan: envelopes first, then the tools, then the sequences.
+
+    The malformed requests that name no tool come first, when `envelope` is set. The sequences come
+    last, when `sequences` is set and a tool may take part: one that gets valid arguments.
+    """
     sequence = sequences and any(CaseKind.VALID_ARGUMENTS in tool_plan.kinds for tool_plan in plans)
     return ((ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)),) if envelope else ()) + tuple(plans) + ((ToolPlan(None, (CaseKind.SEQUENCE,)),) if sequence else ())

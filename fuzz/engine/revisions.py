@@ -1,24 +1,27 @@
-"""`--protocol-version all`: the same fuzzing under every revision the target speaks, and what
-differs between them.
+"""`--protocol-version all`: the same fuzzing under every revision the target speaks.
 
-Each revision gets a run of its own (its own copy of the target, the same seed and options), so
-each is judged by its own text exactly as `--protocol-version V` alone would judge it. A revision
-the target does not open (it answers `initialize` with another, leaves it out of
-`server/discover`, refuses or ignores the opening request) is reported as not spoken, with what it
-answered. `--max-time` is shared out: each revision gets an equal part of what is left.
+It also says what differs between them.
 
-A difference is a tool and case kind classified differently under two revisions: another
-finding (rule and kind of answer: `JSON-RPC error -32603` is not `JSON-RPC error 0`), or, where
-every case of the kind got one kind of answer under each, another kind (all tool execution errors
-under one, all JSON-RPC errors under the other). Each exploration is seeded from the run's seed,
-tool and kind alone, so the same calls are drawn under every revision until their answers differ.
-Answers that were mixed under a revision are not compared: which share of valid calls succeeds
-depends on the values drawn, not on the revision.
+Each revision gets a run of its own: its own copy of the target, the same seed and options. So each
+is judged by its own text, exactly as `--protocol-version V` alone would judge it. Some revisions
+the target does not open. It answers `initialize` with another, or leaves the revision out of
+`server/discover`, or refuses or ignores the opening request. Such a revision is reported as not
+spoken, with what the target answered. `--max-time` is shared out: each revision gets an equal part
+of what is left.
 
-What only some revisions judged (a case kind that exists under one revision only, such as the
-envelope kinds of 2026-07-28; a tool one revision does not list) cannot differ, and is listed
-apart (`Uncompared`), with what those revisions made of it: two revisions with five problems and
-three are never shown as differing in nothing.
+A difference is a tool and case kind classified differently under two revisions. It may be another
+finding: another rule, or another kind of answer. `JSON-RPC error -32603` is not `JSON-RPC error 0`.
+It may also be another kind of answer where every case of the kind got one kind of answer under
+each. An example: all tool execution errors under one revision, all JSON-RPC errors under the other.
+
+Each exploration is seeded from the run's seed, tool and kind alone. So the same calls are drawn
+under every revision until their answers differ. Answers that were mixed under a revision are not
+compared. Which share of valid calls succeeds depends on the values drawn, not on the revision.
+
+Some things only some revisions judged. A case kind may exist under one revision only, such as the
+envelope kinds of 2026-07-28. A tool may be missing from one revision's listing. These cannot
+differ, and are listed apart (`Uncompared`), with what those revisions made of them. So two
+revisions with five problems and three are never shown as differing in nothing.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from strategies import CaseKind
 
 @dataclass(frozen=True, slots=True)
 class Unfuzzed:
-    """A revision with no run: the target does not speak it, or no time was left for it."""
+    """A revision with no run: the target does not speak it, or time ran out."""
 
     version: str
     reason: str
@@ -99,7 +102,10 @@ class RevisionRuns:
     uncompared: tuple[Uncompared, ...] = ()
     """What only some of the revisions judged (none with one revision fuzzed)."""
     compared: int = 0
-    """Tools and case kinds judged under two revisions or more: those `differences` are among."""
+    """Tools and case kinds judged under two revisions or more.
+
+    The `differences` are among those.
+    """
 
     @property
     def exit_code(self) -> int:
@@ -115,9 +121,11 @@ NOT_SPOKEN = (NotSpoken, Refused, Silent)
 
 
 def run_each_revision(options: RunOptions, listener_for: Callable[[str], Listener]) -> RevisionRuns:
-    """Fuzz the target under each revision the harness speaks, newest first (`listener_for`
-    gives each run's listener). Stops after a run the user stopped. Raises HandshakeError,
-    naming every revision's answer, when the target opens under none."""
+    """Fuzz the target under each revision the harness speaks, newest first.
+
+    `listener_for` gives each run's listener. Stops after a run the user stopped. Raises
+    HandshakeError when the target opens under none. The error names every revision's answer.
+    """
     started = time.monotonic()
     runs: list[RunResult] = []
     unfuzzed: list[Unfuzzed] = []
@@ -182,7 +190,10 @@ def _classified_alike(behaviours: list[Behaviour]) -> bool:
 
 
 def differences(runs: tuple[RunResult, ...]) -> tuple[Difference, ...]:
-    """The tools and case kinds classified differently under two of `runs` (see the module)."""
+    """The tools and case kinds classified differently under two of `runs`.
+
+    See the module docstring.
+    """
     by_run = [_behaviours(result) for result in runs]
     keys = list(dict.fromkeys(key for behaviours in by_run for key in behaviours))
     found = []
@@ -194,7 +205,10 @@ def differences(runs: tuple[RunResult, ...]) -> tuple[Difference, ...]:
 
 
 def uncompared(runs: tuple[RunResult, ...]) -> tuple[Uncompared, ...]:
-    """The tools and case kinds that some of `runs` judged and others did not (see the module)."""
+    """The tools and case kinds that some of `runs` judged and others did not.
+
+    See the module docstring.
+    """
     if len(runs) < 2:
         return ()
     by_run = [(result.protocol_version or "", _behaviours(result)) for result in runs]
@@ -209,7 +223,10 @@ def uncompared(runs: tuple[RunResult, ...]) -> tuple[Uncompared, ...]:
 
 
 def compared(runs: tuple[RunResult, ...]) -> int:
-    """How many tools and case kinds two of `runs` or more judged (what `differences` compares)."""
+    """How many tools and case kinds two of `runs` or more judged.
+
+    That is what `differences` compares.
+    """
     counts: dict[tuple[str, CaseKind], int] = {}
     for result in runs:
         for key in _behaviours(result):

@@ -1,11 +1,13 @@
 """Running the engine: a run from its options to its result.
 
-`run` opens the target (or, with `--processes` above one, forks worker processes that each run
-a shard: `fuzz.engine.shards`), replays the corpus's reproductions of this target, plans the
-tools, judges their names, and hands the explorations to the scheduler
-(`fuzz.engine.scheduler`); it stops on --max-time, Ctrl-C or SIGTERM keeping what was found, and
-returns the `RunResult`. `run_on` does the same on a target the caller keeps open (the pytest
-plugin). The engine emits events and knows no reporter.
+`run` opens the target and replays the corpus's reproductions of this target. It plans the tools,
+judges their names, and hands the explorations to the scheduler (`fuzz.engine.scheduler`). With
+`--processes` above one, it forks worker processes instead, each running a shard
+(`fuzz.engine.shards`). It stops on --max-time, Ctrl-C or SIGTERM, keeping what was found, and
+returns the `RunResult`.
+
+`run_on` does the same on a target the caller keeps open: the pytest plugin's case. The engine emits
+events and knows no reporter.
 """
 
 from __future__ import annotations
@@ -48,10 +50,12 @@ _GRACE = 3.0
 
 
 def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
-    """Fuzz the target and return the result. Raises HarnessError when the run could not be
-    made. On Ctrl-C, returns what was found so far with `stopped_early` set. With
-    `options.processes` above one, the tools are split between worker processes
-    (`fuzz.engine.shards`), each of which runs this with its `ProcessPart`."""
+    """Fuzz the target and return the result.
+
+    Raises HarnessError when the run could not be made. On Ctrl-C, returns what was found so far,
+    with `stopped_early` set. With `options.processes` above one, the tools are split between worker
+    processes (`fuzz.engine.shards`). Each of them runs this function with its `ProcessPart`.
+    """
     use_user_cache()
     install_hypothesis_patches()
     guard_hypothesis()  # here too, before the worker processes are forked: they inherit what it collects
@@ -71,18 +75,19 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
 
 @contextlib.contextmanager
 def _startup_frozen(options: RunOptions) -> Iterator[None]:
-    """What is allocated before a run starts (the modules, Hypothesis's constants) left out of
-    every garbage collection until it ends (`gc.freeze`). With `--processes`, the worker
-    processes are forked frozen: no collection, there or here, writes to the pages the imports
-    filled, and they stay shared (`fuzz.engine.shards`).
+    """Leave what exists before the run out of garbage collection until it ends.
 
-    Why: a full collection walks every object the collector tracks, and the imports alone are
-    55,000 of them: about 20 ms a walk on this project's 2-core machine, for nothing (they are
-    never garbage). Hypothesis's runs leave cycles that only a full collection frees, every
-    `COLLECT_EVERY` (`fuzz.engine.finished_runs`) and whenever CPython's own thresholds
-    call for one. On the demo in one process for 10 s, the time the collector took went from
-    1.26 to 0.70-0.72 s (two runs). A worker process's shard (`process_part`) runs inside its
-    parent's freeze."""
+    This means the modules and Hypothesis's constants, frozen with `gc.freeze`. With `--processes`,
+    the worker processes are forked frozen. No collection, there or here, then writes to the pages
+    the imports filled, so they stay shared (`fuzz.engine.shards`).
+
+    Why: a full collection walks every object the collector tracks. The imports alone make tens of
+    thousands of them, and they are never garbage, so walking them is wasted time. Hypothesis's runs
+    leave cycles that only a full collection frees. One happens every `COLLECT_EVERY`
+    (`fuzz.engine.finished_runs`), and whenever CPython's own thresholds call for one. Freezing
+    cuts the time the collector takes by much. A worker process's shard (`process_part`) runs
+    inside its parent's freeze.
+    """
     if options.process_part is not None:
         yield
         return
@@ -94,9 +99,11 @@ def _startup_frozen(options: RunOptions) -> Iterator[None]:
 
 
 async def run_on(target: Target, options: RunOptions, listener: Listener = lambda event: None) -> RunResult:
-    """`run`, in the caller's trio run, on a target the caller opened and keeps open (the pytest
-    plugin fuzzes one tool per call on the target it started once). No signal handling: that
-    is the caller's."""
+    """Run `run` in the caller's trio run, on a target the caller keeps open.
+
+    The pytest plugin starts its target once and fuzzes one tool per call on it. No signal handling
+    here: that is the caller's.
+    """
     use_user_cache()
     prepare_database(options)
     progress, started, deadline = RunProgress(), time.monotonic(), _deadline(options)
@@ -117,8 +124,10 @@ def _deadline(options: RunOptions) -> float:
 
 
 def _stopped_by(error: BaseException, options: RunOptions) -> str:
-    """Why the run stopped early, from what stopped it; re-raises a harness error (and anything
-    that is not a reason to stop keeping what was found)."""
+    """Say why the run stopped early, from what stopped it.
+
+    Re-raises a harness error, and anything that is not a reason to stop keeping what was found.
+    """
     leaf = first_leaf(error)
     if isinstance(leaf, HarnessError):
         raise leaf from None
@@ -237,8 +246,11 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
 
 
 def pattern_warnings(plans: Sequence[ToolPlan]) -> tuple[str, ...]:
-    """A line for each pattern of a fuzzed tool's schemas that the harness cannot fully use
-    (`strategies.ecma_patterns`): said once, and its field left out of the claims."""
+    """One line for each schema pattern the harness cannot fully use.
+
+    Only the fuzzed tools' schemas count (`strategies.ecma_patterns`). Each pattern is said once,
+    and its field is left out of the claims.
+    """
     lines: list[str] = []
     for tool_plan in plans:
         tool = tool_plan.tool
@@ -251,9 +263,11 @@ def pattern_warnings(plans: Sequence[ToolPlan]) -> tuple[str, ...]:
 
 
 def _owned(tool_plans: tuple[ToolPlan, ...], shard_owned: frozenset[int], options: RunOptions) -> frozenset[int]:
-    """The places in the plan of the units this process fuzzes: its shard's (`--shard`), all of
-    them or its worker process's part of them (`--processes`); of those named by `options.only`,
-    when it is set."""
+    """The places in the plan of the units this process fuzzes.
+
+    These are its shard's units (`--shard`): all of them, or its worker process's part of them
+    (`--processes`). When `options.only` is set, only those it names.
+    """
     shard_units = sorted(shard_owned)
     places: Sequence[int] = shard_units
     if options.only is not None:
@@ -266,9 +280,11 @@ def _owned(tool_plans: tuple[ToolPlan, ...], shard_owned: frozenset[int], option
 
 
 def _replayed_here(tool_plans: tuple[ToolPlan, ...], shard_owned: frozenset[int], options: RunOptions) -> Callable[[str], bool]:
-    """Whether this runner replays the reproductions of a unit (`sharding.unit_of`): its shard's
-    own; those of a unit the plan no longer has (a tool the server stopped listing), the first
-    shard's."""
+    """Whether this runner replays the reproductions of a unit (`sharding.unit_of`).
+
+    A shard replays its own units' reproductions. The first shard also replays those of a unit the
+    plan no longer has, such as a tool the server stopped listing.
+    """
     names = [tool_plan.name for tool_plan in tool_plans]
     owned = {names[place] for place in shard_owned}
     first = options.shard is None or options.shard.number == 1

@@ -1,15 +1,18 @@
-"""The engine: every (tool x case kind) explored by Hypothesis, several at once, each case sent
-to the target and judged.
+"""The scheduler: every tool and case kind explored by Hypothesis, several at once.
 
-The target lives in trio's thread (its session reads stdout while requests are in flight);
-each exploration (`fuzz.engine.phases.random_search`) runs Hypothesis in a worker thread and sends its batches
-of cases through the run's one `Dispatcher`. `--workers` explorations run at once, taken in
-plan order; an exploration built on valid values (invalid arguments, invalid output) starts
-after the one that draws them, so that a schema no value satisfies is skipped once and invalid
-arguments mutate the arguments the server accepted (`Exploration.accepted`). Each
-exploration is seeded on its own and judged by its own answers, so what a run finds does not
-depend on which exploration ran beside which; summaries are kept in plan order. The engine
-emits events and knows no reporter.
+Each case is sent to the target and judged. The target lives in trio's thread, where its session
+reads stdout while requests are in flight. Each exploration (`fuzz.engine.phases.random_search`)
+runs Hypothesis in a worker thread. It sends its batches of cases through the run's one
+`Dispatcher`.
+
+`--workers` explorations run at once, taken in plan order. Some explorations are built on valid
+values: invalid arguments and invalid output. Each starts after the exploration that draws those
+values. So a schema no value satisfies is skipped once. And invalid arguments mutate the arguments
+the server accepted (`Exploration.accepted`).
+
+Each exploration is seeded on its own and judged by its own answers. So what a run finds does not
+depend on which exploration ran beside which. Summaries are kept in plan order. The engine emits
+events and knows no reporter.
 """
 
 from __future__ import annotations
@@ -53,17 +56,23 @@ from strategies._hypothesis.threads import in_worker_thread
 from strategies.meta import Stateless
 
 EXTRA_WORKERS = 3
-"""Workers beyond --workers that start, one per exploration waiting on the target for more than
-WAITING_LONG seconds (a slow tool, a dropped request, a hang being confirmed): threads that all
-compute take turns at a cost, but while some only wait, others can compute."""
+"""Workers that may start beyond --workers while explorations wait on the target.
+
+One starts per exploration waiting for more than WAITING_LONG seconds. A slow tool, a dropped
+request or a hang being confirmed make such waits. Threads that all compute take turns, at a cost.
+But while some only wait, others can compute.
+"""
 
 WAITING_LONG = 1.0
 
 WAITING_SHARE = 0.3
-"""The first worker beyond --workers also starts while the explorations running spend, on
-average over the last second, this share of their time waiting for answers (at 1 worker: an
-SDK server over stdio keeps one waiting about half the time, the demo a tenth): the waits of one
-exploration are then long enough for another to compute in."""
+"""The share of time spent waiting that starts the first extra worker.
+
+The first worker beyond --workers also starts while the running explorations spend this share of
+their time waiting for answers. The share is averaged over the last second. An SDK server over stdio
+keeps one worker waiting much of the time; the demo, little. At this share, the waits of one
+exploration are long enough for another to compute in.
+"""
 
 
 async def _tick(changed: trio.lowlevel.ParkingLot) -> None:
@@ -81,18 +90,20 @@ _LEAST_SHARE = 0.5
 
 
 class Runner:
-    """Runs jobs `--workers` at a time, merges what each found into its tool's summary (before
-    anything is raised: no finding is lost) and announces it.
+    """Runs jobs `--workers` at a time, and keeps and announces what each found.
 
-    With --max-time, the budget is spread in rounds. Every exploration gets, when it starts, an
-    even share of what is left among the explorations waiting to run (time one does not use
-    goes to those after it). One that its share cut short goes back in line for its next round,
-    with a seed of that round's own (so it tries new examples, not the same ones again), while
-    time remains. Rounds are not a barrier: a worker takes an exploration's next round while
-    others of the round before still run, so that an exploration waiting out --timeout on a
-    request the server dropped holds up no other (the run's extra workers, see EXTRA_WORKERS,
-    go on with the next rounds). What every round sent, found and spent adds up in the tool's
-    summary.
+    What a job found is merged into its tool's summary before anything is raised, so no finding is
+    lost.
+
+    With --max-time, the budget is spread in rounds. Every exploration gets, when it starts, an even
+    share of what is left among the explorations waiting to run. Time one does not use goes to those
+    after it. One that its share cut short goes back in line for its next round, while time remains.
+    That round has a seed of its own, so it tries new examples, not the same ones again.
+
+    Rounds are not a barrier. A worker takes an exploration's next round while others of the round
+    before still run. So an exploration waiting out --timeout on a dropped request holds up no
+    other. The run's extra workers (see EXTRA_WORKERS) go on with the next rounds. What every round
+    sent, found and spent adds up in the tool's summary.
     """
 
     def __init__(
@@ -115,8 +126,10 @@ class Runner:
         self.known = known or {}
         """Known-good values by tool and field (`--argument`)."""
         self.accepted: dict[int, list[dict[str, Any]]] = {}
-        """By tool: the arguments its valid-arguments explorations got a success for, in plan
-        and round order (at most ACCEPTED_KEPT)."""
+        """By tool: the arguments its valid-arguments explorations got a success for.
+
+        They are kept in plan and round order, at most ACCEPTED_KEPT.
+        """
         self.target = target
         self.dispatcher = Dispatcher(target, ping_timeout=options.timeout)
         self.criteria = criteria
@@ -128,7 +141,7 @@ class Runner:
         self.listed = tuple(tool.name for tool in target.tools) + tuple(sorted(options.selection.unavailable))
         self._unfinished_kinds = {index: len(self.kinds_of(tool_plan)) if index in self.owned else 0 for index, tool_plan in enumerate(tool_plans)}
         self._announced = 0
-        """Tools announced finished: always a prefix of the plan, so they are announced in order."""
+        """Tools announced finished: always a prefix of the plan, so they go in order."""
         self.boundaries = BoundaryValues(self.known)
         self.reach: dict[int, SchemaReach] = {}
         """By tool place: the schema keywords its cases reached (`fuzz.engine.schema_reach`)."""
@@ -141,8 +154,10 @@ class Runner:
         return tuple(kind for kind in tool_plan.kinds if chosen is None or kind in chosen)
 
     async def run_rounds(self, jobs: list[Job]) -> None:
-        """Run `jobs` (of the first round), and the next rounds of those their share of
-        --max-time cuts short; each built on the job of its tool that draws its valid values."""
+        """Run `jobs` of the first round, and the next rounds their --max-time share cut short.
+
+        Each job is built on the job of its tool that draws its valid values.
+        """
         pending = list(jobs)
         running: list[Job] = []
         latest = {(job.index, job.kind): job for job in jobs}
@@ -163,12 +178,15 @@ class Runner:
             pending.append(following)
 
         def take(worker_number: int) -> Job | None:
-            """The next job worker `worker_number` may run: one beyond --workers only while as
-            many explorations have been waiting on the target for over WAITING_LONG seconds, or
-            (the first one beyond) while they wait WAITING_SHARE of their time. The sequence
-            phase counts as one that waits: it calls one tool at a time and restarts its own
-            target (which the run's dispatcher does not watch) before most sequences; on the
-            demo, 300 calls a second where the random search makes 2,300."""
+            """The next job worker `worker_number` may run, if any.
+
+            A worker beyond --workers takes one only while as many explorations have been waiting on
+            the target for over WAITING_LONG seconds. The first one beyond also takes one while
+            explorations wait WAITING_SHARE of their time. The sequence phase counts as one that
+            waits. It calls one tool at a time, and restarts its own target before most sequences.
+            The run's dispatcher does not watch that target. So the sequence phase makes far fewer
+            calls a second than the random search.
+            """
             beyond = worker_number - self.options.workers + 1
             sequences = sum(1 for job in running if job.kind is CaseKind.SEQUENCE)
             if (
@@ -241,20 +259,26 @@ class Runner:
             raise stop[0]
 
     async def _judge_what_blames_the_loss(self, jobs: Sequence[Job]) -> None:
-        """The target died with several requests in flight and could not be restarted: the one
-        finding that says so is the request whose sender tried the restart (`Sent.unverifiable`).
-        When that request was one of a job's deterministic cases, sent ahead while the job
-        waited for a worker, the job never ran, and nothing judged it: judge it now (its
-        exploration, with the target lost, judges nothing else and searches nothing)."""
+        """Judge the case that blames a lost target, if no exploration judged it.
+
+        The target died with several requests in flight and could not be restarted. The one finding
+        that says so is the request whose sender tried the restart (`Sent.unverifiable`). That
+        request may be one of a job's deterministic cases, sent ahead while the job waited for a
+        worker. Then the job never ran, and nothing judged it, so it is judged now. With the target
+        lost, its exploration judges nothing else and searches nothing.
+        """
         for job in jobs:
             if job.exploration is None and job.canonical is not None and any(sent.unverifiable for sent in job.canonical[1]):
                 with contextlib.suppress(TargetLost, OutOfTime):
                     await self._run_job(job, 1)
 
     async def _deterministic_cases(self, job: Job) -> tuple[list[Case], int, int]:
-        """The job's canonical cases, then its boundary cases (found in a worker thread: finding
-        a schema's simplest values takes Hypothesis a while); how many are boundary cases, and
-        how many more the phase's bound left out."""
+        """The job's canonical cases, then its boundary cases.
+
+        The boundary cases are found in a worker thread: finding a schema's simplest values takes
+        Hypothesis a while. Also returns how many are boundary cases, and how many more the phase's
+        bound left out.
+        """
         cases = canonical_for(job.tool, job.kind, self.listed, self.stateless)
         if job.tool is None:
             return cases, 0, 0
@@ -262,8 +286,11 @@ class Runner:
         return cases + boundary, len(boundary), left_out
 
     async def _report_progress(self, jobs: list[Job]) -> None:
-        """A `Progress` event every PROGRESS_EVERY seconds: what runs (of `jobs`, the running
-        ones, updated as they change), cases sent, findings; and the example database's warnings."""
+        """Send a `Progress` event every PROGRESS_EVERY seconds.
+
+        It says what runs, the cases sent and the findings. Only the running ones of `jobs` count,
+        and `jobs` is updated as they change. The example database's warnings go out here too.
+        """
         while True:
             await trio.sleep(PROGRESS_EVERY)
             announce_warnings(self.options, self.progress.warnings, self.listener)
@@ -281,7 +308,10 @@ class Runner:
             )
 
     async def _run_job(self, job: Job, left: int) -> bool:
-        """Run one exploration with its share of --max-time; True when the share cut it short."""
+        """Run one exploration with its share of --max-time.
+
+        Returns True when the share cut it short.
+        """
         now = time.monotonic()
         if now >= self.deadline:
             raise OutOfTime()
@@ -314,8 +344,10 @@ class Runner:
         return await self._finish_job(job, exploration)
 
     async def _finish_job(self, job: Job, exploration: Exploration | SequenceExploration) -> bool:
-        """Keep what an exploration found and sent in its tool's summary, announce its findings;
-        True when its share of --max-time cut it short."""
+        """Keep what an exploration found and sent in its tool's summary.
+
+        It announces the findings. Returns True when its share of --max-time cut it short.
+        """
         job.exploration = exploration
         kept = self.accepted.setdefault(job.index, [])
         kept.extend(exploration.accepted[: ACCEPTED_KEPT - len(kept)])
@@ -351,8 +383,11 @@ class Runner:
         return exploration.share_spent
 
     def _reach_of(self, job: Job) -> SchemaReach | None:
-        """The tool's schema-reach counter, made on first use; None for the envelope and for a
-        tool that gets no case drawn from its schemas (an unavailable or a destructive one)."""
+        """The tool's schema-reach counter, made on first use.
+
+        None for the envelope. None also for a tool that gets no case drawn from its schemas, such
+        as an unavailable or a destructive one.
+        """
         kinds = self.kinds_of(self.tool_plans[job.index])
         if job.tool is None or not any(kind in SCHEMA_KINDS for kind in kinds):
             return None
@@ -363,9 +398,12 @@ class Runner:
         return self.reach[job.index]
 
     def judge_names(self, listing: list[Tool]) -> None:
-        """The tool-name findings (`fuzz.judging.tool_names`) of the tools this process fuzzes, made
-        before any case is sent, into their summaries: once per run (each tool has one owner
-        among the processes), and kept whenever the run stops."""
+        """Make the tool-name findings of the tools this process fuzzes.
+
+        They come from `fuzz.judging.tool_names`, before any case is sent, into the tools'
+        summaries. Each tool has one owner among the processes, so they are made once per run. They
+        are kept whenever the run stops.
+        """
         if TOOL_NAME.id not in self.criteria.profile.rules or not self.criteria.is_enabled(TOOL_NAME.id):
             return  # the published profile under a revision before 2025-11-25 has no such rule
         places = {tool_plan.tool.name: index for index, tool_plan in enumerate(self.tool_plans) if index in self.owned and tool_plan.tool is not None}
@@ -379,15 +417,17 @@ class Runner:
         self._announce()
 
     def _announce(self) -> None:
-        """Announce, in plan order, the tools all of whose first-round explorations are done
-        (a tool with none to run, say a destructive one, as soon as those before it are)."""
+        """Announce, in plan order, the tools whose first-round explorations are all done.
+
+        A tool with none to run, say a destructive one, is announced as soon as those before it are.
+        """
         while self._announced < len(self.tool_plans) and self._unfinished_kinds[self._announced] == 0:
             if self._announced in self.owned:
                 self.listener(ToolFinished(self._summary_for(self._announced)))
             self._announced += 1
 
     def _summary_for(self, index: int) -> ToolSummary:
-        """The tool's summary; made (and the tool announced started) on first use."""
+        """The tool's summary; made on first use, when the tool is announced started."""
         if index not in self.progress.summaries:
             tool_plan = self.tool_plans[index]
             name = tool_plan.name

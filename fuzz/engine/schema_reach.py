@@ -1,8 +1,9 @@
-"""Counting, for one tool, which sides of which schema keywords its cases reached and how each
-was answered (`fuzz.judging.schema_coverage`), whatever phase sent them.
+"""Counting which sides of which schema keywords a tool's cases reached.
 
-One counter per tool, shared by its explorations (which may run in different worker threads at
-once: a lock keeps the counts whole). The keyword sites are found once per tool.
+It also counts how each was answered (`fuzz.judging.schema_coverage`), whatever phase sent them.
+
+There is one counter per tool, shared by its explorations. They may run in different worker threads
+at once, so a lock keeps the counts whole. The keyword sites are found once per tool.
 """
 
 from __future__ import annotations
@@ -24,7 +25,10 @@ _ROLE_OF: dict[CaseKind, tuple[SchemaRole, bool]] = {
     CaseKind.INVALID_OUTPUT: (SchemaRole.OUTPUT, False),
 }
 SCHEMA_KINDS = frozenset(_ROLE_OF)
-"""The case kinds drawn from a tool's schemas: a tool that gets none has no schema coverage."""
+"""The case kinds drawn from a tool's schemas.
+
+A tool that gets none has no schema coverage.
+"""
 _PREFIX = {SchemaRole.INPUT: "arguments", SchemaRole.OUTPUT: "structuredContent"}
 
 

@@ -1,5 +1,7 @@
-"""The worker processes' messages, and their events and results merged into one run's: what
-`fuzz.engine.shards` hands its listener as if one process had made the run."""
+"""The worker processes' messages, and their events and results merged into one run's.
+
+`fuzz.engine.shards` hands the merged stream to its listener as if one process had made the run.
+"""
 
 from __future__ import annotations
 
@@ -38,9 +40,12 @@ class Crashed:
 
 
 class ShardMerger:
-    """The processes' events as one run's: one `RunStarted` once every process has started (what
-    the others sent meanwhile held back until then), tools announced finished in plan order,
-    progress summed; and their results as one."""
+    """The processes' events and results as one run's.
+
+    One `RunStarted` is sent once every process has started. What the others sent meanwhile is held
+    back until then. Tools are announced finished in plan order, and progress is summed. The results
+    become one.
+    """
 
     def __init__(self, options: RunOptions, listener: Listener, count: int, started: float) -> None:
         self.options = options
@@ -62,13 +67,18 @@ class ShardMerger:
         self._warned: list[str] = []
         """The warnings told so far, each once whichever processes sent it."""
         self.lock = threading.Lock()
-        """Held while a message is taken: this process's shard sends from its threads, the
-        collector from its own."""
+        """Held while a message is taken.
+
+        This process's shard sends from its threads, and the collector from its own.
+        """
 
     @property
     def failure(self) -> Failed | Crashed | None:
-        """The error of the lowest-numbered process that sent one: with a target that cannot
-        start, the first process's (its own), not that of one stopped by another's error."""
+        """The error of the lowest-numbered process that sent one.
+
+        With a target that cannot start, that is the first process's own error. It is not that of a
+        process stopped by another's error.
+        """
         return self._failures[min(self._failures)] if self._failures else None
 
     @property
@@ -162,7 +172,10 @@ class ShardMerger:
         )
 
     def result(self, stopped: str | None, *, exit_codes: Sequence[int | None]) -> RunResult:
-        """One result from the processes' (raising the first process's error, if any)."""
+        """One result from the processes' results.
+
+        Raises the first process's error, if any.
+        """
         failure = self.failure
         number = min(self._failures) if self._failures else 0
         if isinstance(failure, Failed):

@@ -1,23 +1,26 @@
-"""Shards: one run split over the jobs of a CI matrix (`--shard NUMBER/COUNT`), joined again by
-`mcp-toolfuzz merge` (`fuzz.reports.shard_reports`).
+"""Shards: one run split over the jobs of a CI matrix (`--shard NUMBER/COUNT`).
 
-The unit of the split is an entry of the run's plan (`fuzz.engine.plan.ToolPlan`): a tool with all
-its case kinds (its invalid arguments are built on its valid ones, its boundary phase comes before
-its search), the malformed envelopes, the sequences. Units go largest expected cost first, each to
-the shard with the least cost so far (the lower number on a tie; equal costs in name order), so the
-split depends on the plan alone, never on the order in which the server lists its tools: every
-shard plans from the same listing and options and computes the same split. Seeds are per
-exploration, so without --max-time the shards together make exactly the explorations one
-unsharded run makes, each once.
+`mcp-toolfuzz merge` joins them again (`fuzz.reports.shard_reports`).
 
-Expected cost of a unit: for each of its case kinds, its --max-examples, `SCHEMA_KIND_WEIGHT` times
-for the kinds drawn from a schema (argument and output cases: a boundary phase, validation,
-shrinking), `SEQUENCE_WEIGHT` times for the sequences (a few calls each, and fresh targets); plus a
-case per keyword of its schemas for the boundary phase.
+The unit of the split is an entry of the run's plan (`fuzz.engine.plan.ToolPlan`). It is a tool with
+all its case kinds, the malformed envelopes, or the sequences. A tool stays whole because its
+invalid arguments are built on its valid ones, and its boundary phase comes before its search.
 
-Each shard's report names the plan it split by a fingerprint (`plan_fingerprint`): the units, their
-case kinds, example counts and tool definitions, so that `merge` can refuse the reports of shards
-that planned different runs (a server that listed other tools, other options).
+Units go largest expected cost first. Each goes to the shard with the least cost so far. A tie goes
+to the lower shard number, and equal costs go in name order. So the split depends on the plan alone,
+never on the order in which the server lists its tools. Every shard plans from the same listing and
+options, and computes the same split. Seeds are per exploration. So without --max-time the shards
+together make exactly the explorations one unsharded run makes, each once.
+
+A unit's expected cost adds up its case kinds. Each kind counts its --max-examples. The kinds drawn
+from a schema count `SCHEMA_KIND_WEIGHT` times that. These are argument and output cases, which have
+a boundary phase, validation and shrinking. The sequences count `SEQUENCE_WEIGHT` times, for their
+few calls each and their fresh targets. The boundary phase adds one case per keyword of the unit's
+schemas.
+
+Each shard's report names the plan it split by a fingerprint (`plan_fingerprint`). It covers the
+units, their case kinds, example counts and tool definitions. So `merge` can refuse the reports of
+shards that planned different runs, such as a server that listed other tools, or other options.
 """
 
 from __future__ import annotations
@@ -39,8 +42,10 @@ _SCHEMA_KINDS = frozenset({CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS,
 
 
 def parse_shard(text: str) -> Shard:
-    """`--shard NUMBER/COUNT`, 1-based as CI matrices count (GitHub's `strategy.job-index` + 1,
-    GitLab's `$CI_NODE_INDEX/$CI_NODE_TOTAL`)."""
+    """Parse `--shard NUMBER/COUNT`, 1-based as CI matrices count.
+
+    GitHub's number is `strategy.job-index` + 1. GitLab's is `$CI_NODE_INDEX/$CI_NODE_TOTAL`.
+    """
     number, slash, count = text.partition("/")
     try:
         shard = Shard(int(number), int(count))
@@ -100,8 +105,11 @@ def plan_fingerprint(tool_plans: Sequence[ToolPlan], options: RunOptions) -> str
 
 
 def unit_of(tool: str, *, sequence: bool) -> str:
-    """The unit a finding or reproduction of `tool` belongs to: the sequences' for a sequence's,
-    else the tool's (`ENVELOPE`, "", for a request that names no tool)."""
+    """The unit a finding or reproduction of `tool` belongs to.
+
+    A sequence's belongs to the sequences' unit. Any other belongs to its tool's unit. A request
+    that names no tool belongs to `ENVELOPE`, which is "".
+    """
     return SEQUENCES if sequence else tool
 
 

@@ -1,31 +1,34 @@
-"""Worker processes (`--processes N`): the tools of a run split between N processes, each
-with its own connection to the target (its own copy of a stdio server; its own session with
-a URL), their events and results merged into one run.
+"""Worker processes (`--processes N`): a run's tools split between N processes.
 
-Why processes, not more threads: the harness computes (Hypothesis draws and shrinks, the
-oracle judges) under one GIL, and waits while the target answers; two processes on two cores
-compute side by side and overlap each other's waits. Measured on a 2-core machine
-(`benchmarks/throughput.py`): 2.2 times the cases per second of one process on the demo, 1.8 to 2.0
-times on an `mcp` SDK server.
+Each process has its own connection to the target. With stdio, that is its own copy of the server;
+with a URL, its own session. Their events and results are merged into one run.
 
-What a run finds does not depend on the process count: a tool is fuzzed whole by one process
-(`assign`, from the plan alone), and each exploration is seeded on its own and judged by its
-own answers (`fuzz.engine.scheduler`), so one process or four make the same findings from the same seed
-(a test checks that the JSON reports agree). Only the first process replays the corpus.
+Why processes, not more threads? The harness computes under one GIL: Hypothesis draws and shrinks,
+and the oracle judges. It also waits while the target answers. Two processes on two cores compute
+side by side, and overlap each other's waits. On a 2-core machine, two processes send
+far more cases per second than one (`benchmarks/throughput.py` measures it).
 
-The first worker is the harness's own process (it runs its shard on its main thread while a
-second thread collects what the others send); the others are forked before anything runs
-(no threads yet), with the garbage collector's objects frozen (`gc.freeze`, until the run
-ends, here too: `fuzz.engine.run`) so that the pages the imports filled stay shared (a collection would write to
-every object's header and copy the page). Why the parent works rather than waits: a page
-that any process writes (a reference count, CPython 3.11 has no immortal objects) ends up
-copied once per process that still maps it, and an idle parent keeps the originals; measured
-on the demo, PSS summed over the processes at the defaults 142 -> 110 MB
-(`benchmarks/throughput.py`). The forked ones ignore Ctrl-C (the parent, which gets it,
-stops its own shard as a single-process run does and asks each of them to stop with SIGTERM,
-as a CI runner's timeout does: each keeps what it found) and die with the parent; an error in
-one stops the others. A process that ends without a result loses no finding already reported:
-the summaries of the tools it finished came with its events.
+What a run finds does not depend on the process count. A tool is fuzzed whole by one process, chosen
+from the plan alone (`assign`). Each exploration is seeded on its own and judged by its own answers
+(`fuzz.engine.scheduler`). So one process or four make the same findings from the same seed, and a
+test checks that the JSON reports agree. Only the first process replays the corpus.
+
+The first worker is the harness's own process. It runs its shard on its main thread, while a second
+thread collects what the others send. The others are forked before anything runs, with no threads
+yet. The garbage collector's objects are frozen when they fork (`gc.freeze`, until the run ends; see
+`fuzz.engine.run`). So the pages the imports filled stay shared. A collection would write to every
+object's header and copy the page.
+
+Why the parent works rather than waits: any page a process writes ends up copied once per process
+that still maps it. Reference counts are such writes, and CPython 3.11 has no immortal objects. An
+idle parent would keep the originals alive for nothing. Working in the parent lowers the memory
+summed over the processes.
+
+The forked processes ignore Ctrl-C, and die with the parent. The parent gets Ctrl-C, and stops its
+own shard as a single-process run does. It then asks each of them to stop with SIGTERM, as a CI
+runner's timeout does, and each keeps what it found. An error in one process stops the others. A
+process that ends without a result loses no finding already reported. The summaries of the tools it
+finished came with its events.
 """
 
 from __future__ import annotations
@@ -57,13 +60,19 @@ from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult
 RunShard = Callable[[RunOptions, Listener], RunResult]
 
 STOP_GRACE = 10.0
-"""Seconds the processes get to stop and send what they found once asked to (Ctrl-C, SIGTERM,
-another process's error), beyond the engine's own grace after --max-time."""
+"""Seconds the processes get to stop and send what they found, once asked to.
+
+They are asked on Ctrl-C, on SIGTERM, or on another process's error. This comes on top of the
+engine's own grace after --max-time.
+"""
 
 
 def assign(kinds_per_tool: Sequence[int], count: int) -> list[int]:
-    """The process of each tool, in plan order: the one with the fewest case kinds so far (the
-    lowest number on a tie). Depends on the plan alone, so every process computes the same."""
+    """The process of each tool, in plan order.
+
+    Each tool goes to the process with the fewest case kinds so far, the lowest number on a tie. It
+    depends on the plan alone, so every process computes the same.
+    """
     load = [0] * count
     owners: list[int] = []
     for kinds in kinds_per_tool:
@@ -78,9 +87,12 @@ class _Stop(Exception):
 
 
 def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShard) -> RunResult:
-    """Run `options` in `options.processes` processes, each `run_shard` with its `ProcessPart`: the
-    first in this process (on this thread), the others forked; merge what they all send into
-    one stream of events for `listener` and one result."""
+    """Run `options` in `options.processes` processes, and merge what they send.
+
+    Each runs `run_shard` with its `ProcessPart`. The first runs in this process, on this thread.
+    The others are forked. What they all send becomes one stream of events for `listener`, and one
+    result.
+    """
     count = options.processes
     context = multiprocessing.get_context("fork") if sys.platform == "linux" else multiprocessing.get_context("spawn")
     started = time.monotonic()
@@ -140,8 +152,11 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
 
 
 def _run_here(options: RunOptions, run_shard: RunShard, merger: ShardMerger) -> str | None:
-    """Run the first shard in this process, its events and its result (or its error) taken by
-    `merger` as a worker's are; return why it stopped early when Ctrl-C or SIGTERM stopped it."""
+    """Run the first shard in this process, as a worker's.
+
+    `merger` takes its events and its result, or its error, as it takes a worker's. Returns why it
+    stopped early, when Ctrl-C or SIGTERM stopped it.
+    """
 
     try:
         listener = _but_the_end(lambda event: merger.take_safely(0, event))
@@ -161,8 +176,10 @@ def _run_here(options: RunOptions, run_shard: RunShard, merger: ShardMerger) -> 
 
 
 def _but_the_end(deliver: Callable[[Event], None]) -> Listener:
-    """A shard's listener: its events delivered to the merger, but its `RunFinished` (the
-    merged run's is sent once, by `run_in_processes`)."""
+    """A shard's listener: its events go to the merger, except its `RunFinished`.
+
+    The merged run's `RunFinished` is sent once, by `run_in_processes`.
+    """
 
     def listener(event: Event) -> None:
         if not isinstance(event, RunFinished):
@@ -176,10 +193,13 @@ def _raise_stop(signum: int, frame: Any) -> None:
 
 
 class _Collector(threading.Thread):
-    """Reads what the forked processes send, on a thread of its own while this process runs its
-    own shard, until each has ended or `until` (set from the main thread when it stops them).
-    On a process's error, asks the others to stop (`on_failure`) once each has started or failed
-    (so that the error can say whether other copies of the target started: see `ShardMerger.result`)."""
+    """Reads what the forked processes send, on a thread of its own.
+
+    It runs while this process runs its own shard. It goes on until each process has ended, or until
+    `until`, which the main thread sets when it stops them. On a process's error, it asks the others
+    to stop (`on_failure`). It waits until each has started or failed, so that the error can say
+    whether other copies of the target started (see `ShardMerger.result`).
+    """
 
     def __init__(self, connections: dict[Connection, int], merger: ShardMerger, on_failure: Callable[[], None]) -> None:
         super().__init__(name="mcp-toolfuzz worker processes", daemon=True)
@@ -211,13 +231,16 @@ class _Collector(threading.Thread):
         self.on_failure()
 
     def wait(self) -> None:
-        """Until the thread has ended, in steps, so that Ctrl-C and SIGTERM reach the main thread."""
+        """Wait until the thread has ended, in steps, so that signals reach the main thread.
+
+        The signals are Ctrl-C and SIGTERM.
+        """
         while self.is_alive():
             self.join(timeout=0.25)
 
 
 def _child(run_shard: RunShard, options: RunOptions, connection: Connection) -> None:
-    """One worker process: run its shard, send each event and then its result (or its error)."""
+    """One worker process: run its shard, send each event, then its result or error."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _die_with_parent()
 
@@ -234,8 +257,10 @@ def _child(run_shard: RunShard, options: RunOptions, connection: Connection) -> 
 
 
 def _portable(error: HarnessError) -> HarnessError:
-    """The error, or one of the nearest kind that does, with its message, when it does not
-    survive pickling."""
+    """The error if it survives pickling; else one of the nearest kind that does.
+
+    The replacement keeps the error's message.
+    """
     import pickle
 
     try:
@@ -247,8 +272,10 @@ def _portable(error: HarnessError) -> HarnessError:
 
 
 def _die_with_parent() -> None:
-    """Linux: SIGTERM this process when the parent dies (a `kill -9` of the harness must not
-    leave workers fuzzing on)."""
+    """On Linux, SIGTERM this process when the parent dies.
+
+    A `kill -9` of the harness must not leave workers fuzzing on.
+    """
     if sys.platform != "linux":
         return
     import ctypes

@@ -1,10 +1,12 @@
-"""The faces: how a person or a test suite asks for a run, all building the same `RunOptions`.
+"""The faces: how a person or a test suite asks for a run.
 
-- `cli` (with `console`, the entry point that keeps plugin imports out of worker processes):
-  the `run`, `replay` and `export` commands;
-- `settings_file`: `mcp-toolfuzz.toml` or `[tool.mcp-toolfuzz]`, read as command-line options;
-- `client_config`: a server taken from an MCP client's `mcpServers` configuration;
-- `pytest_plugin` (what pytest loads), `pytest_invariants` (what `invariants(...)` declares),
-  `pytest_items` (its collectors and tests) and `hosted` (a target kept open in a thread of its
-  own for them). The public import is `from fuzz.pytest_plugin import invariants`.
+Every face builds the same `RunOptions`. `cli` holds the `run`, `replay` and `export` commands.
+`console` is its entry point, which keeps plugin imports out of worker processes. `settings_file`
+reads `mcp-toolfuzz.toml` or `[tool.mcp-toolfuzz]` as command-line options. `client_config` takes a
+server from an MCP client's `mcpServers` configuration.
+
+The pytest plugin is four modules. `pytest_plugin` is what pytest loads. `pytest_invariants` is what
+`invariants(...)` declares. `pytest_items` holds its collectors and tests. `hosted` keeps a target
+open for them, in a thread of its own. The public import is `from fuzz.pytest_plugin import
+invariants`.
 """

@@ -1,7 +1,9 @@
-"""The command line's grammar: `mcp-toolfuzz run`, `replay` and `export`, their options, and how
-each value is read (sizes, seconds, TOOL=N, TOOL.FIELD=VALUE, lists of names), with a message
-that says what was expected when it is not. The settings file and the pytest plugin read their
-options through this same parser; `tests/test_docs.py` checks the docs' option tables against it.
+"""The command line's grammar: `mcp-toolfuzz run`, `replay` and `export`, and their options.
+
+It says how each value is read: sizes, seconds, TOOL=N, TOOL.FIELD=VALUE, lists of names. When a
+value is wrong, the message says what was expected. The settings file and the pytest plugin read
+their options through this same parser. `tests/test_docs.py` checks the docs' option tables against
+it.
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """The command line: parse arguments, build the options, call the engine, report, exit.
 
-Exit codes: 0 no MUST or SHOULD rule violated, 1 one was, 2 the run could not be made.
+Exit codes: 0 when no MUST or SHOULD rule was violated, 1 when one was, 2 when the run could not be
+made.
 """
 
 from __future__ import annotations
@@ -43,8 +44,10 @@ from strategies.cases import ENVELOPE, SEQUENCES
 
 DEMO_MIRROR = "mirror"
 DEMO_UNAVAILABLE = frozenset({"maintenance"})
-"""What `run` with no target adds (`--mirror-tool`, `--unavailable`), so that the demo shows
-every rule family."""
+"""What `run` with no target adds (`--mirror-tool`, `--unavailable`).
+
+With them, the demo shows every rule family.
+"""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -102,8 +105,11 @@ def _check_settings(parser: argparse.ArgumentParser, settings: settings_file.Set
 
 
 def parsed_run(arguments: Sequence[str], *, where: str, parser: argparse.ArgumentParser | None = None) -> argparse.Namespace:
-    """`run`'s options parsed from `arguments`; an option or value refused is a ConfigurationError
-    naming `where` they came from, not argparse's usage text (which speaks of the command line)."""
+    """`run`'s options parsed from `arguments`.
+
+    An option or value refused is a ConfigurationError naming `where` they came from. It is not
+    argparse's usage text, which speaks of the command line.
+    """
     refusal = io.StringIO()
     try:
         with contextlib.redirect_stderr(refusal):
@@ -139,8 +145,11 @@ def _target(options: argparse.Namespace, command: list[str]) -> TargetSpec | Non
 
 
 def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[RunOptions, list[str]]:
-    """The run that parsed `run` options ask for, and the notes to print with it (the settings
-    file used, the demo's selection). The pytest plugin builds its runs here too."""
+    """The run that parsed `run` options ask for, and the notes to print with it.
+
+    The notes name the settings file used and the demo's selection. The pytest plugin builds its
+    runs here too.
+    """
     chosen = _target(options, command)
     target = chosen or demo_target()
     selection = Selection(
@@ -209,8 +218,10 @@ def _run(options: argparse.Namespace, command: list[str]) -> int:
 
 
 def _legacy_corpus_note(run_options: RunOptions) -> list[str]:
-    """One line when the corpus holds this target's reproductions from before targets were
-    recorded (read as they were then: by their command)."""
+    """One line when the corpus holds this target's reproductions from before targets were recorded.
+
+    Those are read as they were then: by their command.
+    """
     if run_options.corpus is None:
         return []
     legacy = legacy_files(run_options.corpus, run_options.target.as_json())

@@ -1,7 +1,7 @@
 """Targets from the server configs users already have: the `mcpServers` JSON of MCP clients.
 
-The format (Claude Desktop, Cursor, Claude Code's .mcp.json; VS Code's mcp.json names the key
-`servers`):
+Claude Desktop, Cursor and Claude Code's .mcp.json use this format. VS Code's mcp.json names the
+key `servers`:
 
     {"mcpServers": {
         "files":  {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-filesystem", "/tmp"],
@@ -9,9 +9,9 @@ The format (Claude Desktop, Cursor, Claude Code's .mcp.json; VS Code's mcp.json 
         "remote": {"type": "http", "url": "https://example.com/mcp",
                    "headers": {"Authorization": "Bearer ${API_TOKEN}"}}}}
 
-`${NAME}` and `${env:NAME}` in any string are replaced by the harness's environment variable
-NAME, so that a config in a repository names its secrets without holding them. The legacy
-HTTP+SSE transport (`"type": "sse"`) is not supported.
+Any string may name environment variables. `${NAME}` and `${env:NAME}` are replaced by the
+harness's environment variable NAME. So a config in a repository names its secrets without
+holding them. The legacy HTTP+SSE transport (`"type": "sse"`) is not supported.
 """
 
 from __future__ import annotations
@@ -29,8 +29,11 @@ _VARIABLE = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)\}")
 
 
 def target_from_config(path: Path, server: str | None) -> TargetSpec:
-    """The target named `server` in the config file at `path` (the only one when `server` is None
-    and the file has one). Raises ConfigurationError naming what is wrong and what to do."""
+    """The target named `server` in the config file at `path`.
+
+    When `server` is None, it is the file's only target, if it has one. Raises ConfigurationError
+    naming what is wrong and what to do.
+    """
     servers = _servers(path)
     if server is None:
         if len(servers) != 1:

@@ -1,29 +1,30 @@
-"""The command line's entry point (`mcp-toolfuzz`, `python -m fuzz`): Hypothesis is imported
-without its plugins (the `hypothesis` entry points of the installed packages), then the CLI.
+"""The command line's entry point (`mcp-toolfuzz`, `python -m fuzz`).
 
-Why: mcp-toolfuzz draws from its own strategies only, never `st.from_type` on a plugin's
-types, so a plugin can change nothing it generates; and what plugins import is paid in every
-worker process. trio's, installed with trio, imports `trio.testing` and with it pytest where
-pytest is installed: about 6 MB per process and 40 ms of start-up. The pytest plugin
-(`fuzz.faces.pytest_plugin`) runs in the user's pytest and leaves Hypothesis's plugins alone.
+It imports Hypothesis without its plugins, then the CLI. The plugins are the `hypothesis` entry
+points of the installed packages. The harness draws from its own strategies only. It never uses
+`st.from_type` on a plugin's types, so a plugin can change nothing it generates. And what plugins
+import is paid in every worker process. The plugin that comes with trio imports `trio.testing`. With
+it comes pytest, where pytest is installed. That costs memory and start-up time in every process.
+The pytest plugin (`fuzz.faces.pytest_plugin`) runs in the user's pytest and leaves Hypothesis's
+plugins alone.
 
-Hypothesis's warnings are silenced for the run (`library_warnings_silenced`): they speak to the
-author of a Hypothesis test, and mcp-toolfuzz's user wrote none. A long server schema made one
-("Generating overly large repr ... 61 kB") reach stderr as if the harness had failed. The
-filter is the process's, so it holds in the engine's worker threads and in the worker
-processes forked from it; the harness's own errors are exceptions and exit codes, never warnings.
+Hypothesis's warnings are silenced for the run (`library_warnings_silenced`). They speak to the
+author of a Hypothesis test, and mcp-toolfuzz's user wrote none. A long server schema once made one
+("Generating overly large repr ...") reach stderr as if the harness had failed. The filter is the
+process's. So it holds in the engine's worker threads, and in the worker processes forked from it.
+The harness's own errors are exceptions and exit codes, never warnings.
 
-glibc's allocator is told, before any thread starts, to keep one arena and give freed memory
-back at once (`compact_allocator`): each engine thread got an arena of its own, and freed pages
-stayed with the process. On the demo at the defaults, the peak PSS summed over both processes
-went from 95.2 to 90.2 MB (medians of four interleaved runs each), the cases per second within
-noise.
+On glibc, the allocator is told to keep one arena and give freed memory back at once
+(`compact_allocator`). This happens before any thread starts. Otherwise each engine thread gets an
+arena of its own, and freed pages stay with the process. The change lowers peak memory a little, at
+no cost in speed.
+
 A finished Hypothesis run is collected when it ends (`collect_runs_when_they_end`).
 
-A Ctrl-C that lands where Python cannot raise is delivered again rather than printed and lost
-(`interrupts_kept`): trio's handler raises KeyboardInterrupt wherever the main thread is, and
-there was once inside Hypothesis's garbage-collector callback, which CPython reports as
-"Exception ignored in" with a traceback on stderr.
+A Ctrl-C may land where Python cannot raise. It is then delivered again, rather than printed and
+lost (`interrupts_kept`). The trio handler raises KeyboardInterrupt wherever the main thread is.
+Once, that was inside Hypothesis's garbage-collector callback. CPython reports such an exception as
+"Exception ignored in", with a traceback on stderr.
 
 The pytest plugin leaves the user's process as it is.
 """
@@ -69,9 +70,11 @@ def entry_point() -> None:
 
 
 def compact_allocator() -> None:
-    """One malloc arena for every thread, and free memory returned to the system as soon as it
-    is free, where the C library is glibc (`mallopt`); elsewhere nothing. Call it before any
-    thread starts: an arena made is kept."""
+    """One malloc arena for every thread, and free memory returned at once, under glibc.
+
+    It calls `mallopt` where the C library is glibc, and does nothing elsewhere. Call it before any
+    thread starts: an arena made is kept.
+    """
     try:
         mallopt = ctypes.CDLL(None).mallopt  # the symbols the interpreter was linked with: libc's
     except (OSError, AttributeError):
@@ -81,10 +84,12 @@ def compact_allocator() -> None:
 
 
 def interrupts_kept() -> None:
-    """Make a KeyboardInterrupt raised where Python can only report it (a garbage-collector
-    callback, a `__del__`, a weakref callback: `sys.unraisablehook`) trip SIGINT again, so that
-    its handler runs once that code has returned; any other such exception is reported as
-    before."""
+    """Make a KeyboardInterrupt that Python can only report trip SIGINT again.
+
+    Such places are a garbage-collector callback, a `__del__` or a weakref callback
+    (`sys.unraisablehook`). SIGINT's handler then runs once that code has returned. Any other such
+    exception is reported as before.
+    """
     reported = sys.unraisablehook
 
     def hook(unraisable: sys.UnraisableHookArgs) -> None:
@@ -98,8 +103,11 @@ def interrupts_kept() -> None:
 
 @contextlib.contextmanager
 def library_warnings_silenced() -> Iterator[None]:
-    """Hypothesis's warnings (`HypothesisWarning` and its kinds: deprecations, non-interactive
-    examples, large reprs) ignored while the block runs, every other warning as it was."""
+    """Hypothesis's warnings, ignored while the block runs.
+
+    That covers `HypothesisWarning` and its kinds: deprecations, non-interactive examples, large
+    reprs. Every other warning stays as it was.
+    """
     from hypothesis.errors import HypothesisWarning
 
     with warnings.catch_warnings():

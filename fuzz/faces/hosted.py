@@ -1,15 +1,15 @@
-"""A target kept open in a thread of its own, for callers that are not trio: the pytest plugin
-starts a server once and fuzzes it tool by tool from pytest's thread.
+"""A target kept open in a thread of its own, for callers that are not trio.
 
-The thread runs a trio run that opens the target (`fuzz.wire.target.open_target`) and then waits;
-`run` sends it a call (`fuzz.engine.run.run_on`) and waits until it is done; `close` cancels whatever
-runs there and closes the target (its process killed, a session deleted), also after Ctrl-C
-in the caller's thread.
+The pytest plugin starts a server once, and fuzzes it tool by tool from pytest's thread. The thread
+runs a trio run that opens the target (`fuzz.wire.target.open_target`), then waits. `run` sends it a
+call (`fuzz.engine.run.run_on`) and waits until it is done. `close` cancels whatever runs there and
+closes the target: its process is killed, or a session deleted. It does so after a Ctrl-C in the
+caller's thread too.
 
-The caller waits in slices of `WAIT_SLICE`, not in one blocking wait: Python runs a signal's
-handler only where the main thread runs Python code, and a SIGINT the kernel hands to another
-thread (the run's own threads are busy) does not wake a main thread blocked on a lock. So a Ctrl-C
-stops `run` within a slice; the call in flight is then cancelled.
+The caller waits in slices of `WAIT_SLICE`, not in one blocking wait. Python runs a signal's handler
+only where the main thread runs Python code. The kernel may hand a SIGINT to another thread, since
+the run's own threads are busy. That does not wake a main thread blocked on a lock. So a Ctrl-C
+stops `run` within a slice, and the call in flight is then cancelled.
 """
 
 from __future__ import annotations
@@ -28,8 +28,10 @@ from fuzz.wire.target import Target, TargetSpec, open_target
 T = TypeVar("T")
 
 CLOSE_GRACE = 10.0
-"""Seconds `close` waits for the thread to close the target (and `run`, after Ctrl-C, for its call
-to end)."""
+"""Seconds `close` waits for the thread to close the target.
+
+After a Ctrl-C, `run` waits as long for its call to end.
+"""
 
 WAIT_SLICE = 0.1
 """Seconds: how often the caller of `run` wakes, to see a Ctrl-C."""
@@ -84,8 +86,10 @@ class HostedTarget:
                     await trio.sleep_forever()
 
     def run(self, function: Callable[..., Awaitable[T]], *arguments: Any) -> T:
-        """`await function(self.target, *arguments)` in the target's thread; a Ctrl-C meanwhile
-        cancels it (see the module's docstring) and is raised."""
+        """`await function(self.target, *arguments)` in the target's thread.
+
+        A Ctrl-C meanwhile cancels it and is raised (see the module's docstring).
+        """
         if self._token is None or self._nursery is None or not self._thread.is_alive():
             raise HarnessError(f"the target {self.spec.describe()} is closed")
         done = threading.Event()

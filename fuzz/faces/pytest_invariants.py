@@ -1,6 +1,9 @@
-"""What `invariants(...)` declares: a target and its `run` options, as the command line the CLI
-parses (so the plugin and the CLI build one run alike). Below both the plugin's hooks
-(`fuzz.faces.pytest_plugin`) and its tests (`fuzz.faces.pytest_items`), which read it."""
+"""What `invariants(...)` declares: a target and its `run` options.
+
+They are kept as the command line the CLI parses, so the plugin and the CLI build one run alike.
+This module sits below both the plugin's hooks (`fuzz.faces.pytest_plugin`) and its tests
+(`fuzz.faces.pytest_items`), which read it.
+"""
 
 from __future__ import annotations
 
@@ -32,9 +35,12 @@ class Invariants:
 
 
 def run_arguments(options: dict[str, Any]) -> list[str]:
-    """`run` options as its command line: `mirror_tool="m"` is `--mirror-tool m`, True a flag,
-    a list repeats the option (or joins with commas where the CLI takes NAME,...), `arguments`
-    a mapping of TOOL.FIELD to values."""
+    """`run` options as its command line.
+
+    `mirror_tool="m"` is `--mirror-tool m`, and True makes a flag. A list repeats the option. Where
+    the CLI takes NAME,..., a list is joined with commas instead. `arguments` is a mapping of
+    TOOL.FIELD to values.
+    """
     arguments: list[str] = []
     for key, value in options.items():
         flag = "--" + key.replace("_", "-")

@@ -1,5 +1,8 @@
-"""The pytest plugin's collectors, tests and verdicts (`fuzz.faces.pytest_plugin` is what pytest
-loads; this, with the engine, is imported only by a test module that declares invariants)."""
+"""The pytest plugin's collectors, tests and verdicts.
+
+`fuzz.faces.pytest_plugin` is what pytest loads. This module, with the engine, is imported only by a
+test module that declares invariants.
+"""
 
 from __future__ import annotations
 
@@ -59,8 +62,11 @@ def _run_options(
 
 
 def _hypothesis_profile() -> Any:
-    """The loaded Hypothesis profile (`--hypothesis-profile`): `settings.default` is None only
-    before Hypothesis has loaded one, which its pytest plugin does before any test is collected."""
+    """The loaded Hypothesis profile (`--hypothesis-profile`).
+
+    `settings.default` is None only before Hypothesis has loaded one. Its pytest plugin loads one
+    before any test is collected.
+    """
     from hypothesis import settings
 
     loaded = settings.default
@@ -93,9 +99,12 @@ _HOSTS = pytest.StashKey["_Hosts"]()
 
 
 def _applicable(tool_plan: ToolPlan, rules: Sequence[str], plans: Sequence[ToolPlan]) -> list[str]:
-    """The rules that apply to a planned tool, before it is fuzzed (as the reports decide it);
-    to the sequences, those their calls are judged by (`_SEQUENCE_KINDS`), of the tools that take
-    part (those of `plans` that get valid arguments), but the one-call rules (`_NOT_IN_SEQUENCES`)."""
+    """The rules that apply to a planned tool before it is fuzzed, as the reports decide it.
+
+    For the sequences, they are the rules their calls are judged by (`_SEQUENCE_KINDS`), over the
+    tools that take part. Those are the tools of `plans` that get valid arguments. The one-call
+    rules (`_NOT_IN_SEQUENCES`) are left out.
+    """
     if tool_plan.name == SEQUENCES:
         taking_part = [plan.tool for plan in plans if plan.tool is not None and CaseKind.VALID_ARGUMENTS in plan.kinds]
         planned = ToolSummary(SEQUENCES, dict.fromkeys(_SEQUENCE_KINDS, 0), (), tool_plan.skips)
@@ -107,17 +116,26 @@ def _applicable(tool_plan: ToolPlan, rules: Sequence[str], plans: Sequence[ToolP
 
 
 _SEQUENCE_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL)
-"""The kinds a sequence's calls are judged as (`Finding.judged_as`): a call with the arguments drawn
-(valid, or not after a reused value), and a call of a tool that left the list."""
+"""The kinds a sequence's calls are judged as (`Finding.judged_as`).
+
+One is a call with the arguments drawn: valid, or not after a reused value. The other is a call of a
+tool that left the list.
+"""
 _ENDING = frozenset(rule.id for rule in RULES if rule.about_the_request)
 _NOT_IN_SEQUENCES = _ENDING | {rule.id for rule in RULES if not rule.in_sequences}
-"""Rules no sequence finding is of: a call left unanswered or a target that died ends a sequence
-(the single cases report them), and tool names are judged on the listing."""
+"""Rules no sequence finding is of.
+
+A call left unanswered, or a target that died, ends a sequence; the single cases report them. Tool
+names are judged on the listing.
+"""
 
 
 def _judged_rules(options: RunOptions, host: HostedTarget) -> list[str]:
-    """The rules judged, as the reports decide it: not those the target's revision does not
-    state (tool-name under the published profile before 2025-11-25 would pass unjudged)."""
+    """The rules judged, as the reports decide it.
+
+    Rules the target's revision does not state are left out. Otherwise tool-name, under the
+    published profile before 2025-11-25, would pass unjudged.
+    """
     target = host.target
     return rules_judged(options.profile, options.rules, target.description.protocol_version, over_http=isinstance(target.spec, HttpTarget))
 
@@ -161,9 +179,12 @@ def verdict(result: RunResult, tool: str, rule: str, *, repeat: str) -> Verdict:
 
 
 def _sequence_verdict(summary: ToolSummary, rule: str) -> Verdict:
-    """`rule` on the sequences, which found nothing of it: passed when the rule was judged on
-    their calls as on valid-arguments cases (most of them are: the run counts them together),
-    skipped when they were skipped, none was answered, or the rule judges only another kind."""
+    """`rule` on the sequences, which found nothing of it.
+
+    It passed when the rule was judged on their calls as on valid-arguments cases. Most rules are,
+    since the run counts them together. It is skipped when the sequences were skipped, or none was
+    answered. It is skipped too when the rule judges only another kind.
+    """
     if summary.skips:
         return Verdict("skipped", f"{SEQUENCES}: {printable(summary.skips[0].reason)}")
     answers = summary.answers.get(CaseKind.SEQUENCE, {})
@@ -187,8 +208,10 @@ def _sequence_verdict(summary: ToolSummary, rule: str) -> Verdict:
 
 
 class _Hosts:
-    """The session's open targets, by spec, revision and scope key; all closed at the end of the
-    session."""
+    """The session's open targets, by spec, revision and scope key.
+
+    All of them are closed at the end of the session.
+    """
 
     def __init__(self) -> None:
         self.open: dict[tuple[TargetSpec, str | None, str], HostedTarget] = {}

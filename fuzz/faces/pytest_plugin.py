@@ -5,31 +5,38 @@
     test_my_server = invariants("python", "server.py", unavailable=["maintenance"])
 
 Installing mcp-toolfuzz is enough (entry point `pytest11`). `invariants(...)` takes the target
-(a stdio command; `url=` with `headers=`; `config=` with `server=`; or `fixture=`, the name of a
-fixture that starts a server and returns its URL, its command or a `fuzz.wire.target` spec) and any
-`mcp-toolfuzz run` option by its long name (`tools=`, `rules=`, `profile=`, `mirror_tool=`,
-`arguments={"tool.field": value}`, ...): the options become a `run` command line, parsed and
-built into a run exactly as the CLI does (`cli.run_options_from`), so both faces judge alike.
+and any `mcp-toolfuzz run` option by its long name. The target is a stdio command, or `url=`
+with `headers=`, or `config=` with `server=`. It may also be `fixture=`: the name of a fixture
+that starts a server and returns its URL, its command or a `fuzz.wire.target` spec. Options
+include `tools=`, `rules=`, `profile=`, `mirror_tool=` and `arguments={"tool.field": value}`.
+The options become a `run` command line. It is parsed and built into a run exactly as the CLI
+does (`cli.run_options_from`), so both faces judge alike.
 
-**One test per (tool, rule)**, collected as `test_my_server::TOOL::RULE`: tool names are known
-at collection, because the target is started then (once per session, or per module with
-`scope="module"`) and lists its tools; a test per pair is what `-k add`, `-k unknown-tool`,
-`-x`, xdist and `--junitxml` (a testcase per rule, classname per tool, like `--report junit`)
-work on, and what a failure names. A pair passes when its rule was judged on the tool and found
-nothing, fails with the rule, the minimal request, the answer and the replay command, and is
-skipped with the reason the CLI gives (a destructive tool's cases, a rule that was not
-exercised). A tool is fuzzed when its first selected test runs, in one run (`fuzz.engine.run.run_on` with
-`only`), by the rules of its selected tests and the case kinds they judge: so `-k add` fuzzes
-only `add`, `-k unknown-tool` only sends unknown-tool cases, and `-x`
-stops after the first tool with a failure. With `fixture=` the tools are known only once the
-fixture has run, after collection: that declaration is one test, with a subtest per (tool,
-rule) (pytest's `subtests`), failing on any.
+**One test per (tool, rule)**, collected as `test_my_server::TOOL::RULE`. Tool names are known
+at collection, because the target is started then and lists its tools. It starts once per
+session, or once per module with `scope="module"`. A test per pair is what a failure names. It
+is also what `-k add`, `-k unknown-tool`, `-x`, xdist and `--junitxml` work on. `--junitxml`
+writes a testcase per rule and a classname per tool, like `--report junit`.
 
-Seed: `--hypothesis-seed`, else `seed=`, else 0 under a derandomized Hypothesis profile, else
-random (each failure says how to repeat it). Examples per tool and case kind: `max_examples=`,
-else the loaded Hypothesis profile's `max_examples` (`--hypothesis-profile`). Reproductions and
-Hypothesis's example database go to `corpus=` when given (none by default). One process per
-target: with xdist each worker starts its own target; `processes` is not used.
+A pair passes when its rule was judged on the tool and found nothing. It fails with the rule,
+the minimal request, the answer and the replay command. It is skipped with the reason the CLI
+gives, such as a destructive tool's cases or a rule that was not exercised.
+
+A tool is fuzzed when its first selected test runs, in one run (`fuzz.engine.run.run_on` with
+`only`). That run uses the rules of its selected tests and the case kinds they judge. So `-k add`
+fuzzes only `add`. `-k unknown-tool` only sends unknown-tool cases. `-x` stops after the first
+tool with a failure.
+
+With `fixture=`, the tools are known only once the fixture has run, after collection. That
+declaration is one test, with a subtest per (tool, rule) (pytest's `subtests`). It fails on
+any.
+
+The seed is `--hypothesis-seed`, else `seed=`. Without them, it is 0 under a derandomized
+Hypothesis profile, else random; each failure says how to repeat it. Examples per tool and case
+kind come from `max_examples=`. Else they come from the loaded Hypothesis profile's
+`max_examples` (`--hypothesis-profile`). Reproductions and Hypothesis's example database go to
+`corpus=` when given, and nowhere by default. There is one process per target. With xdist, each
+worker starts its own target; `processes` is not used.
 """
 
 from __future__ import annotations
@@ -100,10 +107,13 @@ def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> 
 
 @pytest.fixture
 def mcp_toolfuzz_command(request: pytest.FixtureRequest) -> list[str] | None:
-    """The stdio command of the server under test, for exported regression files
-    (`mcp-toolfuzz export --pytest`): the `mcp_toolfuzz_command` ini option, else the `command`
-    of the mcp-toolfuzz settings file found from the rootdir, else None (the file's own
-    SERVER_COMMAND). Override it in a conftest.py for a command computed at run time."""
+    """The stdio command of the server under test, for exported regression files.
+
+    Exported files come from `mcp-toolfuzz export --pytest`. The command is the
+    `mcp_toolfuzz_command` ini option. Else it is the `command` of the mcp-toolfuzz settings file
+    found from the rootdir. Else it is None, and the file uses its own SERVER_COMMAND. Override it
+    in a conftest.py for a command computed at run time.
+    """
     import shlex
 
     from fuzz.faces import settings_file

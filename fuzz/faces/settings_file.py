@@ -1,9 +1,9 @@
 """The harness's own settings file, so that a nightly command line stays short and reviewable.
 
-Read from `--config-file PATH`, else from the first directory, from the working directory up,
-that has `mcp-toolfuzz.toml` (its top level) or a `pyproject.toml` with `[tool.mcp-toolfuzz]`
-(`mcp-toolfuzz.toml` first when a directory has both), the way Schemathesis finds
-`schemathesis.toml`:
+It is read from `--config-file PATH`. Else it is read from the first directory, from the
+working directory up, that has one of two files. One is `mcp-toolfuzz.toml`, read at its top
+level. The other is a `pyproject.toml` with `[tool.mcp-toolfuzz]`. When a directory has both,
+`mcp-toolfuzz.toml` comes first. This is the way Schemathesis finds `schemathesis.toml`:
 
     [tool.mcp-toolfuzz]
     command = ["python", "-m", "my_server"]      # the target: or url = "...", header = [...]
@@ -22,11 +22,12 @@ that has `mcp-toolfuzz.toml` (its top level) or a `pyproject.toml` with `[tool.m
     [tool.mcp-toolfuzz.tools.git_log]
     arguments = { repo_path = "${REPO}" }        # known-good values, as --argument git_log.repo_path=...
 
-Every option of `mcp-toolfuzz run` is a key under its long name without the dashes (`no-corpus =
-true`, `exclude-tools = ["a", "b"]`); `${VAR}` in a string is the environment variable VAR. An
-option given on the command line wins over the file's (a repeatable one replaces the file's
-list). The settings become command-line arguments, parsed by the same parser: one way to check
-a value. A key that is not an option is one line (with the nearest key) and exit 2.
+Every option of `mcp-toolfuzz run` is a key under its long name without the dashes:
+`no-corpus = true`, `exclude-tools = ["a", "b"]`. `${VAR}` in a string is the environment
+variable VAR. An option given on the command line wins over the file's. A repeatable one
+replaces the file's list. The settings become command-line arguments, parsed by the same
+parser, so there is one way to check a value. A key that is not an option is one line, naming
+the nearest key, and exit 2.
 """
 
 from __future__ import annotations
@@ -53,8 +54,7 @@ _NOT_SETTINGS = frozenset({"help", "config-file"})
 class Settings:
     path: Path
     arguments: tuple[tuple[str, ...], ...]
-    """As command-line arguments, one option (and its value) each, for before the command line's
-    own."""
+    """As command-line arguments, one option (and its value) each, for before the command line's own."""
     command: tuple[str, ...]
     """The target's command (`command = [...]`), used when the command line names no target."""
 

@@ -1,18 +1,22 @@
 """Judging: what an answer is, and whether it is what the case deserved.
 
-- `rules`: what is checked, each rule with a stable id (public interface), a level and the
-  sentence it comes from;
-- `profiles`: which rules judge a run and what each case kind must get (`sep-2145`, the
-  default; `published`, each revision's own text);
-- `answers`: the class of an answer (a success, a tool execution error, a protocol error, a
-  malformed or unreadable answer, none, the target gone), read from the envelope alone;
-- `oracle`: the first violated rule for a case and its exchange, and the finding's message;
-- `tool_names`: the listed names judged against the revision's Tool Names section;
-- `coverage`: which rules a run exercised on which tool, and why not where it did not;
-- `findings`: the records of a judged violation, a tool's summary and a whole run's result,
-  which the corpus, the engine and every report read.
+`rules` says what is checked.
+Each rule has a stable id (a public interface), a level, and the sentence it comes from.
+`profiles` says which rules judge a run, and what each case kind must get.
+`sep-2145` is the default profile; `published` follows each revision's own text.
+`answers` gives the class of an answer, read from the envelope alone.
+An answer is a success, a tool execution error, a protocol error, or malformed or unreadable.
+It may also be no answer at all, or the target gone.
+`oracle` finds the first violated rule for a case and its exchange, and words the finding.
+`tool_names` judges the listed names against the revision's Tool Names section.
+`coverage` says which rules a run exercised on which tool, and why not where it did not.
+`findings` holds the records of a judged violation, a tool's summary and a whole run's result.
+The corpus, the engine and every report read them.
 
-A new rule goes in `rules` (its id, level, source), in the profiles that judge it, and in the
-oracle check (or, for a rule about the listing, beside `tool_names`) that finds it. Judging
-reads what the wire hands up and knows nothing of the engine, the corpus or the reports.
+A new rule goes in `rules`, with its id, level and source.
+It also goes in the profiles that judge it, and in the oracle check that finds it.
+A rule about the listing is checked beside `tool_names` instead.
+
+Judging reads what the wire hands up.
+It knows nothing of the engine, the corpus or the reports.
 """

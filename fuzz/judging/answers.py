@@ -1,8 +1,10 @@
 """What kind of answer came back: the classification every rule starts from.
 
-Classification reads only the JSON-RPC envelope and the `CallToolResult` shape of the negotiated
-protocol version. The text inside a tool execution error is never read as a protocol error: some
-SDKs write "MCP error -32602: ..." inside an `isError` result, and that is a compliant answer.
+Classification reads only the JSON-RPC envelope.
+It also reads the `CallToolResult` shape of the negotiated protocol version.
+The text inside a tool execution error is never read as a protocol error.
+Some SDKs write "MCP error -32602: ..." inside an `isError` result.
+That is a compliant answer.
 """
 
 from __future__ import annotations
@@ -53,7 +55,7 @@ class Observation:
     """A protocol error's message and data, as text."""
     error_data: Any = None
     status: int | None = None
-    """The HTTP status of the response that carried the answer (None over stdio)."""
+    """The HTTP status of the response that carried the answer; None over stdio."""
 
     @property
     def error_texts(self) -> tuple[str, ...]:
@@ -109,8 +111,10 @@ def _observe_message(message: dict[str, Any], protocol_version: str) -> Observat
 
 
 def _only_structured_content_is_wrong(result: Any, protocol_version: str) -> bool:
-    """A result whose one fault is a non-object `structuredContent` is an output validation
-    failure (SEP-2145 lists it there), judged by the output rules, not a malformed answer."""
+    """Whether a result's one fault is a non-object `structuredContent`.
+
+    Such a result is an output validation failure, as SEP-2145 lists it.
+    The output rules judge it; it is not a malformed answer."""
     if not isinstance(result, dict) or isinstance(result.get("structuredContent", {}), dict):
         return False
     rest = {key: value for key, value in result.items() if key != "structuredContent"}

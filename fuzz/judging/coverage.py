@@ -1,9 +1,11 @@
 """What a run exercised: how each kind of case was answered, and which rules could be judged.
 
-A rule that found nothing has proved something only if what it judges happened: "no violation
-of arguments-not-validated" means nothing when no valid call ever succeeded (a tool that refuses
-everything refuses invalid arguments too, for the wrong reason). Each rule has a precondition
-on the answers; a rule whose precondition never held is reported as not exercised, with why.
+A rule that found nothing has proved something only if what it judges happened.
+Take "no violation of arguments-not-validated".
+It means nothing when no valid call ever succeeded.
+A tool that refuses everything refuses invalid arguments too, for the wrong reason.
+So each rule has a precondition on the answers.
+A rule whose precondition never held is reported as not exercised, with why.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITE
     "target-exited",
 )
 DRESSED_ERROR = ERROR_AS_SUCCESS.id
-"""A success whose own text or JSON says the call failed (`fuzz.judging.dressed_errors`): not
-counted as a success. The bucket bears the name of the rule it violates."""
+"""A success whose own text or JSON says the call failed: not counted as a success.
+
+`fuzz.judging.dressed_errors` tells such a result.
+The bucket bears the name of the rule it violates."""
 BUCKETS = (SUCCESS, DRESSED_ERROR, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
 """How a case was answered, as reports name it."""
 
@@ -62,7 +66,9 @@ class RuleState(Enum):
 
 
 def rule_state(summary: ToolSummary, rule_id: str, on_tool: Mapping[str, Exercise]) -> RuleState:
-    """`on_tool`: the tool's exercises (`exercise_by_tool(result)[summary.tool]`)."""
+    """How the reports' tables mark `rule_id` on the tool of `summary`.
+
+    `on_tool` is the tool's exercises: `exercise_by_tool(result)[summary.tool]`."""
     if any(finding.rule.id == rule_id for finding in summary.findings):
         return RuleState.VIOLATED
     exercise = on_tool.get(rule_id)
@@ -74,7 +80,9 @@ def bucket(answer: AnswerClass) -> str:
 
 
 def answer_bucket(observation: Observation, arguments: Any = None) -> str:
-    """How a call was answered, as reports count it: a failure dressed as a success apart."""
+    """How a call was answered, as reports count it.
+
+    A failure dressed as a success is counted apart."""
     if observation.answer is AnswerClass.SUCCESS and dressed_error(observation.result, arguments) is not None:
         return DRESSED_ERROR
     return bucket(observation.answer)
@@ -82,7 +90,7 @@ def answer_bucket(observation: Observation, arguments: Any = None) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Exercise:
-    """Whether a rule was judged on a tool (or in the run); `reason` says why not."""
+    """Whether a rule was judged on a tool, or in the run; `reason` says why not."""
 
     rule: str
     exercised: bool
@@ -112,8 +120,10 @@ def _refused_valid(summary: ToolSummary) -> str:
 
 
 def kinds_judging(rule_ids: Iterable[str]) -> frozenset[CaseKind] | None:
-    """The case kinds whose answers judge these rules; None when one of them is judged on any
-    kind's answers (or, like output-schema, on several)."""
+    """The case kinds whose answers judge these rules.
+
+    None when one of them is judged on any kind's answers.
+    It is None too for a rule judged on several kinds, like output-schema."""
     kinds = set()
     for rule_id in rule_ids:
         kind = RULES_BY_ID[rule_id].judged_on
@@ -130,11 +140,13 @@ def _planned(summary: ToolSummary, kind: CaseKind) -> bool:
 
 
 def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_schema: bool) -> dict[str, Exercise]:
-    """Each rule's exercise on one tool (the envelope included), for the rules that apply to it.
+    """Each rule's exercise on one tool, for the rules that apply to it.
 
-    A rule judged on one case kind applies only where that kind was planned: not unknown-tool
-    for the envelope, nor unavailable-tool for a tool not named with --unavailable. The
-    output-schema rule applies to a tool with an outputSchema, or to the mirror.
+    The envelope counts as a tool here.
+    A rule judged on one case kind applies only where that kind was planned.
+    So unknown-tool does not apply to the envelope.
+    Nor does unavailable-tool apply to a tool not named with --unavailable.
+    The output-schema rule applies to a tool with an outputSchema, or to the mirror.
     """
     any_answer = any(_answered(summary, kind) for kind in summary.answers)
     successes = _answered(summary, CaseKind.VALID_ARGUMENTS, (SUCCESS,))
@@ -181,14 +193,20 @@ def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_s
 
 
 def _listed(summary: ToolSummary) -> bool:
-    """Whether `summary` is a listed tool's: not the envelope's or the sequences', nor that of an --unavailable
-    tool the server does not list (planned the unavailable kind alone)."""
+    """Whether `summary` is a listed tool's.
+
+    It is not if it is the envelope's or the sequences'.
+    Nor is it for an --unavailable tool the server does not list.
+    Such a tool was planned the unavailable kind alone."""
     planned = set(summary.cases_sent) | {skip.case for skip in summary.skips}
     return summary.tool not in (ENVELOPE, SEQUENCES) and planned != {CaseKind.UNAVAILABLE_TOOL}
 
 
 def run_exercise(per_tool: Mapping[str, Mapping[str, Exercise]], rule_ids: Sequence[str]) -> dict[str, Exercise]:
-    """A rule is exercised in the run when it was on one tool; else the reason, per tool."""
+    """Each rule's exercise in the run, from its exercises per tool.
+
+    A rule is exercised in the run when it was on one tool.
+    Otherwise the reason is given, per tool."""
     results: dict[str, Exercise] = {}
     for rule in rule_ids:
         exercises = {tool: exercises[rule] for tool, exercises in per_tool.items() if rule in exercises}
@@ -218,29 +236,37 @@ def named_fields(texts: Iterable[str], fields: Iterable[str]) -> Counter[str]:
 
 
 def judged_rules(result: RunResult) -> list[str]:
-    """The rules the run judged by: its profile's, less those --rules / --exclude-rules left out
-    and those of another revision or transport than the run's."""
+    """The rules the run judged by: its profile's, less some.
+
+    Those --rules and --exclude-rules left out are not.
+    Nor are those of another revision or transport than the run's."""
     return rules_judged(result.profile, result.options.get("rules"), result.protocol_version, over_http=result.target.get("transport") == "http")
 
 
 def rules_judged(profile: str, enabled: Iterable[str] | None, protocol_version: str | None, *, over_http: bool) -> list[str]:
-    """`judged_rules` of a run with these options: also not those the profile does not state
-    under the spoken revision (the published profile has no tool-name before 2025-11-25)."""
+    """`judged_rules` of a run with these options.
+
+    It also leaves out the rules the profile does not state under the spoken revision.
+    For example, the published profile has no tool-name before 2025-11-25."""
     stated = resolve(profile, protocol_version).rules
     rules = spoken_rules(rules_of(profile, enabled), protocol_version, over_http=over_http)
     return [rule for rule in rules if rule in stated]
 
 
 def spoken_rules(rule_ids: Iterable[str], protocol_version: str | None, *, over_http: bool) -> list[str]:
-    """Of `rule_ids`, those a run under `protocol_version` can judge: the stateless revision's
-    rules only under it (the header rule only over HTTP)."""
+    """Of `rule_ids`, those a run under `protocol_version` can judge.
+
+    The stateless revision's rules are judged only under it.
+    The header rule is judged only over HTTP, too."""
     stateless = protocol_version in STATELESS_PROTOCOL_VERSIONS
     spoken = {Revisions.EVERY, *((Revisions.STATELESS,) if stateless else ()), *((Revisions.STATELESS_OVER_HTTP,) if stateless and over_http else ())}
     return [rule for rule in rule_ids if RULES_BY_ID[rule].revisions in spoken]
 
 
 def rules_of(profile: str, enabled: Iterable[str] | None) -> list[str]:
-    """The rules a profile judges by, in its order, of those `enabled` (None: all)."""
+    """The rules a profile judges by, in its order, of those `enabled`.
+
+    `enabled` None means all of them."""
     chosen = None if enabled is None else set(enabled)
     return [rule for rule in PROFILES[profile].rules if chosen is None or rule in chosen]
 
@@ -255,9 +281,12 @@ def exercise_of_run(result: RunResult) -> dict[str, Exercise]:
 
 
 def tool_hint(summary: ToolSummary) -> str | None:
-    """For a tool whose valid calls all failed: which field the refusals named, and how to give
-    a value the tool accepts. None where `--argument` cannot help: a tool that takes no
-    arguments, and the sequences (`SEQUENCES`), whose calls are the tools' own (their hints say it)."""
+    """A hint for a tool whose valid calls all failed.
+
+    It says which field the refusals named, and how to give a value the tool accepts.
+    It is None where `--argument` cannot help.
+    That is a tool that takes no arguments, and the sequences (`SEQUENCES`).
+    The sequences' calls are the tools' own, and the tools' hints say it."""
     counts = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
     total = sum(counts.values())
     if not total or counts.get(SUCCESS, 0) or not summary.takes_arguments or summary.tool == SEQUENCES:

@@ -1,18 +1,29 @@
 """Failures dressed as successes: a result without `isError` whose content says it failed.
 
-Real servers answer a lookup of a deleted record, or any failure their tool code catches, with
-a success whose text is `Error: ...` or whose JSON is `{"status": "error", ...}`. SEP-2145 asks
-for a tool execution error (`isError: true`): a client (and a model) reads a success as one. The
-evidence has to be strong, since a tool may well return text that mentions an error:
+Real servers do this with a lookup of a deleted record.
+They do it with any failure their tool code catches.
+The answer is a success whose text is `Error: ...`.
+Or its JSON is `{"status": "error", ...}`.
+SEP-2145 asks for a tool execution error (`isError: true`) instead.
+A client, and a model, reads a success as a success.
 
-- every text block of the result is non-empty and the first starts with `Error:` / `Error -`
-  (or `Failed:`, `Failure:`, `Exception:`), in any case; or
-- its `structuredContent` (or a text block that is a JSON object) has `"status"` of `"error"`,
-  `"failed"` or `"failure"`, or `"success": false`, or `"ok": false`, or an `"error"` that is a
-  non-empty string or object and no result beside it.
+The evidence has to be strong, since a tool may well return text that mentions an error.
+One of two things must hold.
 
-A text that only echoes an argument the call sent (an `echo` tool sent `"Error: x"`) is not
-evidence. Judged on the successes of calls with valid arguments (`error-as-success`, advisory).
+First: every text block of the result is non-empty, and the first says it failed.
+It starts with `Error:` or `Error -`, in any case.
+`Failed:`, `Failure:` and `Exception:` count too.
+
+Second: its JSON says it failed.
+The JSON is its `structuredContent`, or a text block that is a JSON object.
+It has `"status"` of `"error"`, `"failed"` or `"failure"`.
+Or it has `"success": false` or `"ok": false`.
+Or it has an `"error"` that is a non-empty string or object, and no result beside it.
+
+A text that only echoes an argument the call sent is not evidence.
+An `echo` tool sent `"Error: x"` is an example.
+This is judged on the successes of calls with valid arguments.
+The rule is `error-as-success`, and it is advisory.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
-"""A run's results as data: findings (one per distinct rule, tool and case kind), what each
-tool was sent, and the run as a whole."""
+"""A run's results as data: findings, what each tool was sent, and the whole run.
+
+There is one finding per distinct rule, tool and case kind."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from strategies.meta import HeaderOverrides
 
 @dataclass(frozen=True, slots=True, order=True)
 class FindingKey:
-    """What makes two findings the same one: rule, tool and case kind (baselines match on it)."""
+    """What makes two findings the same one: rule, tool and case kind.
+
+    Baselines match on it."""
 
     rule: str
     tool: str
@@ -38,9 +41,11 @@ class Replayed:
 
 @dataclass(frozen=True, slots=True)
 class Use:
-    """A value a sequence's request reused: argument `argument` took the value found at `path`
-    (from the result's root) in the answer of step `step` (0-based), so that a replay can take the
-    value that answer holds *then*."""
+    """A value a sequence's request reused from an earlier answer.
+
+    Argument `argument` took the value found at `path` in the answer of step `step`.
+    `path` starts at the result's root, and `step` is 0-based.
+    So a replay can take the value that answer holds *then*."""
 
     argument: str
     step: int
@@ -64,12 +69,16 @@ class SequenceStep:
 
 @dataclass(frozen=True, slots=True)
 class Finding:
-    """A rule violated by a tool for a kind of case, with the minimal request Hypothesis shrank
-    to and the exact answer it got (None when none came)."""
+    """A rule violated by a tool for a kind of case, with the request and its answer.
+
+    The request is the minimal one Hypothesis shrank to.
+    The answer is the exact one it got, or None when none came."""
 
     rule: Rule
     tool: str
-    """The tool the case was aimed at; "" for a malformed request that names no tool."""
+    """The tool the case was aimed at.
+
+    It is "" for a malformed request that names no tool."""
     case: CaseKind
     label: str
     request: dict[str, Any]
@@ -77,26 +86,36 @@ class Finding:
     message: str
     """The whole story in one paragraph: rule, request, answer, expectation, spec sentence."""
     why: str = ""
-    """What was wrong with the answer, e.g. `answered with JSON-RPC error -32602 "Unknown tool"`."""
+    """What was wrong with the answer.
+
+    An example: `answered with JSON-RPC error -32602 "Unknown tool"`."""
     expected: str = ""
     stderr: tuple[str, ...] = ()
     headers: HeaderOverrides = ()
-    """The HTTP header values sent instead of those the request implies (a header mismatch)."""
+    """The HTTP header values sent instead of those the request implies.
+
+    A header mismatch case sends them."""
     reproduction: str | None = None
     """The reproduction file written for it, if the run keeps a corpus."""
     first_seen: bool = True
     """False when the corpus already held this very reproduction."""
     steps: tuple[SequenceStep, ...] = ()
-    """A sequence finding's requests before `request`, in order (`fuzz.engine.phases.sequences`)."""
+    """A sequence finding's requests before `request`, in order.
+
+    `fuzz.engine.phases.sequences` sends them."""
     uses: tuple[Use, ...] = ()
-    """Where the values `request` reused came from (a sequence finding's)."""
+    """Where the values `request` reused came from, for a sequence finding."""
     judged_as: CaseKind | None = None
-    """A sequence finding's request, as the kind of case it was judged as (valid arguments,
-    invalid arguments, an unknown tool); None: as `case`."""
+    """The kind of case a sequence finding's request was judged as.
+
+    That is valid arguments, invalid arguments, or an unknown tool.
+    None: it was judged as `case`."""
 
     @property
     def answer_kind(self) -> str:
-        """The kind of answer it got, as problems group findings and revisions are compared."""
+        """The kind of answer it got.
+
+        Problems group findings by it, and revisions are compared by it."""
         response = self.response
         if response is None:
             return "no answer"
@@ -158,23 +177,36 @@ class ToolSummary:
     seconds: dict[CaseKind, float] = field(default_factory=dict)
     """Wall time spent on each case kind, shrinking included."""
     answers: dict[CaseKind, dict[str, int]] = field(default_factory=dict)
-    """How the cases of each kind were answered (`fuzz.judging.coverage.BUCKETS`), shrinking included."""
+    """How the cases of each kind were answered, shrinking included.
+
+    Answers are counted by `fuzz.judging.coverage.BUCKETS` name."""
     refused_fields: dict[str, int] = field(default_factory=dict)
-    """Of the refused valid calls, how many named each top-level field (a hint: which value
-    the tool wants)."""
+    """Of the refused valid calls, how many named each top-level field.
+
+    It hints at which value the tool wants."""
     has_output_schema: bool = False
     takes_arguments: bool = True
-    """Its inputSchema names an argument (a tool that takes none has no field to give a value for)."""
+    """Its inputSchema names an argument.
+
+    A tool that takes none has no field to give a value for."""
     schema_coverage: tuple[KeywordCoverage, ...] = ()
-    """Each keyword of the tool's schemas and the cases that reached each of its sides
-    (`fuzz.judging.schema_coverage`); empty for a tool that got no argument or output cases."""
+    """Each keyword of the tool's schemas, and the cases that reached each of its sides.
+
+    See `fuzz.judging.schema_coverage`.
+    It is empty for a tool that got no argument or output cases."""
     boundary_cases: int = 0
-    """Cases the boundary phase sent (`fuzz.engine.phases.canonical`), of its argument and output kinds."""
+    """Cases the boundary phase sent, of its argument and output kinds.
+
+    The phase is `fuzz.engine.phases.canonical`."""
     boundary_left_out: int = 0
-    """Boundary values the phase's bound per schema left out (`strategies.boundaries.BOUNDARY_LIMIT`)."""
+    """Boundary values the phase's bound per schema left out.
+
+    The bound is `strategies.boundaries.BOUNDARY_LIMIT`."""
     conclusion: str | None = None
-    """What the phase of this unit concluded about the target, in words: the sequence phase's,
-    whether the target keeps state and what that earned (`fuzz.engine.phases.state_probe`)."""
+    """What the phase of this unit concluded about the target, in words.
+
+    The sequence phase says whether the target keeps state, and what that earned.
+    See `fuzz.engine.phases.state_probe`."""
 
     @property
     def total_sent(self) -> int:
@@ -183,15 +215,21 @@ class ToolSummary:
 
 @dataclass(frozen=True, slots=True)
 class ShardOfRun:
-    """The part of a run one runner made (`--shard`, `fuzz.engine.sharding`)."""
+    """The part of a run one runner made, with `--shard`.
+
+    See `fuzz.engine.sharding`."""
 
     number: int
     """1-based."""
     count: int
     plan: str
-    """The fingerprint of the plan the run was split from: the same in every shard of one run."""
+    """The fingerprint of the plan the run was split from.
+
+    It is the same in every shard of one run."""
     units: tuple[str, ...]
-    """Every unit of the plan (a tool's name, `ENVELOPE`, `SEQUENCES`), in plan order."""
+    """Every unit of the plan, in plan order.
+
+    A unit is a tool's name, `ENVELOPE` or `SEQUENCES`."""
     owned: tuple[str, ...]
     """This shard's units, in plan order."""
 
@@ -222,20 +260,27 @@ class RunResult:
     seconds: float
     target_restarts: int = 0
     stopped_early: str | None = None
-    """Why the run ended before every tool was fuzzed (interrupted, target lost), or None."""
+    """Why the run ended before every tool was fuzzed, or None.
+
+    It may have been interrupted, or lost its target."""
     out_of_time: bool = False
-    """It ended because --max-time was reached: a time box the user chose, not a failure."""
+    """It ended because --max-time was reached.
+
+    That is a time box the user chose, not a failure."""
     profile: str = "sep-2145"
     fail_on: Level = Level.SHOULD
     excluded_tools: tuple[str, ...] = ()
     replayed: tuple[Replayed, ...] = ()
     baseline: frozenset[FindingKey] = frozenset()
-    """Known findings (--baseline): reported, but they fail no run."""
+    """Known findings, from --baseline: reported, but they fail no run."""
     shard: ShardOfRun | None = None
-    """The part of the run this is (`--shard`); None for a whole run (a merged one too)."""
+    """The part of the run this is, with `--shard`.
+
+    None for a whole run, a merged one included."""
     warnings: tuple[str, ...] = ()
-    """What went wrong while the run ran without stopping it (the example database left out),
-    each said once."""
+    """What went wrong while the run ran, without stopping it; each said once.
+
+    An example is the example database left out."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -259,9 +304,13 @@ class RunResult:
 
     @property
     def exit_code(self) -> int:
-        """1 on a violation at the --fail-on level or above (MUST and SHOULD by default);
-        otherwise 2 when the run stopped early (a clean partial run proves nothing) for any
-        reason but --max-time, else 0."""
+        """The process exit code for this result: 1, 2 or 0.
+
+        1 on a violation at the --fail-on level or above.
+        By default that level takes in MUST and SHOULD.
+        Otherwise 2 when the run stopped early, for any reason but --max-time.
+        A clean partial run proves nothing.
+        Else 0."""
         if self.failed:
             return 1
         return 2 if self.stopped_early and not self.out_of_time else 0

@@ -1,8 +1,10 @@
 """The oracle: which rule, if any, an exchange violates for its case, under a profile.
 
-Checks run from the most fundamental (the target died, the answer is not JSON-RPC) to the
-advisory ones (an error message that leaks a stack trace); the first violation of an enabled
-rule is the verdict, so each failing example fails for one rule and shrinks for that rule.
+Checks run from the most fundamental to the advisory ones.
+The most fundamental are that the target died, or that the answer is not JSON-RPC.
+An advisory one is an error message that leaks a stack trace.
+The first violation of an enabled rule is the verdict.
+So each failing example fails for one rule, and shrinks for that rule.
 """
 
 from __future__ import annotations
@@ -59,8 +61,10 @@ class Violation:
 
 
 def judge(case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Criteria = Criteria(), *, answers_ping: bool = True) -> Violation | None:
-    """The first violation of an enabled rule, or None. `answers_ping` is whether the target
-    answered a `ping` after this exchange; the engine asks only when the request went unanswered.
+    """The first violation of an enabled rule, or None.
+
+    `answers_ping` is whether the target answered a `ping` after this exchange.
+    The engine asks only when the request went unanswered.
     """
     return assess(case, exchange, tool, criteria, answers_ping=answers_ping)[1]
 
@@ -68,8 +72,9 @@ def judge(case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Cr
 def assess(
     case: Case, exchange: Exchange, tool: Tool | None = None, criteria: Criteria = Criteria(), *, answers_ping: bool = True
 ) -> tuple[Observation, Violation | None]:
-    """`judge`, with the observation it started from (what kind of answer came: coverage
-    counts it)."""
+    """`judge`, with the observation it started from.
+
+    The observation says what kind of answer came, and coverage counts it."""
     observation = observe(exchange, criteria.protocol_version)
     expected = criteria.profile.expectations[case.kind].expected
     for rule, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
@@ -132,7 +137,7 @@ def _candidates(
 
 
 def _error_problems(case: Case, exchange: Exchange, observation: Observation) -> Iterator[tuple[Rule, str]]:
-    """A JSON-RPC error of the wrong code (or, over HTTP, status) for its case kind."""
+    """A JSON-RPC error of the wrong code for its case kind, or over HTTP the wrong status."""
     code, status = observation.error_code, observation.status
     if case.kind in (CaseKind.MALFORMED_REQUEST, CaseKind.MALFORMED_META):
         rule = rules.MALFORMED_REQUEST_CODE if case.kind is CaseKind.MALFORMED_REQUEST else rules.MALFORMED_META
@@ -172,9 +177,11 @@ def _unsupported_version_problem(exchange: Exchange, observation: Observation) -
 
 
 def _output_problems(case: Case, tool: Tool | None, observation: Observation, protocol_version: str) -> Iterator[tuple[Rule, str]]:
-    """A success of a tool that declares an outputSchema must carry conforming structuredContent
-    (an object, but under 2026-07-28, which allows any JSON value); a mirror asked for a
-    conforming value must return that very value."""
+    """What is wrong with a success's structured output.
+
+    A success of a tool that declares an outputSchema must carry conforming structuredContent.
+    It must be an object, except under 2026-07-28, which allows any JSON value.
+    A mirror asked for a conforming value must return that very value."""
     result = observation.result or {}
     structured = result.get("structuredContent", ABSENT)
     asked = case.mirrored_output
@@ -258,8 +265,10 @@ _SHOWN = 400
 
 
 def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> str:
-    """The finding's message: the rule, what was sent and why, what came back, what was
-    expected, and the spec sentence."""
+    """The finding's message, in one paragraph.
+
+    It gives the rule, what was sent and why, and what came back.
+    Then it gives what was expected, and the spec sentence."""
     rule = violation.rule
     reply = exchange.reply
     if isinstance(reply, Answered):

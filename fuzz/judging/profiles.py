@@ -1,14 +1,22 @@
 """Profiles: which rule set judges the answers, and what each case kind must get.
 
-`sep-2145` (the default) is the accepted proposal, the same under every revision. `published`
-is what the spoken revision's own text says (`resolve` builds it for each revision; its old
-name `2025-11-25` is an alias): an unknown tool is a protocol error in every published revision,
-2026-07-28 included; invalid arguments are a tool execution error from 2025-11-25 on (SEP-1303),
-while up to 2025-06-18 the text lists them under both kinds of error, so either refusal passes;
-structured results MUST conform to `outputSchema` from 2025-06-18 on (there is none before);
-tool names are judged from 2025-11-25 on (no earlier revision says what a name should be),
-while `sep-2145` judges them under every revision, as it does everything it checks.
-The same server can be compliant under one and not the other; the report names the profile.
+`sep-2145`, the default, is the accepted proposal, the same under every revision.
+
+`published` is what the spoken revision's own text says.
+`resolve` builds it for each revision; its old name `2025-11-25` is an alias.
+The published texts differ from the proposal, and from each other.
+
+An unknown tool is a protocol error in every published revision, 2026-07-28 included.
+Invalid arguments are a tool execution error from 2025-11-25 on (SEP-1303).
+Up to 2025-06-18 the text lists them under both kinds of error, so either refusal passes.
+Structured results MUST conform to `outputSchema` from 2025-06-18 on.
+There is no `outputSchema` before.
+Tool names are judged from 2025-11-25 on.
+No earlier revision says what a name should be.
+`sep-2145` judges them under every revision, as it does everything it checks.
+
+The same server can be compliant under one profile and not the other.
+The report names the profile.
 """
 
 from __future__ import annotations
@@ -27,13 +35,17 @@ A = AnswerClass
 
 @dataclass(frozen=True, slots=True)
 class Expectation:
-    """What a case kind must get: in words, and which rule each wrong answer class violates."""
+    """What a case kind must get, in words, and which rule each wrong answer violates.
+
+    The wrong answers are given by answer class."""
 
     expected: str
     violations: Mapping[AnswerClass, Rule]
 
     def violated_by(self, answer: AnswerClass) -> Rule | None:
-        """The rule `answer` violates; a result asking for more input counts as a success."""
+        """The rule `answer` violates, or None.
+
+        A result asking for more input counts as a success."""
         if answer is A.INPUT_REQUIRED and answer not in self.violations:
             answer = A.SUCCESS
         return self.violations.get(answer)
@@ -87,16 +99,22 @@ SEP_2145 = Profile(
 
 _NO_OUTPUT_SCHEMA = ("2024-11-05", "2025-03-26")
 BOTH_REFUSALS = ("2024-11-05", "2025-03-26", "2025-06-18")
-"""Revisions that list invalid arguments under protocol errors and invalid input data under
-tool execution errors."""
+"""Revisions that list invalid arguments under both kinds of error.
+
+They list invalid arguments under protocol errors.
+They list invalid input data under tool execution errors."""
 _PUBLISHED_DEFAULT = "2025-11-25"
 _WITHOUT_TOOL_NAMES = ("2024-11-05", "2025-03-26", "2025-06-18")
-"""Revisions without the Tool Names section (server/tools): the tool-name rule is not theirs."""
+"""Revisions without the Tool Names section of server/tools.
+
+The tool-name rule is not theirs."""
 
 
 @cache
 def published(version: str) -> Profile:
-    """The rules as revision `version`'s own text states them (an unknown revision: as 2025-11-25)."""
+    """The rules as revision `version`'s own text states them.
+
+    An unknown revision is taken as 2025-11-25."""
     if version not in (*BOTH_REFUSALS, "2025-11-25", "2026-07-28"):
         version = _PUBLISHED_DEFAULT
     where = f"MCP {version}, server/tools, Error Handling"
@@ -156,15 +174,19 @@ def published(version: str) -> Profile:
 
 PUBLISHED_ID = "published"
 ALIASES = {"2025-11-25": PUBLISHED_ID}
-"""Old profile names, still accepted (and recorded as given)."""
+"""Old profile names, still accepted, and recorded as given."""
 
 PROFILES: dict[str, Profile] = {SEP_2145.id: SEP_2145, PUBLISHED_ID: published(_PUBLISHED_DEFAULT), "2025-11-25": published(_PUBLISHED_DEFAULT)}
-"""Every profile name, each with its rules as the default revision (2025-11-25) states them;
-`resolve` gives them as the spoken revision does."""
+"""Every profile name, each with its rules as the default revision states them.
+
+The default revision is 2025-11-25.
+`resolve` gives the rules as the spoken revision states them."""
 
 
 def resolve(profile_id: str, protocol_version: str | None) -> Profile:
-    """Profile `profile_id` as it judges under `protocol_version` (None: the default revision)."""
+    """Profile `profile_id` as it judges under `protocol_version`.
+
+    `protocol_version` None means the default revision."""
     if ALIASES.get(profile_id, profile_id) == PUBLISHED_ID:
         return published(protocol_version or _PUBLISHED_DEFAULT)
     return PROFILES[profile_id]

@@ -1,8 +1,10 @@
 """What the harness checks: each rule with a stable id, a level, a title and its spec sentence.
 
-A rule also carries the facts the rest of the harness asks about it: which case kind judges it,
-what must have happened for "no violation" to mean something, under which revisions it applies,
-and how it behaves in a sequence. Nothing else keeps lists of rule ids; it reads them here.
+A rule also carries the facts the rest of the harness asks about it.
+It says which case kind judges it.
+It says what must have happened for "no violation" to mean something.
+It says under which revisions it applies, and how it behaves in a sequence.
+Nothing else keeps lists of rule ids; everything else reads them here.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ class Level(Enum):
         return text.upper() if self is not Level.ADVISORY else text
 
     def at_least(self, threshold: Level) -> bool:
-        """True when this level is as binding as `threshold` or more."""
+        """True when this level is as binding as `threshold`, or more."""
         order = list(Level)
         return order.index(self) <= order.index(threshold)
 
@@ -34,8 +36,8 @@ class Level(Enum):
 class Evidence(Enum):
     """What must have happened on a tool before "no violation" of a rule means anything.
 
-    A tool that refuses every call also refuses invalid arguments, for the wrong reason; the
-    coverage report says such a rule was not exercised, and why.
+    A tool that refuses every call also refuses invalid arguments, for the wrong reason.
+    The coverage report says such a rule was not exercised, and why.
     """
 
     AN_ANSWER_OF_ITS_KIND = "an answer to a case of the kind that judges it"
@@ -57,8 +59,11 @@ class Revisions(Enum):
 
 @dataclass(frozen=True, slots=True, eq=False)
 class Rule:
-    """One requirement. Two rules are the same rule when their ids are: a profile may restate a
-    rule (another level, another sentence) and it stays that rule."""
+    """One requirement, with its id, level, title and source.
+
+    Two rules are the same rule when their ids are.
+    A profile may restate a rule with another level or another sentence.
+    It stays that rule."""
 
     id: str
     level: Level
@@ -66,18 +71,26 @@ class Rule:
     source: str
     """Where the requirement is written, and its sentence."""
     judged_on: CaseKind | None = None
-    """The one case kind whose answers judge this rule; None when any kind's may."""
+    """The one case kind whose answers judge this rule.
+
+    None when any kind's answers may."""
     evidence: Evidence = Evidence.ANY_ANSWER
     unjudged: str = "no tool got the cases it judges"
-    """Why no tool could be judged by this rule at all, as the coverage report says it."""
+    """Why no tool could be judged by this rule at all, in the coverage report's words."""
     revisions: Revisions = Revisions.EVERY
     about_the_request: bool = False
-    """A violation of the request itself (unanswered, the target gone), whatever came before
-    it: it ends a sequence, and blames the one request, not the steps."""
+    """A violation of the request itself, whatever came before it.
+
+    Examples are an unanswered request, or the target gone.
+    It ends a sequence, and blames the one request, not the steps."""
     depends_on_state: bool = False
-    """A violation a server's state could explain: checked again on a fresh target."""
+    """A violation a server's state could explain.
+
+    It is checked again on a fresh target."""
     in_sequences: bool = True
-    """Whether a sequence's calls are judged by it (not the listing's rules)."""
+    """Whether a sequence's calls are judged by it.
+
+    The listing's rules do not judge them."""
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Rule) and other.id == self.id

@@ -1,16 +1,21 @@
 """Schema coverage: which keywords of a tool's schemas a run reached, on which side.
 
-A run that never sent a value at `maximum` cannot claim it tested `maximum`. For each (place,
-keyword) of a tool's `inputSchema` (and of the mirror tool's `outputSchema`), a run counts the
-cases that reached it on its *valid* side (a valid value at the keyword's boundary: a string of
-exactly `maxLength` characters, the `maximum` itself, an `enum` value) and on its *invalid* side
-(a value the validator rejects for that keyword at that place), with how the server answered
-them. A side a keyword does not have (`default` has no invalid side, `additionalProperties:
-false` no valid one) is None; a side it has that no case reached has `sent == 0`.
+A run that never sent a value at `maximum` cannot claim it tested `maximum`.
+So a run counts cases per (place, keyword) of a tool's `inputSchema`.
+The mirror tool's `outputSchema` is counted too.
 
-What counts as reaching a side is decided per case from the value sent, not from how it was
-made (`strategies.boundaries.reached`), so the random search and the boundary phase are counted
-alike.
+A case reaches a keyword's *valid* side with a valid value at the keyword's boundary.
+Examples are a string of exactly `maxLength` characters, the `maximum` itself, or an `enum` value.
+A case reaches its *invalid* side with a value the validator rejects for that keyword there.
+Each side also counts how the server answered its cases.
+
+A side a keyword does not have is None.
+`default` has no invalid side, and `additionalProperties: false` no valid one.
+A side it has that no case reached has `sent == 0`.
+
+Reaching a side is decided per case from the value sent, not from how it was made.
+`strategies.boundaries.reached` decides it.
+So the random search and the boundary phase are counted alike.
 """
 
 from __future__ import annotations
@@ -29,8 +34,9 @@ class SchemaRole(Enum):
 
 @dataclass(frozen=True, slots=True)
 class SideReach:
-    """The cases that reached one side of a keyword, and how each was answered (by
-    `fuzz.judging.coverage.BUCKETS` name)."""
+    """The cases that reached one side of a keyword, and how each was answered.
+
+    Answers are counted by `fuzz.judging.coverage.BUCKETS` name."""
 
     sent: int = 0
     answers: Mapping[str, int] = field(default_factory=dict)
@@ -45,14 +51,18 @@ class KeywordCoverage:
 
     schema: SchemaRole
     path: str
-    """The place as labels name it: `arguments.title`, `arguments.tags[]` (any item), `structuredContent.total`."""
+    """The place as labels name it, such as `arguments.title` or `structuredContent.total`.
+
+    `arguments.tags[]` names any item of `tags`."""
     schema_path: str
     """The keyword's schema as a JSON Pointer into the tool's schema: `/properties/title`."""
     keyword: str
     valid: SideReach | None
     """None: the keyword has no valid side to reach (`additionalProperties: false`)."""
     invalid: SideReach | None
-    """None: the keyword has no invalid side (`default`, `examples`, `format` as an annotation)."""
+    """None: the keyword has no invalid side.
+
+    Examples are `default`, `examples`, and `format` as an annotation."""
 
     @property
     def sides(self) -> tuple[SideReach, ...]:
@@ -79,7 +89,8 @@ class KeywordCoverage:
 
 
 def reached_count(entries: Iterable[KeywordCoverage]) -> tuple[int, int]:
-    """(keywords reached on every side they have, keywords) for a terminal line such as
-    `keywords: 31 of 34 reached on both sides`."""
+    """(keywords reached on every side they have, keywords), for a terminal line.
+
+    The line reads like `keywords: 31 of 34 reached on both sides`."""
     listed = list(entries)
     return sum(entry.fully_reached for entry in listed), len(listed)

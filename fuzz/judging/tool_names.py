@@ -1,20 +1,32 @@
-"""The tool-name rule: what a listed tool's name SHOULD be (MCP 2025-11-25, server/tools, *Tool
-Names*), judged on the `tools/list` answer, once per run.
+"""The tool-name rule: what a listed tool's name SHOULD be.
 
-Why here and not in the oracle: the oracle judges one exchange for one case; a name is judged
-once, on the listing the run starts from, with no request of its own and nothing to shrink.
-The engine asks `listing_findings` for the tools this process fuzzes (its shard's, with
-`--processes`), so that each name's finding is made by the one process that owns its tool:
-never twice, never by none. The finding goes into that tool's summary like any other, so the
-reports, `--rules`/`--exclude-rules`, `--fail-on` and baselines treat it alike.
+The rule comes from MCP 2025-11-25, server/tools, *Tool Names*.
+It is judged on the `tools/list` answer, once per run.
 
-Which revisions: the profile decides (`fuzz.judging.profiles`). `sep-2145` judges names under every
-revision, as it judges everything by the accepted texts whatever the revision spoken: a name
-with a space breaks clients whichever revision the server speaks. `published` judges them only
-from 2025-11-25 on, the first revision with the section: before it no revision says anything
-of a name's form. Names differing only in case are distinct (the section says names are
-case-sensitive), so `getUser` and `GetUser` are no duplicate. Every name is quoted escaped
-(JSON, ASCII only, a CI command's `##[` defused): a name is the server's data, and
+Why here and not in the oracle?
+The oracle judges one exchange for one case.
+A name is judged once, on the listing the run starts from.
+It has no request of its own, and nothing to shrink.
+
+The engine asks `listing_findings` for the tools this process fuzzes.
+With `--processes`, those are its shard's tools.
+So each name's finding is made by the one process that owns its tool.
+It is made never twice, and never by none.
+The finding goes into that tool's summary like any other.
+So the reports, `--rules`/`--exclude-rules`, `--fail-on` and baselines treat it alike.
+
+Which revisions judge names? The profile decides (`fuzz.judging.profiles`).
+`sep-2145` judges names under every revision.
+It judges everything by the accepted texts, whatever the revision spoken.
+A name with a space breaks clients whichever revision the server speaks.
+`published` judges names only from 2025-11-25 on, the first revision with the section.
+Before it, no revision says anything of a name's form.
+
+Names differing only in case are distinct, since the section says names are case-sensitive.
+So `getUser` and `GetUser` are no duplicate.
+
+Every name is quoted escaped: as JSON, ASCII only, with a CI command's `##[` defused.
+A name is the server's data.
 `"\\n::error::x"`, `##[error]` or an ESC in it must reach no terminal or CI log raw.
 """
 
@@ -38,24 +50,31 @@ _CHARACTERS_SHOWN = 8
 _ANYWHERE_COMMAND = re.compile(r"(##(?:vso)?)\[", re.IGNORECASE)
 """GitHub's `##[command]` and Azure Pipelines' `##vso[command]`, obeyed anywhere in a line."""
 _NAME_SHOWN = 120
-"""Characters of a name quoted in a message (a longer one is cut, its length said)."""
+"""Characters of a name quoted in a message.
+
+A longer name is cut, and its length said."""
 
 EXPECTED = f"a name of 1 to {LONGEST} characters, only {_ALLOWED_WORDS}, listed once"
 LISTING_REQUEST: dict[str, Any] = {"jsonrpc": "2.0", "method": "tools/list"}
-"""A name finding's request: the listing (the run's own had an id, and a cursor per page)."""
+"""The request a name finding shows: the listing.
+
+The run's own request had an id, and a cursor per page."""
 
 
 def quoted(name: str) -> str:
-    """`name` as a JSON string literal of ASCII characters only (control characters, ESC and
-    anything beyond ASCII escaped; the `[` of a CI command as `\\u005b`, still the same JSON
-    string), cut after _NAME_SHOWN characters."""
+    """`name` as a JSON string literal of ASCII characters only.
+
+    Control characters, ESC and anything beyond ASCII are escaped.
+    The `[` of a CI command is written `\\u005b`, which is still the same JSON string.
+    The name is cut after _NAME_SHOWN characters."""
     shown = name if len(name) <= _NAME_SHOWN else name[: _NAME_SHOWN - 3] + "..."
     return _ANYWHERE_COMMAND.sub(lambda match: match.group(1) + "\\u005b", json.dumps(shown, ensure_ascii=True))
 
 
 def name_problems(name: str, times_listed: int = 1) -> tuple[str, ...]:
-    """What is wrong with `name` by the section, each as a clause naming the requirement it
-    breaks; () for a compliant name."""
+    """What is wrong with `name` by the section; () for a compliant name.
+
+    Each problem is a clause naming the requirement it breaks."""
     problems = []
     if not name:
         problems.append(f"is empty (names SHOULD be between 1 and {LONGEST} characters)")
@@ -77,9 +96,11 @@ def _character(character: str) -> str:
 
 
 def listing_findings(listing: Sequence[Tool], names: Collection[str], rule: Rule = TOOL_NAME) -> dict[str, Finding]:
-    """The tool-name finding of each of `names` (the tools a process fuzzes) whose name breaks
-    the section, judged against the whole `listing` (every entry `tools/list` gave, duplicates
-    included), by `rule` (the profile's version of it)."""
+    """The tool-name finding of each of `names` whose name breaks the section.
+
+    `names` are the tools a process fuzzes.
+    They are judged against the whole `listing`: every entry `tools/list` gave, duplicates included.
+    `rule` is the profile's version of the tool-name rule."""
     times = Counter(tool.name for tool in listing)
     entries: dict[str, list[Mapping[str, Any]]] = {}
     for tool in listing:

@@ -1,8 +1,12 @@
-"""Renderings of a run: `terminal` (live, for people), and the files `--report FORMAT:PATH`
-writes from the final RunResult: `json_report` (the whole result, for machines), `junit` (for
-CI test views), `sarif` (for code-scanning dashboards), `markdown` (for step summaries and pull
-request comments), `html` (one self-contained page, for a nightly job's artifacts). `problems`
-groups findings for all of them. None drives the engine."""
+"""Renderings of a run, for people and for machines.
+
+`terminal` is live, for people. The other modules write the files `--report FORMAT:PATH` asks for,
+from the final RunResult. `json_report` writes the whole result, for machines. `junit` is for CI
+test views. `sarif` is for code-scanning dashboards. `markdown` is for step summaries and pull
+request comments. `html` writes one self-contained page, for a nightly job's artifacts.
+
+`problems` groups findings for all of them. None of them drives the engine.
+"""
 
 from __future__ import annotations
 

@@ -1,11 +1,13 @@
-"""The reports of `--protocol-version all` (`fuzz.engine.revisions`): each revision's own report, in a
-section of its own, then the revisions not fuzzed and the differences between the others.
+"""The reports of `--protocol-version all` (`fuzz.engine.revisions`).
 
-JSON: `revisions` holds each revision's whole report (as `--report json` writes one),
-`unfuzzed` and `differences` follow. JUnit: each revision's suites, named with the revision.
-SARIF: a run per revision. Markdown and the terminal: a section per revision, then the
-comparison, what the server sent in it escaped (`fuzz.text`). HTML: one page, the comparison,
-then a section per revision.
+Each revision's own report comes first, in a section of its own. Then come the revisions not fuzzed,
+and the differences between the others. Each format lays this out its own way.
+
+JSON: `revisions` holds each revision's whole report, as `--report json` writes one. `unfuzzed` and
+`differences` follow. JUnit: each revision's suites, named with the revision. SARIF: a run per
+revision. Markdown and the terminal: a section per revision, then the comparison. What the server
+sent is escaped in it (`fuzz.text`). HTML: one page, with the comparison first, then a section per
+revision.
 """
 
 from __future__ import annotations
@@ -118,13 +120,19 @@ def comparison_lines(runs: RevisionRuns) -> list[str]:
 
 
 UNCOMPARED_SHOWN = 10
-"""Uncompared tools and case kinds with a finding shown per group of revisions; the rest, and
-those without a finding, are counted (the JSON report lists each)."""
+"""Uncompared items with a finding shown per group of revisions.
+
+An item is a tool and case kind. The rest, and those without a finding, are only counted. The JSON
+report lists each one.
+"""
 
 
 def uncompared_lines(items: tuple[Uncompared, ...]) -> list[str]:
-    """What only some revisions judged, by the revisions that judged it: each with a finding
-    and what it was, then those without one, named in short."""
+    """What only some revisions judged, grouped by the revisions that judged it.
+
+    Each item with a finding comes first, with what it was. Then those without one are named in
+    short.
+    """
     if not items:
         return []
     lines = ["", f"Judged under some revisions only: {len(items)} (tool and case kinds not compared: the other revisions sent them no case)"]

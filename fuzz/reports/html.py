@@ -1,15 +1,18 @@
-"""An HTML report (`--report html:PATH`): one self-contained file, for a nightly job's artifacts,
-that opens offline (inline CSS, no script, no font, no external URL).
+"""An HTML report (`--report html:PATH`): one self-contained file.
 
-It holds the verdict (what the exit code means, the problems and findings per level); the tools ×
-rules matrix; each problem with its rule, level and spec sentence, the minimal request and the
-exact answer as JSON (a sequence's steps before them, each request and answer, and where each
-reused value came from), the server's stderr, its findings and their replay commands; the schema
-coverage per tool; and how each tool's cases of each kind were answered.
+It is meant for a nightly job's artifacts, and it opens offline. Its CSS is inline, and it has no
+script, no font and no external URL.
 
-Every string of the server's in it (its name, tool names, messages, JSON, paths, property names)
-is escaped text: the page is built as an element tree and serialised (`fuzz.reports.html_tree`),
-never pasted together.
+It holds the verdict: what the exit code means, and the problems and findings per level. Then comes
+the tools × rules matrix. Then each problem, with its rule, level and spec sentence. Each problem
+shows the minimal request and the exact answer as JSON. A sequence's steps come before them: each
+request and answer, and where each reused value came from. Then come the server's stderr, its
+findings and their replay commands. After the problems come the schema coverage per tool, and how
+each tool's cases of each kind were answered.
+
+Every string of the server's in it is escaped text. That covers its name, tool names, messages,
+JSON, paths and property names. The page is built as an element tree and serialised
+(`fuzz.reports.html_tree`), never pasted together.
 """
 
 from __future__ import annotations
@@ -36,8 +39,11 @@ def render(result: RunResult) -> str:
 
 
 def render_runs(results: Sequence[RunResult], comparison: Sequence[str], exit_code: int) -> str:
-    """The report of `--protocol-version all`: the comparison (`fuzz.reports.by_revision`'s lines),
-    then each revision's own report in a section of its own."""
+    """The report of `--protocol-version all`, as a whole page.
+
+    The comparison (`fuzz.reports.by_revision`'s lines) comes first. Then each revision's own report
+    follows, in a section of its own.
+    """
     body = [
         tag("h1", f"mcp-toolfuzz under every revision: exit {exit_code}"),
         tag("nav", *(tag("a", f"Under {result.protocol_version}", href=f"#r{n}") for n, result in enumerate(results))),
@@ -56,8 +62,11 @@ def write(result: RunResult, path: Path) -> None:
 
 
 def report(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1, key: str = "") -> list[Element]:
-    """One run's report under a heading of `level`, its sections one level below; `key` starts
-    every id in it (a page may hold several runs)."""
+    """One run's report under a heading of `level`.
+
+    Its sections sit one level below. `key` starts every id in it, since a page may hold several
+    runs.
+    """
     section = f"h{level + 1}"
     parts = [
         tag(f"h{level}", f"{title}: {headline(result.findings)}"),
@@ -196,8 +205,11 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
 
 
 def _sequence_steps(finding: Finding) -> list[Element]:
-    """A sequence finding's steps, in order: each request and its answer side by side, and where
-    each value the request reused came from."""
+    """A sequence finding's steps, in order.
+
+    Each request and its answer sit side by side. Each value the request reused says where it came
+    from.
+    """
     count = len(finding.steps)
     items = []
     for number, step in enumerate(finding.steps, 1):

@@ -1,20 +1,22 @@
-"""The HTML report's building blocks (`fuzz.reports.html`): a page is an `xml.etree.ElementTree`
-tree serialised with `method="html"`, so every string in it is a text node or an attribute value,
-escaped by the serialiser (`&`, `<`, `>`, `"`); no string is ever pasted into markup.
+"""The HTML report's building blocks (`fuzz.reports.html`).
 
-`tag` is the only way the report makes an element, and it keeps the rest of the rules:
+A page is an `xml.etree.ElementTree` tree serialised with `method="html"`. So every string in it is
+a text node or an attribute value. The serialiser escapes it (`&`, `<`, `>`, `"`). No string is ever
+pasted into markup.
 
-- A `str` child is text, made `printable` first (control, bidi and invisible characters written
-  as escapes, as the terminal shows them); a `Verbatim` child is multi-line text for a `<pre>`,
-  which only `json_block` (JSON as `fuzz.text.json_text` writes it) and `lines_block` (each line
-  `printable`) make.
-- Elements whose text a browser reads raw (`script`, `style`, ...) cannot be made with it: the one
-  `<style>` is the constant `CSS`, put in by `page`.
-- Attributes are a fixed few; an `href` must be a link inside the page (`#...`).
+`tag` is the only way the report makes an element, and it keeps the rest of the rules. A `str` child
+is text, made `printable` first. Control, bidi and invisible characters are written as escapes, as
+the terminal shows them. A `Verbatim` child is multi-line text for a `<pre>`. Only `json_block` and
+`lines_block` make one. `json_block` writes JSON as `fuzz.text.json_text` does. `lines_block` makes
+each line `printable`.
 
-The page loads nothing: its CSS is inline, it has no script, no font and no external URL, and its
-Content-Security-Policy forbids them anyway (`default-src 'none'`), should a string ever get past
-the serialiser.
+Some elements' text a browser reads raw (`script`, `style`, ...). `tag` cannot make them. The one
+`<style>` is the constant `CSS`, put in by `page`. Attributes are a fixed few. An `href` must be a
+link inside the page (`#...`).
+
+The page loads nothing. Its CSS is inline, and it has no script, no font and no external URL. Its
+Content-Security-Policy forbids them anyway (`default-src 'none'`). That guards against a string
+that ever gets past the serialiser.
 """
 
 from __future__ import annotations
@@ -45,8 +47,11 @@ _ATTRIBUTES = frozenset({"class", "id", "href", "title", "open", "scope", "colsp
 
 
 def tag(name: str, *children: Child, **attributes: str | int | bool | None) -> Element:
-    """An element: `tag("td", "text", cls="violated", title="why")`. `cls` is `class`; an
-    attribute that is None or False is left out, True is written bare (`open`)."""
+    """An element: `tag("td", "text", cls="violated", title="why")`.
+
+    `cls` is `class`. An attribute that is None or False is left out. One that is True is written
+    bare (`open`).
+    """
     if name in _RAW_TEXT or not name.isalnum():
         raise ValueError(f"the report does not make <{name}> elements")
     element = Element(name)
@@ -97,8 +102,11 @@ def cell(cell: Child, name: str = "td", **attributes: str) -> Element:
 
 
 def table(head: Iterable[Child], rows: Iterable[Iterable[Child] | Element], cls: str | None = None) -> Element:
-    """A table: a header row of `head`, then `rows`, each a `tr` or its cells. A cell that is a
-    `td` or a `th` element is the cell itself; anything else is put in one (a `th` in the head)."""
+    """A table: a header row of `head`, then `rows`, each a `tr` or its cells.
+
+    A cell that is a `td` or a `th` element is the cell itself. Anything else is put in one: a `th`
+    in the head, a `td` elsewhere.
+    """
     body = tag("tbody")
     for row in rows:
         body.append(row if isinstance(row, Element) else tag("tr", *map(cell, row)))

@@ -1,16 +1,17 @@
-"""A run's JSON report (`fuzz.reports.json_report`) read back into the RunResult it was written
-from, for `mcp-toolfuzz merge`: every report format renders from it what it rendered from the
-run itself, and `as_json` of it is the document read.
+"""A run's JSON report read back into the RunResult it was written from.
 
-What the report derives from the run (`exitCode`, `rules`, `coverage`, `problems`, each tool's
-`rules` and `hint`, the baseline's `stale`) is not read: it is made again from what is. A
-finding's rule is the one with its id in the profile the report names, as that profile judges
-under the report's revision (`fuzz.judging.profiles.resolve`), as the run judged.
+`mcp-toolfuzz merge` uses it. Every report format renders from the read RunResult what it rendered
+from the run itself. `as_json` of it is the document read (`fuzz.reports.json_report`).
 
-A document that is not such a report raises `ReportError`, which names the file, the place in it
-(`tools[2].casesSent`), what is there and what was expected. So does the report of a run under
-every revision (`--protocol-version all`, `fuzz.reports.by_revision`): it holds a run per
-revision and the differences between them, and is not read back.
+What the report derives from the run is not read; it is made again from what is. That covers
+`exitCode`, `rules`, `coverage`, `problems`, each tool's `rules` and `hint`, and the baseline's
+`stale`. A finding's rule is the one with its id in the profile the report names. That profile
+judges under the report's revision (`fuzz.judging.profiles.resolve`), as the run judged.
+
+A document that is not such a report raises `ReportError`. The error names the file and the place in
+it (`tools[2].casesSent`). It says what is there and what was expected. The report of a run under
+every revision raises it too (`--protocol-version all`, `fuzz.reports.by_revision`). That report
+holds a run per revision and the differences between them, and is not read back.
 """
 
 from __future__ import annotations
@@ -56,9 +57,12 @@ def load(path: Path) -> RunResult:
 
 
 def result_from_json(document: object, source: str) -> RunResult:
-    """The RunResult `document` (`fuzz.reports.json_report.as_json` of it) was written from;
-    `source` names the document in errors (its file). Raises ReportError when it is not a JSON
-    report this mcp-toolfuzz writes, or is the report of a run under every revision."""
+    """The RunResult that `document` was written from.
+
+    `document` is `fuzz.reports.json_report.as_json` of that result. `source` names the document in
+    errors (its file). Raises ReportError when it is not a JSON report this mcp-toolfuzz writes.
+    Raises it too for the report of a run under every revision.
+    """
     root = _checked(document, source)
     profile_id = root["profile"].choice({name: name for name in PROFILES}, "a profile")
     protocol_version = root["protocolVersion"].optional_string()
@@ -152,7 +156,10 @@ def _use(node: _Node) -> Use:
 
 
 def _summary(node: _Node, findings: list[Finding], taken: int) -> ToolSummary:
-    """A tool's summary; its findings are the next of `findings`, `taken` of them being earlier tools'."""
+    """A tool's summary, its findings taken in order from `findings`.
+
+    The first `taken` of them belong to earlier tools.
+    """
     tool = node["name"].optional_string() or ""
     places = node["findings"].items()
     for offset, place in enumerate(places):
@@ -230,8 +237,11 @@ def _shard(node: _Node) -> ShardOfRun | None:
 
 @dataclass(frozen=True, slots=True)
 class _Node:
-    """A value of the document and where it is (`tools[2].casesSent`), read as what it must be:
-    each reading raises ReportError, naming the place, when the value is not that."""
+    """A value of the document and where it is (`tools[2].casesSent`).
+
+    It is read as what it must be. Each reading raises ReportError, naming the place, when the value
+    is not that.
+    """
 
     source: str
     where: str
@@ -316,7 +326,10 @@ class _Node:
 
 
 def _described(value: object) -> str:
-    """What a value of the document is, for an error message: `the string "bogus"`, `a list of 3 items`."""
+    """What a value of the document is, for an error message.
+
+    For example: `the string "bogus"`, `a list of 3 items`.
+    """
     if value is None:
         return "null"
     if isinstance(value, bool):

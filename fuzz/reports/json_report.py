@@ -89,8 +89,10 @@ def as_json(result: RunResult) -> dict[str, Any]:
 
 
 def _finding_places(result: RunResult) -> list[range]:
-    """Each tool's findings as places in the report's `findings` (a sequence finding is the
-    sequences' summary's, whatever tool its request named)."""
+    """Each tool's findings as places in the report's `findings`.
+
+    A sequence finding belongs to the sequences' summary, whatever tool its request named.
+    """
     places, start = [], 0
     for summary in result.tools:
         places.append(range(start, start + len(summary.findings)))

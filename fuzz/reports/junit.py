@@ -1,20 +1,24 @@
 """JUnit XML (`--report junit:PATH`), what CI systems show as tests.
 
-A `testsuite` per tool (the envelope included), a `testcase` per rule that applies to the tool:
-it passes when the rule was exercised and found nothing, fails with the rule, its level, the
-minimal request, the answer and the replay command when it found something (a sequence finding,
-in the `(sequences)` suite, with each step before its request: request, answer, and where each
-reused value came from, `fuzz.reports.problems.findings_text`), and is skipped,
-with the reason, when it was not exercised (the case kind was skipped, or what the rule judges
-never happened). The case kinds a tool did not get are skipped test cases of their own. Written
-to the Apache Ant JUnit schema (windyroad/JUnit-Schema's `JUnit.xsd`, what Jenkins, GitLab and
-GitHub test reporters read): an attribute-less `testsuites` root, each `testsuite` with its
-`package`, `id`, `timestamp` and `hostname`, `properties` first, `system-out` and `system-err`
-last.
+Each tool gets a `testsuite`, the envelope included. Each rule that applies to the tool gets a
+`testcase` in it.
 
-What the server sent is escaped as the terminal escapes it (`fuzz.text.printable`): a test view
-or a CI log that shows a failure's text shows no control character of the server's, and the
-XML stays XML 1.0, which cannot carry most C0 controls even as character references.
+A test case passes when its rule was exercised and found nothing. It fails when the rule found
+something. The failure holds the rule, its level, the minimal request, the answer and the replay
+command. A sequence finding sits in the `(sequences)` suite. Its steps come before its request: each
+request, its answer, and where each reused value came from (`fuzz.reports.problems.findings_text`).
+A test case is skipped, with the reason, when its rule was not exercised. Either the case kind was
+skipped, or what the rule judges never happened. The case kinds a tool did not get are skipped test
+cases of their own.
+
+The file follows the Apache Ant JUnit schema (windyroad/JUnit-Schema's `JUnit.xsd`). That is what
+Jenkins, GitLab and GitHub test reporters read. The `testsuites` root has no attributes. Each
+`testsuite` has its `package`, `id`, `timestamp` and `hostname`. Its `properties` come first, its
+`system-out` and `system-err` last.
+
+What the server sent is escaped as the terminal escapes it (`fuzz.text.printable`). So a test view
+or a CI log that shows a failure's text shows no control character of the server's. The XML also
+stays XML 1.0, which cannot carry most C0 controls even as character references.
 """
 
 from __future__ import annotations
@@ -36,8 +40,10 @@ from fuzz.text import escape_character, printable
 SUITE_PREFIX = "mcp-toolfuzz"
 
 _NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
-"""Characters XML 1.0 cannot carry (NUL and the other C0 controls, lone surrogates, U+FFFE):
-what the server sent is escaped before it gets here; this is the last guard."""
+"""Characters XML 1.0 cannot carry: NUL and the other C0 controls, lone surrogates, U+FFFE.
+
+What the server sent is escaped before it gets here; this is the last guard.
+"""
 
 
 def _xml_safe(text: str) -> str:
@@ -101,8 +107,10 @@ def render(result: RunResult) -> str:
 
 
 def render_runs(results: Sequence[RunResult]) -> str:
-    """The suites of one run, or of a run per revision (`--protocol-version all`), whose suite
-    names then carry the revision: `mcp-toolfuzz.2026-07-28.add`."""
+    """The suites of one run, or of a run per revision (`--protocol-version all`).
+
+    Under a run per revision, suite names carry the revision: `mcp-toolfuzz.2026-07-28.add`.
+    """
     stamp = datetime.now(UTC).replace(microsecond=0, tzinfo=None).isoformat()
     host = socket.gethostname() or "localhost"
     root = ElementTree.Element("testsuites")

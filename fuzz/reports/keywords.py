@@ -1,9 +1,10 @@
-"""Schema coverage as the reports tell it (`fuzz.judging.schema_coverage`): how many keywords of a
-tool's schemas were reached on every side they have, which were not, and how the cases that
-reached a side were answered.
+"""Schema coverage as the reports tell it (`fuzz.judging.schema_coverage`).
 
-A place names the properties of the server's schema (`arguments.title`), so it is server text:
-everything here that a person reads goes through `fuzz.text.printable`.
+It says how many keywords of a tool's schemas were reached on every side they have. It names those
+that were not. It counts how the cases that reached a side were answered.
+
+A place names the properties of the server's schema (`arguments.title`), so it is server text.
+Everything here that a person reads goes through `fuzz.text.printable`.
 """
 
 from __future__ import annotations
@@ -32,8 +33,11 @@ def unreached(entry: KeywordCoverage) -> str:
 
 
 def line(entries: Sequence[KeywordCoverage]) -> str:
-    """The terminal's line for a tool: `keywords: 31 of 34 reached on every side (not reached:
-    arguments.title maxLength invalid, arguments.tags maxItems valid, ... and 1 more)`."""
+    """The terminal's line for a tool's keywords.
+
+    For example: `keywords: 31 of 34 reached on every side (not reached: arguments.title maxLength
+    invalid, arguments.tags maxItems valid, ... and 1 more)`.
+    """
     missing = [unreached(entry) for entry in entries if not entry.fully_reached]
     return f"keywords: {reached(entries)}" + (f" (not reached: {listing(missing)})" if missing else "")
 

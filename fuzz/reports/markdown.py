@@ -1,14 +1,16 @@
-"""A Markdown summary (`--report markdown:PATH`), fit for `$GITHUB_STEP_SUMMARY` or a pull
-request comment: the verdict, the tools by violated rule, then each problem with its minimal
-request and answer in fenced blocks (a sequence's steps before it, each request and answer in full)
-and the command that replays it, then the schema coverage: per tool, a table of the keywords of its
-schemas and the cases that reached each side.
+"""A Markdown summary (`--report markdown:PATH`).
 
-What the server sent renders as text, never as markup: tool and server names in code spans,
-requests, answers and stderr in fences longer than any backtick run inside them, and the prose
-that quotes the server (a refusal's message, a skip's reason) with every character Markdown
-could act on backslash-escaped, links and autolinks included. Control characters are escaped
-first (`fuzz.text.printable`), and no line starts with a CI workflow command.
+It fits `$GITHUB_STEP_SUMMARY` or a pull request comment. It opens with the verdict, then the tools
+by violated rule. Then comes each problem, with its minimal request and answer in fenced blocks. A
+sequence's steps come before it, each request and answer in full. The command that replays the
+problem follows. Last comes the schema coverage. Per tool, a table lists the keywords of its schemas
+and the cases that reached each side.
+
+What the server sent renders as text, never as markup. Tool and server names go in code spans.
+Requests, answers and stderr go in fences longer than any backtick run inside them. Some prose
+quotes the server, such as a refusal's message or a skip's reason. There, every character Markdown
+could act on is backslash-escaped, links and autolinks included. Control characters are escaped
+first (`fuzz.text.printable`). No line starts with a CI workflow command.
 """
 
 from __future__ import annotations
@@ -44,15 +46,20 @@ from strategies.cases import ENVELOPE
 
 _MARKS = {RuleState.VIOLATED: "❌", RuleState.CLEAN: "✅", RuleState.NOT_EXERCISED: "–"}
 _ACTIVE = re.compile(r"[!#$&*<>@\[\\\]_`|~]|:(?=//)|\.(?=\w)")
-"""The ASCII punctuation that can begin inline Markdown in the middle of a line: emphasis, code,
-links and images, HTML, entities, math, table cells, and what GitHub and linkify guess links
-from (`https://`, `www.example`, a bare `example.com`, `a@b`). Any ASCII punctuation may be
-backslash-escaped (CommonMark), so escaping these keeps the text; a `:` or a `.` that starts no
-link is left as it reads."""
+"""The ASCII punctuation that can begin inline Markdown in the middle of a line.
+
+It covers emphasis, code, links and images, HTML, entities, math and table cells. It also covers
+what GitHub and linkify guess links from: `https://`, `www.example`, a bare `example.com`, `a@b`.
+Any ASCII punctuation may be backslash-escaped (CommonMark), so escaping these keeps the text. A `:`
+or a `.` that starts no link is left as it reads.
+"""
 
 
 def _fenced(document: Any, language: str = "json") -> str:
-    """A fenced block that no backtick run inside it can close; JSON as `json_text` writes it."""
+    """A fenced block that no backtick run inside it can close.
+
+    JSON is written as `json_text` writes it.
+    """
     text = json_text(document, indent=2) if language == "json" else str(document)
     longest = max((len(run) for run in re.findall(r"`+", text)), default=0)
     fence = "`" * max(3, longest + 1)
@@ -60,8 +67,11 @@ def _fenced(document: Any, language: str = "json") -> str:
 
 
 def code(text: str) -> str:
-    """`text` (a tool's name, the server's) as a code span, which renders every character as
-    itself; the backtick run around it is longer than any inside."""
+    """`text` (a tool's name, the server's) as a code span.
+
+    A code span renders every character as itself. The backtick run around it is longer than any
+    inside.
+    """
     text = printable(text)
     if not text:
         return "(empty)"
@@ -86,8 +96,10 @@ def _cell(text: str) -> str:
 
 
 def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> str:
-    """The summary under a heading of `level` (under `--protocol-version all`, a section per
-    revision at level 2), its problems one level below."""
+    """The summary under a heading of `level`, its problems one level below.
+
+    Under `--protocol-version all`, each revision gets a section at level 2.
+    """
     lines: list[str] = []
     verdict = "fails" if result.failed else "passes"
     lines.append(f"{'#' * level} {title}: {headline(result.findings)}")
@@ -188,8 +200,10 @@ def _steps(finding: Finding) -> list[str]:
 
 
 def _schema_coverage(result: RunResult, heading: str) -> list[str]:
-    """Per tool, each keyword of its schemas and the cases that reached each side, those not
-    reached on every side first and marked; nothing when the run recorded none."""
+    """Per tool, each keyword of its schemas and the cases that reached each side.
+
+    Those not reached on every side come first, marked. It is empty when the run recorded none.
+    """
     covered = [summary for summary in result.tools if summary.schema_coverage]
     if not covered:
         return []

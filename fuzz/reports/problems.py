@@ -1,15 +1,20 @@
 """Problems, not repeats: findings grouped by what a person fixes once.
 
-A server-wide behaviour (the empty tool name answered -32602, `arguments: null` answered with a
-result) shows up as one finding per tool. Findings that share a rule, a case kind and the same
-kind of answer (the same JSON-RPC error code, or the same class of result) are one *problem*,
-seen on several tools, shown with one representative minimal request. A sequence finding
-(`CaseKind.SEQUENCE`) is a problem with other sequence findings only, never with the single cases
-of its rule: its answer came after steps of its own, and it is shown with them. Findings stay the
-unit of the JSON report, the exit code and the reproduction files; problems are how reports read.
+A server-wide behaviour shows up as one finding per tool. Examples are the empty tool name answered
+-32602, or `arguments: null` answered with a result. So findings that share a rule, a case kind and
+the same kind of answer are one *problem*. The same kind of answer means the same JSON-RPC error
+code, or the same class of result. A problem is seen on several tools and shown with one
+representative minimal request.
 
-The same goes for what the reports say around them: a list of tools is cut to a few names and a
-count (`fuzz.text.listing`), and a hint or a reason shared by many tools is one line.
+A sequence finding (`CaseKind.SEQUENCE`) is a problem with other sequence findings only. It never
+joins the single cases of its rule. Its answer came after steps of its own, and it is shown with
+them.
+
+Findings stay the unit of the JSON report, the exit code and the reproduction files. Problems are
+how reports read.
+
+The same goes for what the reports say around them. A list of tools is cut to a few names and a
+count (`fuzz.text.listing`). A hint or a reason shared by many tools is one line.
 """
 
 from __future__ import annotations
@@ -30,8 +35,10 @@ ENVELOPE_DISPLAY = "(envelope)"
 """How the malformed requests that name no tool are shown where a tool name would be."""
 
 REPLAYS_SHOWN = 10
-"""A problem's replay commands shown before the others are counted (the JSON report and the
-reproduction files keep them all)."""
+"""A problem's replay commands shown before the others are counted.
+
+The JSON report and the reproduction files keep them all.
+"""
 
 
 def display(tool: str) -> str:
@@ -67,9 +74,11 @@ class Problem:
         return hashlib.sha256(text.encode()).hexdigest()[:32]
 
     def describe_tools(self, name: Callable[[str], str] = shown) -> str:
-        """`tool add`, or `79 tools: get_a, get_b, get_c and 76 more`: a server-wide behaviour
-        reads as one line however many tools share it (the JSON report lists them all).
-        `name` renders a tool's name (escaped for the terminal by default)."""
+        """`tool add`, or `79 tools: get_a, get_b, get_c and 76 more`.
+
+        A server-wide behaviour reads as one line however many tools share it. The JSON report lists
+        them all. `name` renders a tool's name, escaped for the terminal by default.
+        """
         if len(self.findings) == 1:
             tool = self.representative.tool
             return "no tool (the request envelope)" if tool == ENVELOPE else f"tool {name(tool)}"
@@ -83,8 +92,10 @@ def _order(finding: Finding) -> tuple[int, int]:
 
 
 def group(findings: Sequence[Finding]) -> list[Problem]:
-    """The problems of `findings`, most binding rule first, each with its findings in the order
-    given (the plan's tool order)."""
+    """The problems of `findings`, most binding rule first.
+
+    Each holds its findings in the order given: the plan's tool order.
+    """
     grouped: dict[tuple[str, CaseKind, str], list[Finding]] = {}
     for finding in sorted(findings, key=_order):
         grouped.setdefault((finding.rule.id, finding.case, finding.answer_kind), []).append(finding)
@@ -105,10 +116,12 @@ def _plural(count: int, noun: str) -> str:
 
 
 def others(problem: Problem, name: Callable[[str], str] = shown, text: Callable[[str], str] = printable) -> str:
-    """What a problem seen on several tools says of the finding it shows and of the others, the
-    tools' names rendered with `name` and the kind of answer with `text`: `the request to add;
-    the others got JSON-RPC error -32602 for the same kind of case`. A sequence problem's findings
-    each have steps of their own: the one shown is a whole sequence."""
+    """What a problem seen on several tools says of its shown finding and the others.
+
+    `name` renders the tools' names, and `text` the kind of answer. For example: `the request to
+    add; the others got JSON-RPC error -32602 for the same kind of case`. A sequence problem's
+    findings each have steps of their own: the one shown is a whole sequence.
+    """
     tool, answer = name(problem.representative.tool), text(problem.answer)
     if problem.case is CaseKind.SEQUENCE:
         return f"the sequence that ended in the request to {tool}; the others' sequences ended in {answer} too (the JSON report has each one's steps)"
@@ -116,9 +129,12 @@ def others(problem: Problem, name: Callable[[str], str] = shown, text: Callable[
 
 
 def findings_text(findings: Sequence[Finding]) -> str:
-    """Each finding as the lines a failed test shows: rule, problem, a sequence's steps (each
-    request and answer, and where each reused value came from), request, answer, stderr, replay
-    command, the rule's sentence; what the server sent escaped (`fuzz.text`)."""
+    """Each finding as the lines a failed test shows.
+
+    The lines are: rule, problem, a sequence's steps, request, answer, stderr, replay command, and
+    the rule's sentence. A sequence's steps give each request and answer, and where each reused
+    value came from. What the server sent is escaped (`fuzz.text`).
+    """
     parts = []
     for finding in findings:
         parts.append(
@@ -143,9 +159,11 @@ def findings_text(findings: Sequence[Finding]) -> str:
 
 
 def hints(result: RunResult) -> list[str]:
-    """The run's hints (`fuzz.judging.coverage.tool_hint`), one per cause, tool names escaped: the tools
-    whose valid calls all failed with the same field named by the refusals (or none) share one
-    line, as a server-wide cause (a missing API key) is fixed once."""
+    """The run's hints (`fuzz.judging.coverage.tool_hint`), one per cause, tool names escaped.
+
+    Some tools' valid calls all failed, with the same field named by the refusals (or none). Those
+    tools share one line. A server-wide cause, such as a missing API key, is fixed once.
+    """
     by_field: dict[str | None, list[ToolSummary]] = {}
     for summary in result.tools:
         if tool_hint(summary) is not None:
@@ -166,8 +184,11 @@ def hints(result: RunResult) -> list[str]:
 
 
 def unexercised(result: RunResult) -> list[tuple[str, str]]:
-    """The rules no tool exercised, each with why (`fuzz.judging.coverage.exercise_of_run`) escaped, the
-    tools that share a reason named once, cut to a few: `get_a, get_b, get_c and 76 more: ...`."""
+    """The rules no tool exercised, each with why (`fuzz.judging.coverage.exercise_of_run`).
+
+    The reason is escaped. The tools that share a reason are named once, cut to a few: `get_a,
+    get_b, get_c and 76 more: ...`.
+    """
     by_tool = exercise_by_tool(result)
     lines = []
     for rule, exercise in exercise_of_run(result).items():

@@ -1,18 +1,23 @@
 """SARIF 2.1.0 (`--report sarif:PATH`), for code-scanning dashboards.
 
-One `rule` per rule of the run's profile (its level, title, and source sentence as help); one
-`result` per *problem* (`fuzz.reports.problems`: what is fixed once, seen on one tool or many),
-with a `partialFingerprints` entry made of the rule, the case kind, the kind of answer and the
-tools, so that a dashboard tracks it from night to night whatever the request ids, seeds or
-shrunk values were. Each result has a logical location per tool (`tool` kind) and, where the run
-knows one, a physical location: the server's entry point (the first file of a stdio command that
-exists, relative to the working directory). The minimal request and the answer of the
-representative finding are in the message and in `properties`; a sequence problem's, after the
-steps before it (each request and answer, and where each reused value came from), in the message
-too and in `properties.steps`, `uses` and `judgedAs` as the JSON report has them.
+Each rule of the run's profile is one `rule`: its level, title, and source sentence as help.
 
-Text a person reads (the message, the tools' names in locations) is escaped as the terminal
-escapes it (`fuzz.text`); `properties` keep the exact values, as the JSON report does.
+Each *problem* is one `result` (`fuzz.reports.problems`): what is fixed once, seen on one tool or
+many. Its `partialFingerprints` entry is made of the rule, the case kind, the kind of answer and the
+tools. So a dashboard tracks it from night to night, whatever the request ids, seeds or shrunk
+values were.
+
+Each result has a logical location per tool (`tool` kind). Where the run knows one, it also has a
+physical location: the server's entry point. That is the first file of a stdio command that exists,
+relative to the working directory.
+
+The minimal request and the answer of the representative finding are in the message and in
+`properties`. A sequence problem also has the steps before it: each request and answer, and where
+each reused value came from. Those are in the message too. They are also in `properties.steps`,
+`uses` and `judgedAs`, as the JSON report has them.
+
+Text a person reads is escaped as the terminal escapes it (`fuzz.text`). That covers the message and
+the tools' names in locations. `properties` keep the exact values, as the JSON report does.
 """
 
 from __future__ import annotations
@@ -50,9 +55,11 @@ def _rule(rule: Rule) -> dict[str, Any]:
 
 
 def entry_point(target: dict[str, Any], cwd: Path) -> str | None:
-    """The server's entry point as a path relative to `cwd`: the first argument of a stdio
-    command that is an existing file under it; None when there is none (an HTTP server, the
-    demo, a file outside the working directory)."""
+    """The server's entry point as a path relative to `cwd`.
+
+    It is the first argument of a stdio command that is an existing file under `cwd`. It is None
+    when there is none: an HTTP server, the demo, a file outside the working directory.
+    """
     if target.get("transport") != "stdio" or target.get("demo"):
         return None
     for argument in target.get("command", [])[1:]:
@@ -145,8 +152,11 @@ def as_sarif(result: RunResult, cwd: Path | None = None) -> dict[str, Any]:
 
 
 def as_sarif_runs(results: Sequence[RunResult], cwd: Path | None = None) -> dict[str, Any]:
-    """A SARIF run per revision (`--protocol-version all`), each with the revision as its
-    `automationDetails.id`, which code scanning keeps apart as a category."""
+    """A SARIF run per revision (`--protocol-version all`).
+
+    Each run has the revision as its `automationDetails.id`. Code scanning keeps each one apart as a
+    category.
+    """
     runs = []
     for result in results:
         (run,) = as_sarif(result, cwd)["runs"]

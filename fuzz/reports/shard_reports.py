@@ -1,16 +1,21 @@
 """`mcp-toolfuzz merge`: the JSON reports of one run's shards (`--shard`) joined into that run.
 
-What the shards of one run share, and the merge checks (anything else is one clear line and exit
-2): the shard count, the fingerprint of the plan they split (`fuzz.engine.sharding`), the target,
-the seed, the revision spoken, the profile and every option that changes what a run does. What
-may differ: the options that change only how fast (`--processes`, `--workers`), where things are
-kept (`--corpus`, `--database`), and the shard itself.
+The shards of one run share some things, and the merge checks them. They share the shard count and
+the fingerprint of the plan they split (`fuzz.engine.sharding`). They share the target, the seed,
+the revision spoken and the profile. They share every option that changes what a run does. Any other
+difference is one clear line and exit 2.
 
-The merged run is the unsharded run's: each unit's summary in plan order, its findings, its exit
-code (with the shards' baseline, or the one `merge --baseline` gives), each shard's warnings once. Its time is the longest
-shard's (the shards run side by side), its restarts the sum. A shard whose report is missing is
-named, with the units it would have fuzzed, as the reason the run stopped early: a merged run
-that misses a shard proves no more than an interrupted one (exit 2 unless a finding fails it).
+Some options may differ: those that change only how fast (`--processes`, `--workers`), or where
+things are kept (`--corpus`, `--database`). The shard itself differs too.
+
+The merged run is the unsharded run's. It has each unit's summary in plan order, and its findings.
+Its exit code comes with the shards' baseline, or the one `merge --baseline` gives. Each shard's
+warnings appear once. Its time is the longest shard's, since the shards run side by side. Its
+restarts are the sum.
+
+A shard whose report is missing is named, with the units it would have fuzzed. It is the reason the
+run stopped early. A merged run that misses a shard proves no more than an interrupted one. It exits
+2 unless a finding fails it.
 """
 
 from __future__ import annotations
@@ -28,8 +33,10 @@ FREE_OPTIONS = frozenset({"shard", "processes", "workers", "corpus", "database",
 
 
 def merge(reports: Sequence[tuple[str, RunResult]], baseline: frozenset[FindingKey] | None = None) -> RunResult:
-    """One run from its shards' (see the module docstring); raises ConfigurationError when they
-    are not the shards of one run."""
+    """One run from its shards' reports (see the module docstring).
+
+    Raises ConfigurationError when they are not the shards of one run.
+    """
     shards = _checked(reports)
     first_source, first = reports[0]
     first_shard = shards[first_source]

@@ -1,10 +1,12 @@
-"""A sequence finding's steps as the reports tell them (`fuzz.engine.phases.sequences`): the requests
-sent before the violating one, numbered from 1 as the finding's label numbers its request (`sequence
-step 3: ...` follows steps 1 and 2), each with its answer, and where each value a request reused
-came from: `note_id from step 1's answer (structuredContent.id)`.
+"""A sequence finding's steps as the reports tell them (`fuzz.engine.phases.sequences`).
 
-An argument's name and the keys of a path are the server's text: each report renders them its own
-way (`quote`: `printable` for plain text, a code span in Markdown); a path key that is not a plain
+The steps are the requests sent before the violating one. They are numbered from 1, as the finding's
+label numbers its request: `sequence step 3: ...` follows steps 1 and 2. Each comes with its answer.
+Each value a request reused says where it came from: `note_id from step 1's answer
+(structuredContent.id)`.
+
+An argument's name and the keys of a path are the server's text. Each report renders them its own
+way (`quote`): `printable` for plain text, a code span in Markdown. A path key that is not a plain
 word is written as a JSON string (`fuzz.text.json_text`), in brackets.
 """
 
@@ -21,8 +23,10 @@ _PLAIN_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
 def path_text(path: Iterable[str | int]) -> str:
-    """`structuredContent.id`, `content[0].text.notes[2].id`; a key that is not a plain word in
-    brackets, as JSON: `structuredContent["note id"]`."""
+    """A path into an answer: `structuredContent.id`, `content[0].text.notes[2].id`.
+
+    A key that is not a plain word goes in brackets, as JSON: `structuredContent["note id"]`.
+    """
     text = ""
     for part in path:
         if isinstance(part, int):
@@ -52,9 +56,12 @@ def called(step: SequenceStep | Finding) -> str | None:
 
 
 def labelled_lines(finding: Finding, json: Callable[[Any], str]) -> list[tuple[str, str]]:
-    """A sequence finding's steps as (label, text) lines, in order, `json` rendering a request or
-    an answer: `step 1:` with its request, `reused:` with the values it reused (when it did),
-    `answer 1:` with its answer or `(none)`. Empty for any other finding."""
+    """A sequence finding's steps as (label, text) lines, in order.
+
+    `json` renders a request or an answer. `step 1:` comes with its request. `reused:` comes with
+    the values it reused, when it did. `answer 1:` comes with its answer, or `(none)`. The list is
+    empty for any other finding.
+    """
     lines: list[tuple[str, str]] = []
     for number, step in enumerate(finding.steps, 1):
         lines.append((f"step {number}:", json(step.request)))

@@ -1,11 +1,16 @@
-"""The terminal report: a line per tool as it finishes, then every problem with its minimal
-request and answer (a sequence's: after its steps, a line for each request and one for each
-answer, clipped), then a table of tools by violated rule. Under a tool's line, how many keywords
-of its schemas the run reached on every side, and a few of those it did not (`keywords`).
+"""The terminal report, printed as the run goes.
 
-Everything the server sent is printed through `fuzz.text` (`printable`, `show`): a terminal or
-a CI log gets no control character, no line of the server's making and no workflow command
-from it. Long lists of tools are cut to a few names and a count."""
+It prints a line per tool as it finishes. Under a tool's line, it says how many keywords of its
+schemas the run reached on every side. It names a few of those it did not (`keywords`).
+
+At the end, it prints every problem with its minimal request and answer. A sequence's come after its
+steps: a line for each request and one for each answer, clipped. A table of tools by violated rule
+follows.
+
+Everything the server sent is printed through `fuzz.text` (`printable`, `show`). So a terminal or a
+CI log gets no control character from it. It gets no line of the server's making and no workflow
+command. Long lists of tools are cut to a few names and a count.
+"""
 
 from __future__ import annotations
 
@@ -58,8 +63,11 @@ ANSWERS_PER_TOOL_UP_TO = 20
 """Tools past which the Answers section counts per case kind over all tools, not per tool."""
 
 STEP_LIMIT = 400
-"""Characters of a sequence step's request or answer shown on its line (the request that violated a
-rule gets 2000, as any finding's; the Markdown, HTML and JSON reports have every step in full)."""
+"""Characters of a sequence step's request or answer shown on its line.
+
+The request that violated a rule gets 2000, as any finding's. The Markdown, HTML and JSON reports
+have every step in full.
+"""
 
 PLAIN_PROGRESS_EVERY = 30.0
 """Seconds between two progress lines when the output is not a terminal (a CI log)."""
@@ -83,8 +91,10 @@ class TerminalReporter:
         self.show_stderr_lines = show_stderr_lines
         self._name_width = 12
         self._live = progress and self.stream.isatty()
-        """Redraw one status line in place (a terminal); else, with `progress`, a plain line now
-        and then (a CI log)."""
+        """Whether to redraw one status line in place, on a terminal.
+
+        Otherwise, with `progress`, a plain line is printed now and then (a CI log).
+        """
         self._plain_every = plain_progress_every if progress and not self._live else None
         self._next_plain = plain_progress_every
         self._status_shown = False
@@ -144,8 +154,11 @@ class TerminalReporter:
         self._summary(result)
 
     def _answers(self, result: RunResult) -> None:
-        """Per tool and case kind: how many cases were judged, and how they were answered; past
-        `ANSWERS_PER_TOOL_UP_TO` tools, per case kind over all tools (the JSON report has each)."""
+        """Per tool and case kind: how many cases were judged, and how they were answered.
+
+        Past `ANSWERS_PER_TOOL_UP_TO` tools, it counts per case kind over all tools. The JSON report
+        has each tool's.
+        """
         answered = [summary for summary in result.tools if summary.answers]
         if not answered:
             return
@@ -282,8 +295,11 @@ class TerminalReporter:
 
 
 def _told(counts: Mapping[str, int]) -> str:
-    """`25: 20 success, 5 tool-error`: the cases judged, then each kind of answer, most first (by
-    name among equals: not by which came first, which the JSON report does not keep)."""
+    """`25: 20 success, 5 tool-error`: the cases judged, then each kind of answer.
+
+    The most frequent kind comes first. Equals go by name, not by which came first: the JSON report
+    does not keep that order.
+    """
     told = ", ".join(f"{count} {name}" for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0])))
     return f"{sum(counts.values())}: {told}"
 

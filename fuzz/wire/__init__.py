@@ -1,13 +1,18 @@
-"""The wire: how the harness reaches a server and speaks to it, below any judging.
+"""The wire: how the harness reaches a server and speaks to it.
 
-- `transport`: stdio (a subprocess's stdin/stdout; stderr kept for reports), and
-  `streamable_http` (POSTs, JSON or SSE answers, the revision's headers);
-- `jsonrpc`: messages, ids, parsing a line that may be garbage;
-- `session`: requests in flight matched by id, timeouts, "no answer" as an outcome;
-- the two lifecycles: `handshake` (`initialize`, revisions 2024-11-05 to 2025-11-25) and
-  `stateless` (`server/discover` and the per-request `_meta` envelope, 2026-07-28), with
-  `lifecycle` choosing between them (era detection) and listing the tools;
-- `shapes`: each revision's wire types, checked strictly.
+This layer sits below any judging. Its modules:
+
+`transport` speaks stdio: a subprocess's stdin and stdout, with stderr kept for reports.
+`streamable_http` speaks HTTP: POSTs, JSON or SSE answers, and the revision's headers.
+`jsonrpc` holds messages and ids, and parses a line that may be garbage.
+`session` matches requests in flight by id and handles timeouts.
+To it, "no answer" is an outcome, not an error.
+
+There are two lifecycles.
+`handshake` opens with `initialize`, for revisions 2024-11-05 to 2025-11-25.
+`stateless` uses `server/discover` and the per-request `_meta` envelope, for 2026-07-28.
+`lifecycle` chooses between them (era detection) and lists the tools.
+`shapes` checks each revision's wire types, strictly.
 
 Nothing here imports the oracle, the engine or a report.
 """

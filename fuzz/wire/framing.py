@@ -1,14 +1,21 @@
-"""Cutting a byte stream into messages without trusting it: what every transport reads through.
+"""Cutting a byte stream into messages, without trusting the stream.
 
-A target decides how long its lines are. A reader that buffers until the newline holds whatever
-the target writes (a 200 MB line, a line that never ends), and one that searches the whole buffer
-for the newline at each chunk spends quadratic time on it. `Lines` holds at most `limit` bytes of
-any message: past that, it keeps only the message's ends (enough to quote it and to read its id)
-and counts the rest, and it searches each byte once.
+Every transport reads what a target writes through this module.
+A target decides how long its lines are.
+A reader that buffers until the newline holds whatever the target writes.
+That may be a huge line, or a line that never ends.
+A reader that searches the whole buffer for the newline at each chunk spends quadratic time.
 
-A message past the limit is handed on as an `Oversized` when the limit is passed (`ended` False:
-a target writing a line that never ends is still reported), again if it passes `ENDLESS_FACTOR`
-times the limit (`endless`), and once more when it ends.
+`Lines` holds at most `limit` bytes of any message.
+Past that, it keeps only the message's ends and counts the rest.
+The ends are enough to quote the message and to read its id.
+It searches each byte once.
+
+A message past the limit is handed on as an `Oversized` up to three times.
+The first comes when the limit is passed, with `ended` False.
+So a line that never ends is still reported.
+The second comes if it passes `ENDLESS_FACTOR` times the limit (`endless`).
+The last comes when it ends.
 """
 
 from __future__ import annotations
@@ -17,12 +24,16 @@ import re
 from dataclasses import dataclass
 
 DEFAULT_MAX_MESSAGE_BYTES = 16 * 1024 * 1024
-"""The longest message (a stdout line, an HTTP body, an SSE event's data) read whole by default:
-far past any sane answer (`--max-answer-size` changes it)."""
+"""The longest message read whole by default: far past any sane answer.
+
+A message is a stdout line, an HTTP body, or an SSE event's data.
+`--max-answer-size` changes the limit."""
 
 ENDLESS_FACTOR = 4
-"""A line past the limit is read on to its end while it stays under this many times the limit
-(64 MiB by default): past that it is taken for a line that never ends."""
+"""How far past the limit a line is still read on to its end, as a multiple.
+
+By default that is 64 MiB.
+A line not ended by then is taken for a line that never ends."""
 
 KEPT_ENDS = 4096
 """Bytes kept of each end of an oversized message: to quote it, and to find its id."""
@@ -38,10 +49,13 @@ class Oversized:
     size: int
     """Bytes read of it so far (all of it once `ended`)."""
     ended: bool
-    """Its end came (else: reported as the limit was passed; the rest is still coming)."""
+    """Its end came.
+
+If False, it was reported as the limit was passed, and the rest is still coming."""
     endless: bool = False
-    """Not ended at `ENDLESS_FACTOR` times the limit: taken for a line that never ends (a third
-    report of the same line, before its end, if it ever comes)."""
+    """Not ended at `ENDLESS_FACTOR` times the limit: taken for a line that never ends.
+
+    This is a third report of the same line, before its end, if that ever comes."""
 
 
 Frame = bytes | Oversized
@@ -51,8 +65,11 @@ _CR_OR_LF = re.compile(rb"[\r\n]")
 
 
 class Lines:
-    """Splits a stream into lines at LF (stdio's framing) or, with `sse`, at CR, LF or CRLF (the
-    event-stream format's). `feed` each chunk as it comes, then `end` once at the stream's end."""
+    """Splits a stream into lines, holding at most `limit` bytes of each.
+
+    Lines end at LF, as stdio frames them.
+    With `sse`, they end at CR, LF or CRLF, as the event-stream format has it.
+    `feed` each chunk as it comes, then call `end` once at the stream's end."""
 
     def __init__(self, limit: int = DEFAULT_MAX_MESSAGE_BYTES, *, sse: bool = False) -> None:
         self.limit = limit
@@ -67,7 +84,9 @@ class Lines:
 
     @property
     def oversized_bytes(self) -> int:
-        """Bytes read so far of the oversized line being read past (0: none is)."""
+        """Bytes read so far of the oversized line being read past.
+
+        0 when no line is being read past."""
         return 0 if self._discarding is None else self._discarding.size
 
     def feed(self, chunk: bytes | bytearray) -> list[Frame]:
@@ -129,8 +148,9 @@ class Lines:
         return Oversized(head, bytes(buffer[max(start, end - KEPT_ENDS) : end]), end - start, ended=True)
 
     def _after(self, data: bytes | bytearray, separator_at: int) -> int:
-        """Where the next line starts after the separator at `separator_at` (a CR's LF may be in
-        the next chunk)."""
+        """Where the next line starts, after the separator at `separator_at`.
+
+        A CR's LF may be in the next chunk."""
         if data[separator_at] == 13:
             if separator_at + 1 == len(data):
                 self._skip_lf = True

@@ -1,5 +1,7 @@
-"""The handshake lifecycle (MCP 2024-11-05 to 2025-11-25) from the client's side: `initialize`
-and `notifications/initialized`."""
+"""The handshake lifecycle, from the client's side.
+
+The handshake revisions are MCP 2024-11-05 to 2025-11-25.
+The client sends `initialize`, then `notifications/initialized`."""
 
 from __future__ import annotations
 
@@ -12,13 +14,17 @@ from fuzz.wire.session import Session
 
 OFFERED_PROTOCOL_VERSION = "2025-11-25"
 ACCEPTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-"""The revisions with the `initialize` handshake, newest first: offered the newest, a server
-may answer any of them (the client then speaks that one)."""
+"""The revisions with the `initialize` handshake, newest first.
+
+The harness offers the newest, and a server may answer any of them.
+The client then speaks the one it answered."""
 
 
 async def initialize(session: Session, *, timeout: float, version: str | None = None) -> ServerDescription:
-    """The handshake, offering `version` (`--protocol-version`: the server must answer it) or
-    else the newest revision (the server may answer any it speaks)."""
+    """Run the handshake, offering `version` or else the newest revision.
+
+    `version` comes from `--protocol-version`, and the server must answer it.
+    Offered the newest, the server may answer any revision it speaks."""
     params = {
         "protocolVersion": version or OFFERED_PROTOCOL_VERSION,
         "capabilities": {},

@@ -1,10 +1,17 @@
-"""JSON-RPC 2.0 messages as the harness sees them: encoding what it sends, sorting what arrives.
+"""JSON-RPC 2.0 messages: encoding what the harness sends, sorting what arrives.
 
-Everything a target writes to stdout is one of: a response (to one of our requests), a request
-from the server (which the session answers), a notification, an unreadable answer (one that
-cannot be taken as JSON: not UTF-8, nested past the depth limit, past the size limit; its id is
-read from its text where it can be, so that it is judged on the request it answered), or garbage
-(not JSON, not an object, not JSON-RPC). Both are data for the oracle, never an exception.
+Everything a target writes to stdout is one of five things:
+
+`Response`: an answer to one of our requests.
+`ServerRequest`: a request from the server, which the session answers.
+`Notification`: a message that expects no answer.
+`Unreadable`: an answer that cannot be taken as JSON.
+It may not be UTF-8, or be nested past the depth limit, or be past the size limit.
+Its id is read from its text where it can be.
+It is then judged on the request it answered.
+`Garbage`: not JSON, not an object, or not JSON-RPC.
+
+The last two are data for the oracle, never an exception.
 """
 
 from __future__ import annotations
@@ -21,13 +28,18 @@ JSONRPC_VERSION = "2.0"
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
 MAX_DEPTH = 64
-"""The deepest nesting of arrays and objects an answer may have. RFC 8259 (section 9) lets a
-parser limit it; everything that reads an answer after the session (the validators, the reports)
-walks it recursively, so past this it is an unreadable answer, not a crash of the harness."""
+"""The deepest nesting of arrays and objects an answer may have.
+
+RFC 8259 (section 9) lets a parser limit it.
+Everything that reads an answer after the session walks it recursively.
+The validators and the reports do.
+So an answer nested deeper is an unreadable answer, not a crash of the harness."""
 HEADER_MISMATCH = -32020
 """2026-07-28: an HTTP header disagrees with the request body."""
 UNSUPPORTED_PROTOCOL_VERSION = -32022
-"""2026-07-28: the request names a revision the server does not speak (`data.supported`, `data.requested`)."""
+"""2026-07-28: the request names a revision the server does not speak.
+
+The error's data carries `data.supported` and `data.requested`."""
 
 
 _LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))
@@ -35,13 +47,17 @@ _LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators
 
 
 def encode(message: Any) -> bytes:
-    """One message as a newline-terminated UTF-8 line. JSON escapes every newline inside
-    strings, so the frame is never broken by the content."""
+    """One message as a newline-terminated UTF-8 line.
+
+    JSON escapes every newline inside strings.
+    So the content never breaks the frame."""
     return _LINE_ENCODER.encode(message).encode("utf-8") + b"\n"
 
 
 def id_key(request_id: Any) -> str:
-    """Ids match by JSON value and type: the answer to request 1 must carry 1, not "1"."""
+    """The key an id is matched by: its JSON value and type.
+
+    The answer to request 1 must carry 1, not "1"."""
     if type(request_id) is int:
         return str(request_id)  # what json.dumps writes for an int, at a tenth of the cost
     return json.dumps(request_id, sort_keys=True)
@@ -78,13 +94,15 @@ class Garbage:
 
 @dataclass(frozen=True, slots=True)
 class Unreadable:
-    """A message that cannot be taken as JSON (`reason` says why), with the id it answers when
-    that could be read from its text (`request_id` None: it could not)."""
+    """A message that cannot be taken as JSON; `reason` says why.
+
+    `request_id` is the id it answers, when that could be read from its text.
+    It is None when it could not."""
 
     request_id: Any
     reason: str
     text: str
-    """Its beginning (and end, when cut), as the reports quote it."""
+    """Its beginning, and its end when cut, as the reports quote it."""
 
 
 Incoming = Response | ServerRequest | Notification | Garbage | Unreadable
@@ -94,9 +112,12 @@ _QUOTED = 2000
 
 
 def parse_line(line: Frame, max_depth: int = MAX_DEPTH, size_limit: int = DEFAULT_MAX_MESSAGE_BYTES) -> list[Incoming]:
-    """Sort one stdout line. A blank line yields nothing; a JSON array (a batch, which MCP no
-    longer allows) yields each element, sorted the same way. `size_limit`: the limit an
-    `Oversized` line passed, for its description."""
+    """Sort one stdout line into the messages it holds.
+
+    A blank line yields nothing.
+    A JSON array is a batch, which MCP no longer allows.
+    It yields each element, sorted the same way.
+    `size_limit` is the limit an `Oversized` line passed, for its description."""
     if isinstance(line, Oversized):
         return [_oversized(line, size_limit)]
     if not line.strip():
@@ -117,8 +138,10 @@ def parse_line(line: Frame, max_depth: int = MAX_DEPTH, size_limit: int = DEFAUL
 
 
 def _text(line: bytes) -> str:
-    """A line as garbage quotes it (only garbage needs the text: decoding every answer would
-    cost each one a copy)."""
+    """A line as garbage quotes it.
+
+    Only garbage needs the text.
+    Decoding every answer would cost each one a copy."""
     return clip(line[: _QUOTED * 4].decode("utf-8", errors="replace").strip(), _QUOTED)
 
 
@@ -134,14 +157,19 @@ def _not_utf8(line: bytes, error: UnicodeDecodeError, max_depth: int) -> Incomin
 
 
 def _unreadable(line: bytes, reason: str, value: Any = None) -> Unreadable:
-    """`value`: the line as decoded despite `reason`, when it could be (its id is then known)."""
+    """An unreadable line, with the id it answers when that is known.
+
+    `value` is the line as decoded despite `reason`, when it could be.
+    Its id is then known."""
     request_id = value.get("id") if isinstance(value, dict) and "method" not in value else salvaged_id(line[:_SALVAGE], line[-_SALVAGE:])
     return Unreadable(request_id, reason, _text(line))
 
 
 def _oversized(frame: Oversized, limit: int) -> Unreadable:
-    """An oversized message, in words that do not depend on where the reading stood when the
-    limit was passed (the same server gives the same finding)."""
+    """An oversized message, described the same way wherever the reading stood.
+
+    The words do not depend on how much was read when the limit was passed.
+    So the same server gives the same finding."""
     limit_text = f"past the size limit the harness reads ({limit:,} bytes, --max-answer-size)"
     reason = f"a message of {frame.size:,} bytes, {limit_text}" if frame.ended else f"a message {limit_text}, not ended as it passed it"
     head = frame.head.decode("utf-8", errors="replace")
@@ -157,9 +185,11 @@ _METHOD = re.compile(rb'\A\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?(?:"id"\s*:\
 
 
 def salvaged_id(head: bytes, tail: bytes) -> Any:
-    """The id of an answer whose text cannot be decoded whole, read from its ends: an `id` member
-    first in the object (after `jsonrpc`, as most SDKs write it) or last (before `jsonrpc`, as
-    JavaScript's key order has it). None when neither end shows one, or the message is a request."""
+    """The id of an answer whose text cannot be decoded whole, read from its ends.
+
+    The `id` member may come first in the object, after `jsonrpc`, as most SDKs write it.
+    It may come last, before `jsonrpc`, as JavaScript's key order has it.
+    None when neither end shows one, or when the message is a request."""
     if _METHOD.match(head):
         return None
     match = _ID_FIRST.match(head) or _ID_LAST.search(tail)
@@ -172,8 +202,10 @@ def salvaged_id(head: bytes, tail: bytes) -> Any:
 
 
 def _deeper_than(value: Any, limit: int, line: bytes) -> bool:
-    """Whether `value` nests arrays and objects more than `limit` deep. A line with no more
-    brackets than that cannot be (the common case, told by two byte counts)."""
+    """Whether `value` nests arrays and objects more than `limit` deep.
+
+    A line with no more brackets than `limit` cannot be.
+    That is the common case, and two byte counts tell it."""
     if line.count(b"[") + line.count(b"{") <= limit:
         return False
     level = [value]

@@ -1,11 +1,16 @@
 """Opening a connection in the right era, and listing the tools.
 
-Without `--protocol-version`, the harness probes as the 2026-07-28 revision prescribes for a
-client that speaks both eras: `server/discover` first; a result listing a stateless revision,
-or `-32022` naming one, means the stateless revision; anything else (`-32601`, another error,
-a result listing none, an HTTP refusal, silence) means the handshake. An `initialize` answered
-`-32022` is evidence too (a server that took the probe for the stateless era after its
-timeout): the probe is made again.
+Without `--protocol-version`, the harness probes the server.
+It probes as the 2026-07-28 revision prescribes for a client that speaks both eras.
+It asks `server/discover` first.
+A result listing a stateless revision means the stateless revision.
+So does a `-32022` error naming one.
+Anything else means the handshake.
+That includes `-32601`, another error, a result listing none, an HTTP refusal, and silence.
+
+An `initialize` answered `-32022` is evidence too.
+It comes from a server that took the probe for the stateless era after its timeout.
+The probe is then made again.
 """
 
 from __future__ import annotations
@@ -31,13 +36,16 @@ from strategies import InvalidSchema, Tool
 SPOKEN_PROTOCOL_VERSIONS = (*STATELESS_PROTOCOL_VERSIONS, *ACCEPTED_PROTOCOL_VERSIONS)
 """Every revision the harness speaks, newest first."""
 ALL_VERSIONS = "all"
-"""`--protocol-version all`: every revision the target speaks, one after the other (`fuzz.engine.revisions`)."""
+"""`--protocol-version all`: every revision the target speaks, one after the other.
+
+`fuzz.engine.revisions` makes those runs."""
 MAX_TOOL_PAGES = 1000
 
 
 async def open_session(session: Session, *, timeout: float, version: str | None = None) -> ServerDescription:
-    """Open `session` under `version` (the server must speak it), or else under the newest
-    revision both sides speak."""
+    """Open `session` under `version`, or else under the newest revision both sides speak.
+
+    The server must speak `version` when it is given."""
     if version in STATELESS_PROTOCOL_VERSIONS:
         return await discover(session, timeout=timeout, version=version)
     if version is not None:
@@ -66,10 +74,15 @@ async def open_session(session: Session, *, timeout: float, version: str | None 
 
 
 async def list_tools(session: Session, *, timeout: float, meta: dict[str, Any] | None = None) -> list[Tool]:
-    """Every listed tool, across pages (`meta`: the stateless revision's envelope), in order,
-    a name listed twice included (names SHOULD be unique, no MUST: the tool-name rule judges
-    it, `fuzz.engine.plan` fuzzes the first). Raises HandshakeError when the list is not a list of
-    tool definitions, naming the entry and what is wrong with it."""
+    """Every listed tool, across pages, in order.
+
+    `meta` is the stateless revision's envelope, when it is spoken.
+    A name listed twice is included.
+    Names SHOULD be unique, but there is no MUST.
+    The tool-name rule judges it, and `fuzz.engine.plan` fuzzes the first.
+
+    Raises HandshakeError when the list is not a list of tool definitions.
+    The error names the entry and what is wrong with it."""
     tools: list[Tool] = []
     cursor: Any = None
     seen_cursors: set[str] = set()

@@ -1,6 +1,8 @@
-"""What opening a connection learns (`ServerDescription`), and the one way the lifecycle reads
-an answer it needs (`result_of`: anything but a result object is a start failure, said in one
-line)."""
+"""What opening a connection learns, and how the lifecycle reads answers.
+
+`ServerDescription` is what opening learns.
+`result_of` is the one way the lifecycle reads an answer it needs.
+Anything but a result object is a start failure, said in one line."""
 
 from __future__ import annotations
 
@@ -40,8 +42,9 @@ class Refused(HandshakeError):
 
 
 class NotSpoken(HandshakeError):
-    """The target opened, but under another revision than the one asked for (`reason`: what it
-    answered instead)."""
+    """The target opened, but under another revision than the one asked for.
+
+    `reason` says what it answered instead."""
 
     def __init__(self, version: str, reason: str, advice: str) -> None:
         super().__init__(f"--protocol-version {version}: {reason}; {advice}")
@@ -53,9 +56,12 @@ class NotSpoken(HandshakeError):
 
 @dataclass(frozen=True, slots=True)
 class ServerDescription:
-    """What opening learnt: the revision spoken, the server's name and capabilities, the
-    exact messages that opened it (`initialize`, or `server/discover`), and under the
-    stateless revision the `_meta` every request carries and the revisions the server listed."""
+    """What opening learnt about the server, and how it was opened.
+
+    It holds the revision spoken and the server's name and capabilities.
+    It keeps the exact messages that opened it: `initialize`, or `server/discover`.
+    Under the stateless revision it also holds two more things.
+    One is the `_meta` every request carries; the other, the revisions the server listed."""
 
     protocol_version: str
     server_info: dict[str, Any]

@@ -1,9 +1,14 @@
-"""What came of a request: the records the session hands up, and the oracle reads.
+"""What came of a request: the records the session hands up to the oracle.
 
-A reply is one of: an answer (`Answered`), an answer that cannot be read (`UnreadableAnswer`),
-no answer within the timeout (`NoAnswer`), an HTTP exchange that ended without one
-(`NotDelivered`), or the target gone (`TargetExited`). Anything odd seen meanwhile is an
-`Anomaly` of the `Exchange`.
+A reply is one of five things:
+
+`Answered`: an answer.
+`UnreadableAnswer`: an answer that cannot be read.
+`NoAnswer`: no answer within the timeout.
+`NotDelivered`: an HTTP exchange that ended without an answer.
+`TargetExited`: the target is gone.
+
+Anything odd seen meanwhile is an `Anomaly` of the `Exchange`.
 """
 
 from __future__ import annotations
@@ -20,32 +25,39 @@ class Answered:
     message: dict[str, Any]
     seconds: float
     status: int | None = None
-    """The HTTP status of the response that carried the answer (None over stdio)."""
+    """The HTTP status of the response that carried the answer; None over stdio."""
 
 
 @dataclass(frozen=True, slots=True)
 class NoAnswer:
     timeout: float
     overtaken: bool = False
-    """A request written after this one was answered before this one's timeout: the target did
-    not leave it unanswered merely by answering in order, behind the others in flight."""
+    """A request written after this one was answered before this one's timeout.
+
+    So the target did not leave it unanswered merely by answering in order.
+    It was not just waiting behind the others in flight."""
     held_up: bool = False
-    """The shared stream was held all along by a message past the size limit that had not ended
-    (an earlier answer's doing, not this request's)."""
+    """The shared stream was held all along by an unended message past the size limit.
+
+    That is an earlier answer's doing, not this request's."""
 
 
 @dataclass(frozen=True, slots=True)
 class TargetExited:
     returncode: int | None
     closed_by_harness: bool = False
-    """The harness closed the target (to restart it, for another request's sake) while this
-    request was in flight: nothing of this request's doing."""
+    """The harness closed the target while this request was in flight.
+
+    It did so to restart it, for another request's sake.
+    The exit is nothing of this request's doing."""
 
 
 @dataclass(frozen=True, slots=True)
 class NotDelivered:
-    """The transport's exchange for this request ended without an answer (HTTP: a status with
-    no JSON-RPC body, a body that is not JSON, a dropped connection)."""
+    """The transport's exchange for this request ended without an answer.
+
+    Over HTTP, that is a status with no JSON-RPC body, a body that is not JSON,
+    or a dropped connection."""
 
     detail: str
     seconds: float
@@ -53,12 +65,13 @@ class NotDelivered:
 
 @dataclass(frozen=True, slots=True)
 class UnreadableAnswer:
-    """An answer to this request came that cannot be taken as JSON: not UTF-8, nested past the
-    depth limit, or past the size limit (`reason`)."""
+    """An answer to this request came, but it cannot be taken as JSON.
+
+    `reason` says why: not UTF-8, nested past the depth limit, or past the size limit."""
 
     reason: str
     text: str
-    """Its beginning (and end), as far as it could be decoded, to quote."""
+    """Its beginning and end, as far as they could be decoded, to quote."""
     seconds: float
 
 
@@ -78,8 +91,9 @@ class Anomaly:
     kind: AnomalyKind
     text: str
     own: bool = False
-    """Carried by this request's own HTTP response (else: seen on the shared stream while the
-    request was in flight)."""
+    """Carried by this request's own HTTP response.
+
+    If False, it was seen on the shared stream while the request was in flight."""
 
     def describe(self) -> str:
         where = "on this request's own HTTP response" if self.own else "while this request was in flight"

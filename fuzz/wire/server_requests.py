@@ -1,11 +1,14 @@
-"""Answering what a server asks of the harness, without ever holding up reading its answers.
+"""Answering what a server asks, without ever holding up reading its answers.
 
-The harness declares no client capabilities, so it answers `ping` and refuses every other
-request with -32601. The answers are written by a task of their own from a bounded queue: the
-reader only queues. A server that floods requests and does not read its stdin would otherwise
-stop the harness reading its stdout, and both would wait on each other for good. Past the
-queue's size, requests go unanswered: a server that asks faster than it reads cannot
-be answered anyway.
+The harness declares no client capabilities.
+So it answers `ping`, and refuses every other request with -32601.
+
+The answers are written by a task of their own, from a bounded queue.
+The reader only queues.
+Otherwise a server could flood requests and not read its stdin.
+The harness would then stop reading its stdout, and both would wait on each other for good.
+Past the queue's size, requests go unanswered.
+A server that asks faster than it reads cannot be answered anyway.
 """
 
 from __future__ import annotations
@@ -23,7 +26,9 @@ QUEUED = 64
 
 
 class ServerRequestAnswers:
-    """`queue` each request as it is read; `run` writes the answers until `close`."""
+    """The answers to a server's requests, written apart from the reading.
+
+    `queue` each request as it is read; `run` writes the answers until `close`."""
 
     def __init__(self, transport: Transport) -> None:
         self._transport = transport

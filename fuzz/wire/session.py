@@ -1,10 +1,14 @@
 """A JSON-RPC client over a transport, built for targets that misbehave.
 
-Several requests may be in flight at once: each waits on its own id, and answers are matched by
-id whatever order they come in, with notifications and server requests interleaved. What comes
-back is always an `Exchange` (the exact request, the reply, anything odd seen meanwhile, and the
-stderr written meanwhile), never an exception: no answer within the timeout and a target that
-exited are replies like any other, for the oracle to judge.
+Several requests may be in flight at once, and each waits on its own id.
+Answers are matched by id, whatever order they come in.
+Notifications and server requests may come between them.
+
+What comes back is always an `Exchange`, never an exception.
+It holds the exact request and the reply.
+It also holds anything odd seen meanwhile, and the stderr written meanwhile.
+No answer within the timeout is a reply like any other, for the oracle to judge.
+So is a target that exited.
 """
 
 from __future__ import annotations
@@ -50,16 +54,23 @@ from strategies.meta import HeaderOverrides
 _FINISHED_IDS_KEPT = 10_000
 
 _ANOMALIES_KEPT = 2_000
-"""Odd messages on the shared stream kept for the requests in flight; beyond it the older half
-goes (a server writing a log line to stdout per call would grow it for the whole run)."""
+"""How many odd messages on the shared stream are kept for the requests in flight.
+
+Beyond it, the older half goes.
+Otherwise a server writing a log line to stdout per call would grow it for the whole run."""
 
 SETTLE_SECONDS = 1.0
-"""After an answer over HTTP, how long to wait for the rest of its response (a second answer
-in the same SSE stream is a finding): a server should end the stream after the answer."""
+"""After an answer over HTTP, how long to wait for the rest of its response.
+
+A server should end the stream after the answer.
+A second answer in the same SSE stream is a finding."""
 
 
 class Session:
-    """Call `serve` in a nursery (it reads until the target closes stdout), then `request`."""
+    """A JSON-RPC client session with one target, over one transport.
+
+    Call `serve` in a nursery, then `request`.
+    `serve` reads until the target closes stdout."""
 
     def __init__(self, transport: Transport, *, max_depth: int = MAX_DEPTH) -> None:
         self.transport = transport
@@ -68,9 +79,9 @@ class Session:
         self._waiters: dict[str, Waiter] = {}
         transport.track_requests(self._waiters)  # each stderr line notes what was in flight
         self._finished: OrderedDict[str, bool] = OrderedDict()
-        """Ids whose exchange is over, and whether an answer had come by then."""
+        """Ids whose exchange is over, each with whether an answer had come by then."""
         self._anomalies: list[Anomaly] = []
-        """What was odd on the shared stream, the latest of them (see `_ANOMALIES_KEPT`)."""
+        """What was odd on the shared stream: the latest of it, see `_ANOMALIES_KEPT`."""
         self._anomalies_dropped = 0
         self._closed = trio.Event()
         self.long_lines_end = True  # `Target.long_lines_end`
@@ -78,12 +89,14 @@ class Session:
         self._written = 0
         self._latest_written_answered = -1
         self.closing = False
-        """Set by the harness before it closes the target (a restart): the end of the stream is
-        then its doing, not the target's."""
+        """Set by the harness before it closes the target, as for a restart.
+
+        The end of the stream is then the harness's doing, not the target's."""
         self._ended_by_harness = False
         self._told_oversized = False
-        """The oversized line now being read on the shared stream was already told (as some
-        request's answer, or noted)."""
+        """The oversized line now being read on the shared stream was already told.
+
+        It was given to some request as its answer, or noted."""
         self.server_requests = ServerRequestAnswers(transport)
 
     @property
@@ -92,23 +105,32 @@ class Session:
 
     @property
     def anomalies_seen(self) -> tuple[Anomaly, ...]:
-        """What was odd on the shared stream so far, in or out of any request's exchange (the
-        latest `_ANOMALIES_KEPT`): what a target printed before the first request was written."""
+        """What was odd on the shared stream so far, in or out of any request's exchange.
+
+        Only the latest `_ANOMALIES_KEPT` are kept.
+        It tells what a target printed before the first request was written."""
         return tuple(self._anomalies)
 
     @property
     def blocked(self) -> bool:
-        """A message past the size limit is being read on the shared stream (the target writes)."""
+        """Whether a message past the size limit is being read on the shared stream.
+
+        If so, the target is still writing."""
         return self.transport.blocked_since is not None
 
     def blocked_for(self) -> float:
-        """How long the shared stream has been held by a message past the size limit (0: not)."""
+        """How long a message past the size limit has held the shared stream.
+
+        0 when no such message holds it."""
         since = self.transport.blocked_since
         return 0.0 if since is None else time.monotonic() - since
 
     async def stream_frees(self, *, within: float, to_its_end: bool = True) -> bool:
-        """Wait for the message past the size limit holding the stream (if any) to end; False (restart
-        the target to hear it again) if it goes on `within` s, or past `ENDLESS_FACTOR` x the limit."""
+        """Wait for an oversized message holding the stream to end; True when it ends.
+
+        It returns False if the message goes on for `within` seconds.
+        It also returns False past `ENDLESS_FACTOR` times the limit, unless `to_its_end`.
+        On False, restart the target to hear it again."""
         transport = self.transport
         if transport.blocked_since is None:
             return True
@@ -158,8 +180,9 @@ class Session:
         return await self.send_request(build, timeout=timeout)
 
     async def send_request(self, build: Callable[[int], dict[str, Any]], *, timeout: float, headers: HeaderOverrides = ()) -> Exchange:
-        """Send `build(id)` with a fresh id and wait up to `timeout` seconds for its answer.
-        `headers`: HTTP header values instead of those the request implies."""
+        """Send `build(id)` with a fresh id, and wait up to `timeout` seconds for its answer.
+
+        `headers` are HTTP header values sent instead of those the request implies."""
         (exchange,) = await self.send_requests([build], timeout=timeout, headers=[headers])
         return exchange
 
@@ -171,17 +194,22 @@ class Session:
         headers: Sequence[HeaderOverrides] | None = None,
         on_end: Callable[[], None] | None = None,
     ) -> list[Exchange]:
-        """Send each `builds[i](id)` at once, with fresh ids in order, and wait up to `timeout`
-        seconds for their answers; `headers[i]`: HTTP header values instead of those request i
-        implies.
-        `on_end()` is called as each request's exchange ends, so that a caller counting requests
-        in flight sees each leave when it is answered, not when the slowest is.
+        """Send each `builds[i](id)` at once, and wait up to `timeout` seconds for the answers.
 
-        On a shared stream (stdio) the requests go out in one write and are waited on together:
-        one system call and one wake-up of the target per batch, not per request. What odd came
-        on the stream until the batch's last answer is in each request's exchange (it may be any
-        in-flight request's doing, as with requests sent concurrently: the dispatcher re-sends
-        such a request alone to know). Over HTTP each is a POST of its own, in a task of its own."""
+        The ids are fresh, and given in order.
+        `headers[i]` are HTTP header values sent instead of those request i implies.
+        `on_end()` is called as each request's exchange ends.
+        So a caller counting requests in flight sees each leave when it is answered.
+        It does not have to wait for the slowest.
+
+        On a shared stream (stdio), the requests go out in one write.
+        They are waited on together.
+        That costs one system call and one wake-up of the target per batch, not per request.
+        What odd came on the stream until the batch's last answer is in each request's exchange.
+        It may be any in-flight request's doing, as with requests sent concurrently.
+        To know whose it was, the dispatcher re-sends such a request alone.
+
+        Over HTTP, each request is a POST of its own, in a task of its own."""
         overrides = list(headers) if headers is not None else [()] * len(builds)
         requests = [build(self._new_id()) for build in builds]
         per_request = self.transport.exchange_per_request
@@ -238,8 +266,10 @@ class Session:
         return self._exchange(request, await self._reply(request, waiter, timeout, marks), marks, waiter, headers)
 
     async def _write(self, data: bytes, waiters: list[Waiter], headers: HeaderOverrides = ()) -> bool:
-        """Write `data` (the requests of `waiters`) unless the target is gone; True when written,
-        each waiter then given its place in the order of writing."""
+        """Write `data`, the requests of `waiters`, unless the target is gone.
+
+        Returns True when written.
+        Each waiter is then given its place in the order of writing."""
         if self.closed:
             return False
         try:
@@ -265,9 +295,11 @@ class Session:
         return NoAnswer(timeout, overtaken=self._latest_written_answered > waiter.written, held_up=waiter.held_up or self.blocked_for() >= timeout)
 
     def presumed_dropped(self, *, unanswered_for: float) -> int:
-        """How many requests in flight the target seems to have dropped: written over
-        `unanswered_for` seconds ago and unanswered, while a request written after them was
-        answered (so the target is serving, and not them)."""
+        """How many requests in flight the target seems to have dropped.
+
+        Such a request was written over `unanswered_for` seconds ago, and is unanswered.
+        Meanwhile a request written after it was answered.
+        So the target is serving, but not serving them."""
         now = time.monotonic()
         return sum(
             1
@@ -307,8 +339,10 @@ class Session:
             waiter.wake()
 
     def _dispatch(self, incoming: Response | Notification | Garbage, origin: Waiter | None = None, status: int | None = None) -> None:
-        """`origin` is the waiter whose HTTP exchange carried the message, when known: an
-        anomaly is then recorded for that request alone."""
+        """Hand a readable message to the request it answers, or note it as an anomaly.
+
+        `origin` is the waiter whose HTTP exchange carried the message, when known.
+        An anomaly is then recorded for that request alone."""
         anomalies = origin.anomalies if origin is not None else self._anomalies
         if isinstance(incoming, Response):
             key = id_key(incoming.id)
@@ -331,11 +365,17 @@ class Session:
             anomalies.append(Anomaly(AnomalyKind.GARBAGE, f"{incoming.text} ({incoming.reason})", own=origin is not None))
 
     def _unreadable(self, incoming: Unreadable, origin: Waiter | None, item: object) -> None:
-        """An answer that cannot be read is the answer of the request whose id it shows (or whose
-        HTTP exchange carried it); with no id to read, of the one request awaiting an answer, if
-        only one is; else it is noted on the shared stream for the requests in flight. An
-        oversized line on the shared stream comes twice (as the limit is passed, and at its
-        end): told at the first when its beginning shows whose it is, else at its end."""
+        """Find whose answer an unreadable message is, and give it to that request.
+
+        It is the answer of the request whose id it shows.
+        Over HTTP, it is the answer of the request whose exchange carried it.
+        With no id to read, it goes to the one request awaiting an answer, if only one is.
+        Otherwise it is noted on the shared stream for the requests in flight.
+
+        An oversized line on the shared stream comes twice.
+        It comes as the limit is passed, and again at its end.
+        It is told at the first if its beginning shows whose it is.
+        Otherwise it is told at its end."""
         frame = item.data if isinstance(item, Carried) else item
         if isinstance(frame, Oversized) and frame.endless:
             self._held_up_by_endless_line()
@@ -349,7 +389,9 @@ class Session:
             self._tell_unreadable(incoming, None, final=True)
 
     def _held_up_by_endless_line(self) -> None:
-        """A line that seems never to end holds the stream, unless read to its end (`long_lines_end`)."""
+        """A line that seems never to end holds the stream: wake the requests it holds up.
+
+        Nothing is done when such lines are read to their end (`long_lines_end`)."""
         for waiter in self._waiters.values():
             if not self.long_lines_end and waiter.message is None and waiter.unreadable is None and waiter.written >= 0:
                 waiter.held_up = True
@@ -357,8 +399,10 @@ class Session:
                 waiter.end()
 
     def _tell_unreadable(self, incoming: Unreadable, origin: Waiter | None, *, final: bool) -> bool:
-        """Give `incoming` to the request it answers, or note it; False when that must wait for
-        more of it (not `final`, and whose it is cannot be told yet)."""
+        """Give `incoming` to the request it answers, or note it.
+
+        Returns False when that must wait for more of the message.
+        That happens when not `final`, and whose it is cannot be told yet."""
         waiter = origin
         if waiter is None and incoming.request_id is not None:
             waiter = self._waiters.get(id_key(incoming.request_id))
@@ -381,8 +425,9 @@ class Session:
         return True
 
     def _answered(self, waiter: Waiter) -> None:
-        """An answer (readable or not) came for `waiter`: it waits no more, and on the shared
-        stream its exchange is over."""
+        """An answer came for `waiter`, readable or not: it waits no more.
+
+        On the shared stream, its exchange is then over too."""
         waiter.answered_at = time.monotonic()
         waiter.wake()
         if not self.transport.exchange_per_request:

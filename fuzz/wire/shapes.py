@@ -1,24 +1,32 @@
-"""The official wire types, per spoken protocol version, from the specification's JSON Schema.
+"""The official wire types, per spoken revision, from the specification's JSON Schema.
 
-`tools/call` results are validated against the `CallToolResult` of the revision's schema era
-(`mcp_schema.json`: the definitions a result and a JSON-RPC error object need, taken from the
-specification repository's `schema/<revision>/schema.json`), as the `mcp-types` package does:
-the 2025-11-25 schema for every earlier revision (each later schema only adds optional
-members and content kinds), 2026-07-28 for itself. Strictly: `isError: "yes"` is not a
-boolean. Two readings follow the official SDKs' types rather than the letter of the schema,
-so that a result those clients read is not called malformed: an optional member that is
-`null` counts as absent, and a number with no fractional part is an integer (JSON Schema's own
-rule). Extra members are allowed, as every revision's schema allows them (`Result` is open in
-each, 2026-07-28 included). Under 2026-07-28 the result must say what it is: `resultType`
-`"complete"` (a CallToolResult) or `"input_required"` (an InputRequiredResult); the schema
-types it only as a string, and any other value (an extension's) is wrong here, as the harness
-negotiates no extension.
+`tools/call` results are validated against the `CallToolResult` of the revision's schema era.
+The schemas are in `mcp_schema.json`.
+It holds the definitions a result and a JSON-RPC error object need.
+They are taken from the specification repository's `schema/<revision>/schema.json`.
+The eras follow the `mcp-types` package.
+Every revision up to 2025-11-25 is checked against the 2025-11-25 schema.
+Each later schema only adds optional members and content kinds.
+2026-07-28 is checked against its own.
 
-`tests/schemas/gather/vendor_wire_schema.py` writes `mcp_schema.json` anew from a checkout of
-the specification repository.
+The check is strict: `isError: "yes"` is not a boolean.
+Two readings follow the official SDKs' types rather than the letter of the schema.
+An optional member that is `null` counts as absent.
+A number with no fractional part is an integer, as JSON Schema's own rule says.
+So a result those clients read is not called malformed.
+Extra members are allowed, as every revision's schema allows them.
+`Result` is open in each, 2026-07-28 included.
 
-Why not the `mcp-types` models themselves: importing them (with pydantic) costs each worker
-process about 20 MB, a quarter of its memory, for three types.
+Under 2026-07-28 the result must say what it is, in `resultType`.
+`"complete"` marks a CallToolResult, and `"input_required"` an InputRequiredResult.
+The schema types `resultType` only as a string.
+Any other value is an extension's, and wrong here: the harness negotiates no extension.
+
+`tests/schemas/gather/vendor_wire_schema.py` writes `mcp_schema.json` anew.
+It reads a checkout of the specification repository.
+
+Why not the `mcp-types` models themselves?
+Importing them pulls in pydantic, which costs each worker process much memory for three types.
 """
 
 from __future__ import annotations
@@ -39,13 +47,16 @@ RESULT_TYPES = ("complete", "input_required")
 WITHOUT_OUTPUT_SCHEMA = ("2024-11-05", "2025-03-26")
 """Revisions whose tools have no `outputSchema` and whose results no `structuredContent`."""
 OBJECT_STRUCTURED_CONTENT = ("2025-06-18", "2025-11-25")
-"""Revisions whose `structuredContent` is an object (2026-07-28 allows any JSON value)."""
+"""Revisions whose `structuredContent` is an object.
+
+2026-07-28 allows any JSON value."""
 STATELESS_ERA = "2026-07-28"
 
 
 def _properties_null_as_absent(validator: Validator, properties: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
-    """JSON Schema's `properties`, except that an optional member whose value is null is not
-    checked (the SDKs' types read it as absent)."""
+    """JSON Schema's `properties`, reading an optional null member as absent.
+
+    Such a member is not checked, since the SDKs' types read it as absent."""
     if not validator.is_type(instance, "object"):
         return
     required = schema.get("required", ())
@@ -71,8 +82,9 @@ _VALIDATORS = _validators()
 
 
 def call_tool_result_problem(result: Any, protocol_version: str = LATEST_KNOWN_VERSION) -> str | None:
-    """Why `result` is not a CallToolResult (or under 2026-07-28 an InputRequiredResult) of
-    `protocol_version`, or None when it is."""
+    """Why `result` is not a CallToolResult of `protocol_version`, or None when it is.
+
+    Under 2026-07-28, an InputRequiredResult is accepted too."""
     era = STATELESS_ERA if protocol_version == STATELESS_ERA else LATEST_KNOWN_VERSION
     kind = result.get("resultType", "complete") if isinstance(result, dict) else "complete"
     if era == STATELESS_ERA and isinstance(result, dict):
@@ -91,9 +103,12 @@ def call_tool_result_problem(result: Any, protocol_version: str = LATEST_KNOWN_V
 
 
 def _plainly_valid(result: Any, era: str) -> bool:
-    """Whether `result` has the shape most answers have (text blocks only, a boolean or no
-    `isError`, an object or no `structuredContent`) and is therefore a CallToolResult of `era`
-    by inspection: a tenth of the validator's time. False says nothing: the validator decides."""
+    """Whether `result` is plainly a CallToolResult of `era`, by a quick inspection.
+
+    It checks for the shape most answers have.
+    That is text blocks only, a boolean or no `isError`, and an object or no `structuredContent`.
+    This is much faster than the validator.
+    False says nothing: the validator decides."""
     if type(result) is not dict or type(content := result.get("content")) is not list:
         return False
     for block in content:
@@ -107,7 +122,9 @@ def _plainly_valid(result: Any, era: str) -> bool:
 
 
 def error_object_problem(error: Any) -> str | None:
-    """Why a JSON-RPC `error` member is not an error object (integer `code`, string `message`)."""
+    """Why a JSON-RPC `error` member is not an error object, or None when it is.
+
+    An error object has an integer `code` and a string `message`."""
     if type(error) is dict and type(error.get("code")) is int and type(error.get("message")) is str:
         return None
     validator = _VALIDATORS[(LATEST_KNOWN_VERSION, "Error")]
@@ -133,9 +150,12 @@ def _first_problem(validator: Validator, instance: Any, root: str) -> str:
 
 
 def _closest(error: ValidationError) -> ValidationError:
-    """Into an `anyOf` (a content block's kinds, an input request's), follow the one branch
-    whose `type` (or `method`) matches, so that a text block without `text` is reported as
-    that and not as matching none of five kinds."""
+    """The error to report, found by following the one branch that matches.
+
+    Into an `anyOf`, follow the one branch whose `type` or `method` matches.
+    Such `anyOf`s list a content block's kinds, or an input request's.
+    So a text block without `text` is reported as that.
+    It is not reported as matching none of five kinds."""
     while error.context and error.validator in ("anyOf", "oneOf"):
         branches: dict[Any, list[ValidationError]] = {}
         for sub in error.context:

@@ -1,6 +1,8 @@
-"""The stateless lifecycle (MCP 2026-07-28): no `initialize`; `server/discover` says which
-revisions a server speaks, and every request carries the `_meta` envelope (and, over HTTP, the
-headers that mirror it).
+"""The stateless lifecycle of MCP 2026-07-28, which has no `initialize`.
+
+`server/discover` says which revisions a server speaks.
+Every request carries the `_meta` envelope.
+Over HTTP, it also carries the headers that mirror the envelope.
 
 Liveness has no `ping` in this revision: `server/discover` is asked instead.
 """
@@ -39,8 +41,10 @@ NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "
 
 
 def request_meta(version: str) -> dict[str, Any]:
-    """The `_meta` envelope every request of `version` carries: no client capabilities (the
-    harness answers no server request but errors)."""
+    """The `_meta` envelope every request of `version` carries.
+
+    It declares no client capabilities.
+    The harness answers every server request with an error, `ping` aside."""
     return {
         PROTOCOL_VERSION_KEY: version,
         CLIENT_CAPABILITIES_KEY: {},
@@ -57,16 +61,21 @@ _SENTINEL = re.compile(r"=\?base64\?.*\?=")
 
 
 def encode_header_value(value: str) -> str:
-    """A value as a header carries it: printable ASCII as it is, anything else (non-ASCII,
-    control characters, edge whitespace) in the revision's `=?base64?...?=` form."""
+    """A value as a header carries it.
+
+    Printable ASCII goes as it is.
+    Anything else goes in the revision's `=?base64?...?=` form.
+    That covers non-ASCII, control characters and whitespace at either end."""
     if _HEADER_SAFE.fullmatch(value) and value == value.strip() and not _SENTINEL.fullmatch(value):
         return value
     return f"=?base64?{base64.b64encode(value.encode('utf-8')).decode('ascii')}?="
 
 
 def mirrored_headers(message: Mapping[str, Any], version: str) -> dict[str, str]:
-    """The headers a request's body implies: its revision (its `_meta` one when that is a
-    string), its method, and for a name-bearing method the name (when a string)."""
+    """The headers a request's body implies: its revision, its method, and its name.
+
+    The revision is the `_meta` one, when that is a string.
+    The name is there for a name-bearing method, when it is a string."""
     params = message.get("params")
     meta = params.get("_meta") if isinstance(params, dict) else None
     claimed = meta.get(PROTOCOL_VERSION_KEY) if isinstance(meta, dict) else None
@@ -91,9 +100,11 @@ def with_overrides(headers: Mapping[str, str], overrides: HeaderOverrides) -> di
 
 
 def unmirrorable(message: Mapping[str, Any]) -> str | None:
-    """What in a request's body no header can mirror (a `_meta` revision or a name that is not
-    a string): such a request disagrees with its headers whatever they are, so a server may
-    answer it `-32020` as well as `-32602`."""
+    """What in a request's body no header can mirror, or None.
+
+    That is a `_meta` revision or a name that is not a string.
+    Such a request disagrees with its headers, whatever they are.
+    So a server may answer it `-32020` as well as `-32602`."""
     params = message.get("params")
     if not isinstance(params, dict):
         return None
@@ -114,9 +125,11 @@ def spoken_of(supported: Any) -> str | None:
 
 
 def era_evidence(exchange: Exchange) -> str | None:
-    """The stateless revision a `server/discover` probe's answer shows the server speaks: a
-    result listing one, or `-32022` naming one in `data.supported`. Anything else (another
-    error, silence, an HTTP refusal) is no evidence: the server is spoken to with the handshake."""
+    """The stateless revision a `server/discover` probe's answer shows the server speaks.
+
+    The evidence is a result listing one, or a `-32022` naming one in `data.supported`.
+    Anything else is no evidence: another error, silence, an HTTP refusal.
+    The server is then spoken to with the handshake."""
     reply = exchange.reply
     if not isinstance(reply, Answered):
         return None
@@ -129,8 +142,10 @@ def era_evidence(exchange: Exchange) -> str | None:
 
 
 async def discover(session: Session, *, timeout: float, version: str, probe: Exchange | None = None) -> ServerDescription:
-    """Open `session` under the stateless `version` (`probe`: a `server/discover` exchange at
-    that version already made). Raises HandshakeError when the server does not list it."""
+    """Open `session` under the stateless `version`.
+
+    `probe` is a `server/discover` exchange at that version, if one was already made.
+    Raises HandshakeError when the server does not list `version`."""
     session.transport.speak_stateless(version)
     exchange = probe or await session.request(DISCOVER, discover_params(version), timeout=timeout)
     result = result_of(exchange, DISCOVER, session)
@@ -158,7 +173,9 @@ async def discover(session: Session, *, timeout: float, version: str, probe: Exc
 
 
 async def alive(session: Session, *, timeout: float, version: str) -> bool:
-    """Liveness without `ping`: the server answers `server/discover` (with anything: an error,
-    or an answer that cannot be read, is still an answer)."""
+    """Liveness without `ping`: whether the server answers `server/discover`.
+
+    Any answer counts.
+    An error, or an answer that cannot be read, is still an answer."""
     exchange = await session.request(DISCOVER, discover_params(version), timeout=timeout)
     return isinstance(exchange.reply, (Answered, UnreadableAnswer))

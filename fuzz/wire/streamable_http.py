@@ -1,23 +1,37 @@
-"""The Streamable HTTP transport (MCP 2025-03-26 and later), as a client sees it.
+"""The Streamable HTTP transport, as a client sees it.
 
-Each message the session sends is POSTed on its own, concurrently, with
-`Accept: application/json, text/event-stream`. What comes back is handed to the session in the
-order it arrives, exactly as stdout lines are: a JSON body as one message, an SSE stream as one
-message per event (notifications and server requests may come before the answer). When a
-request's POST is over, an `Undelivered` marker follows with what the HTTP exchange was (a 202
-with no body, a 500 with a text body, a dropped connection); the session ignores it when the
-answer came, and otherwise it is the reply the oracle judges. HTTP failures are data, never
-exceptions.
+Streamable HTTP is the transport of MCP 2025-03-26 and later.
+Each message the session sends is POSTed on its own, concurrently.
+Each POST carries `Accept: application/json, text/event-stream`.
 
-The `Mcp-Session-Id` the server issues on `initialize` is sent back on every later message, with
-`MCP-Protocol-Version` once it is negotiated; `aclose` ends the session with DELETE. Under the
-stateless revision (`speak_stateless`) there is no session: every POST carries the headers its
-body implies (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), and a case may override them. The GET
-stream for server-initiated messages is not opened: the harness declares no client capabilities
-and needs nothing a server would send unprompted.
+What comes back is handed to the session in the order it arrives, as stdout lines are.
+A JSON body is one message.
+An SSE stream is one message per event.
+Notifications and server requests may come before the answer.
 
-Headers given by the user (`--header 'Authorization: Bearer ...'`) are sent and never shown
-(`fuzz.redaction` is the one way a target reaches text).
+When a request's POST is over, an `Undelivered` marker follows.
+It says what the HTTP exchange was.
+Examples are a 202 with no body, a 500 with a text body, or a dropped connection.
+The session ignores the marker when the answer came.
+Otherwise the marker is the reply the oracle judges.
+HTTP failures are data, never exceptions.
+
+The server issues an `Mcp-Session-Id` on `initialize`.
+It is sent back on every later message.
+`MCP-Protocol-Version` goes with it, once the version is negotiated.
+`aclose` ends the session with DELETE.
+
+Under the stateless revision (`speak_stateless`) there is no session.
+Every POST carries the headers its body implies.
+Those are `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`, and a case may override them.
+
+The GET stream for server-initiated messages is not opened.
+The harness declares no client capabilities.
+It needs nothing a server would send unprompted.
+
+Headers given by the user, such as `--header 'Authorization: Bearer ...'`, are never shown.
+They are only sent.
+`fuzz.redaction` is the one way a target reaches text.
 """
 
 from __future__ import annotations
@@ -51,7 +65,9 @@ DELETE_TIMEOUT = 2.0
 
 
 class HttpTransport:
-    """A Streamable HTTP endpoint. Run `background()` in a nursery, then `send`; always `aclose`."""
+    """A Streamable HTTP endpoint, reached at its URL.
+
+    Run `background()` in a nursery, then `send`; always `aclose`."""
 
     kind = "Streamable HTTP"
     exchange_per_request = True
@@ -75,7 +91,9 @@ class HttpTransport:
         self._to_session, self._from_transport = trio.open_memory_channel[Arrival](16)
         self._nursery: trio.Nursery | None = None
         self._posts: dict[str, trio.CancelScope] = {}
-        """The POSTs of requests in flight, by id, so that an abandoned one frees its connection."""
+        """The POSTs of requests in flight, by id.
+
+        So an abandoned request's POST can free its connection."""
         self._ready = trio.Event()
         self._closed = trio.Event()
 
@@ -88,8 +106,9 @@ class HttpTransport:
             nursery.cancel_scope.cancel()
 
     def speak_stateless(self, version: str | None) -> None:
-        """From now on, POST as the stateless `version` requires (None: as the handshake
-        revisions do)."""
+        """From now on, POST as the stateless `version` requires.
+
+        None: POST as the handshake revisions do."""
         self._stateless = version
 
     async def send(self, data: bytes, headers: HeaderOverrides = ()) -> None:
@@ -131,8 +150,10 @@ class HttpTransport:
             scope.cancel()
 
     async def aclose(self, *, grace: float = 1.0) -> None:
-        """End the server's session with DELETE (its answer does not matter), stop the POSTs in
-        flight, close the connections. Safe to call twice, and shielded from cancellation."""
+        """End the server's session, stop the POSTs in flight, and close the connections.
+
+        The session ends with DELETE, whose answer does not matter.
+        Safe to call twice, and shielded from cancellation."""
         if self._closed.is_set():
             return
         with trio.CancelScope(shield=True):
@@ -187,8 +208,9 @@ class HttpTransport:
             await self._hand_on(Undelivered(request_id, detail))
 
     async def _deliver(self, response: httpx.Response, request_id: object, *, sniff_version: bool) -> str:
-        """Hand the response's messages to the session; return what the exchange was, in words,
-        for the case where it carried no answer."""
+        """Hand the response's messages to the session, and say what the exchange was.
+
+        The words are for the case where the exchange carried no answer."""
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         status = f"HTTP {response.status_code} {response.reason_phrase}".rstrip()
         if content_type == "text/event-stream":
@@ -223,8 +245,10 @@ class HttpTransport:
 
 
 async def _read_capped(response: httpx.Response, limit: int) -> bytes | Oversized:
-    """The body, or once it passes `limit` bytes, its beginning (the rest is not read: the
-    exchange is this request's own, so its id is known without the body's end)."""
+    """The body, or its beginning once it passes `limit` bytes.
+
+    The rest is not read.
+    The exchange is this request's own, so its id is known without the body's end."""
     body = bytearray()
     async for chunk in response.aiter_bytes():
         body += chunk
@@ -234,11 +258,18 @@ async def _read_capped(response: httpx.Response, limit: int) -> bytes | Oversize
 
 
 async def _sse_messages(response: httpx.Response, limit: int) -> AsyncIterator[Frame]:
-    """The data of each `message` event of an SSE stream (the WHATWG event-stream format: `data:`
-    lines joined by newlines, dispatched at a blank line; comments and other fields skipped).
-    Lines are split at CRLF, LF or CR only, as the format says (httpx's `aiter_lines` also splits
-    at U+2028 and the other separators `str.splitlines` knows, which JSON leaves unescaped inside
-    strings). An event whose data passes `limit` bytes is handed on as `Oversized`."""
+    """The data of each `message` event of an SSE stream.
+
+    The stream is in the WHATWG event-stream format.
+    An event's `data:` lines are joined by newlines, and dispatched at a blank line.
+    Comments and other fields are skipped.
+
+    Lines are split at CRLF, LF or CR only, as the format says.
+    The `aiter_lines` of httpx would also split at U+2028.
+    It splits at every separator `str.splitlines` knows.
+    JSON leaves those unescaped inside strings.
+
+    An event whose data passes `limit` bytes is handed on as `Oversized`."""
     event = _Event(limit)
     lines = Lines(limit, sse=True)
     async for chunk in response.aiter_bytes():
@@ -266,7 +297,7 @@ class _Event:
         self._type = b"message"
 
     def take(self, line: Frame) -> Frame | None:
-        """Read one line; the event's data when the line ends an event of type `message`."""
+        """Read one line, and return the event's data if the line ends a `message` event."""
         if isinstance(line, Oversized):
             field, _, value = line.head.partition(b":")
             if line.ended and field == b"data":

@@ -1,5 +1,7 @@
-"""A target: a server reached from its description (a command to start, or a URL), initialized,
-its tools listed, restartable."""
+"""A target: a server reached from its description, opened, and restartable.
+
+The description is a command to start, or a URL.
+Once reached, the server is opened and its tools listed."""
 
 from __future__ import annotations
 
@@ -28,9 +30,11 @@ CLOSE_GRACE = 1.0
 """Seconds a target is given to exit after its stdin is closed, at the end of a run."""
 
 RESTART_GRACE = 0.02
-"""The same, before a restart: the target is dead, silent or stuck writing a line that does not
-end, and will not use more time well (a server answering 200 MB to every call is restarted each
-time: at 0.1 s a restart, that doubled the run)."""
+"""Seconds a target is given to exit before a restart.
+
+The target is then dead, silent, or stuck writing a line that does not end.
+It will not use more time well.
+A server may need a restart after every call, so each restart must stay short."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,15 +43,20 @@ class StdioTarget:
 
     command: tuple[str, ...]
     env: tuple[tuple[str, str], ...] = ()
-    """Variables added to the harness's environment for the server (from an mcpServers config)."""
+    """Variables added to the harness's environment for the server.
+
+    They come from an mcpServers config."""
     demo: bool = False
-    """The bundled demo server: printed and recorded without the interpreter's path, so that its
-    reports read alike and its reproductions replay on any machine (with the interpreter that
-    runs the harness)."""
+    """The bundled demo server: printed and recorded without the interpreter's path.
+
+    So its reports read alike on every machine.
+    Its reproductions replay on any machine, with the interpreter that runs the harness."""
 
     def describe(self) -> str:
-        """The command as printed and written to reports: secret-looking values redacted, and
-        environment variables named without their values."""
+        """The command as printed and written to reports.
+
+        Secret-looking values are redacted.
+        Environment variables are named without their values."""
         env = f" (env {redact_names(name for name, _ in self.env)})" if self.env else ""
         return shlex.join(redact_command(self.shown_command)) + env
 
@@ -70,11 +79,13 @@ class StdioTarget:
 
 @dataclass(frozen=True, slots=True)
 class HttpTarget:
-    """A server listening for Streamable HTTP at a URL (the harness does not start it)."""
+    """A server listening for Streamable HTTP at a URL.
+
+    The harness does not start it."""
 
     url: str
     headers: tuple[tuple[str, str], ...] = ()
-    """Sent with every request (auth); never printed or written."""
+    """Sent with every request, for auth; never printed or written."""
 
     def describe(self) -> str:
         headers = f" (headers {redact_names(name for name, _ in self.headers)})" if self.headers else ""
@@ -103,8 +114,11 @@ def demo_target() -> StdioTarget:
 
 
 class Target:
-    """A running, opened server. Open it with `open_target`; `restart` replaces a dead process
-    with a new one (opened again, under the revision first spoken) and keeps the same tools."""
+    """A running, opened server.
+
+    Open it with `open_target`.
+    `restart` replaces a dead process with a new one, and keeps the same tools.
+    The new one is opened again, under the revision first spoken."""
 
     def __init__(
         self,
@@ -117,28 +131,37 @@ class Target:
     ) -> None:
         self.spec = spec
         self.max_message_bytes = max_message_bytes
-        """The longest answer read whole (`--max-answer-size`): `fuzz.wire.framing`."""
+        """The longest answer read whole (`--max-answer-size`); see `fuzz.wire.framing`."""
         self.protocol_version = protocol_version
-        """The revision to ask for (`--protocol-version`); None: the newest, or what the server answers."""
+        """The revision to ask for (`--protocol-version`).
+
+        None: the newest, or what the server answers."""
         self._nursery = nursery
         self._startup_timeout = startup_timeout
         self._scope: trio.CancelScope | None = None
         self._transport: Transport | None = None
         self._closing = False
-        """Set when the run ends: no restart after that (a worker thread still sending, say after
-        Ctrl-C, must not start a process nobody will stop)."""
+        """Set when the run ends: no restart after that.
+
+        A worker thread may still be sending, say after Ctrl-C.
+        It must not start a process nobody will stop."""
         self.session: Session
         self.description: ServerDescription
         self.tools: list[Tool] = []
-        """Every entry `tools/list` gave, in order, a name listed twice included (`fuzz.engine.plan`
-        fuzzes each name once)."""
+        """Every entry `tools/list` gave, in order, a name listed twice included.
+
+        `fuzz.engine.plan` fuzzes each name once."""
         self.restarts = 0
         self._long_lines_end = True
-        """(`long_lines_end`) An answer past the size limit is waited for to its end, however long (read past: the
-        target is kept, and the next request answered), until one does not end within the
-        timeout; from then on, one past `ENDLESS_FACTOR` times the limit is taken for a line
-        that never ends, and the target is restarted at once (`Session.stream_frees`): a server
-        that writes without end costs one timeout, not one per request it answers so."""
+        """(`long_lines_end`) Whether an answer past the size limit is waited for to its end.
+
+        At first it is, however long the answer is.
+        It is read past: the target is kept, and the next request answered.
+        That lasts until one such answer does not end within the timeout.
+        From then on, one past `ENDLESS_FACTOR` times the limit is taken for a line that never ends.
+        The target is then restarted at once (`Session.stream_frees`).
+        So a server that writes without end costs one timeout.
+        It does not cost one per request it answers so."""
 
     @property
     def long_lines_end(self) -> bool:
@@ -170,7 +193,9 @@ class Target:
             raise failure from None
 
     async def restart(self) -> None:
-        """The fuzzing goes on with the tools first listed, whatever the new process lists."""
+        """Replace the process with a new one, opened again.
+
+        The fuzzing goes on with the tools first listed, whatever the new process lists."""
         self._refuse_when_closing()
         tools = self.tools
         await self.aclose(grace=RESTART_GRACE)
@@ -180,15 +205,21 @@ class Target:
         self.restarts += 1
 
     def _refuse_when_closing(self) -> None:
-        """A restart runs in a task of trio's own (a worker thread's `trio.from_thread.run`), which
-        the run's end does not cancel: checked before the old process is closed, before a new one
-        is spawned and after (spawning waits on a thread), so that no process outlives the run."""
+        """Refuse a restart once the run is ending.
+
+        A restart runs in a task of trio's own: a worker thread's `trio.from_thread.run`.
+        The run's end does not cancel that task.
+        So this is checked before the old process is closed, and before a new one is spawned.
+        It is checked again after, since spawning waits on a thread.
+        So no process outlives the run."""
         if self._closing:
             raise TargetStartError(f"{self.spec.describe()}: not restarted: the run is ending")
 
     @property
     def request_meta(self) -> dict[str, Any] | None:
-        """The `_meta` every request carries under the stateless revision (None: handshake)."""
+        """The `_meta` every request carries under the stateless revision.
+
+        None under the handshake."""
         return self.description.request_meta
 
     @property
@@ -200,10 +231,12 @@ class Target:
         return Stateless(description.protocol_version, description.request_meta, description.supported_versions, over_http=isinstance(self.spec, HttpTarget))
 
     async def ping(self, *, timeout: float) -> bool:
-        """Whether the target answers: `ping`, or `server/discover` where there is no ping. Any
-        answer counts, an error or one that cannot be read included (a live server that answers
-        badly is not dead), and so does a line past the size limit still being written (the
-        answer cannot come before it ends: the target is writing, not silent)."""
+        """Whether the target answers `ping`, or `server/discover` where there is no ping.
+
+        Any answer counts, an error or one that cannot be read included.
+        A live server that answers badly is not dead.
+        A line past the size limit still being written counts too.
+        The answer cannot come before that line ends: the target is writing, not silent."""
         if self.description.stateless:
             answered = await alive(self.session, timeout=timeout, version=self.description.protocol_version)
         else:
@@ -212,15 +245,18 @@ class Target:
         return answered or self.session.blocked
 
     async def close_for_good(self, *, grace: float = CLOSE_GRACE) -> None:
-        """Close it, and refuse any restart after (one asked for by a worker thread's call still
-        in flight must not start a process nobody will stop)."""
+        """Close it, and refuse any restart after.
+
+        A worker thread's call still in flight may ask for a restart.
+        That restart must not start a process nobody will stop."""
         self._closing = True
         await self.aclose(grace=grace)
 
     async def aclose(self, *, grace: float = CLOSE_GRACE) -> None:
-        """Close the transport (its process killed after `grace` seconds to exit), even one
-        started by a `start` that was cancelled (Ctrl-C during a restart) before its session was
-        served."""
+        """Close the transport, giving its process `grace` seconds to exit before it is killed.
+
+        This also closes one started by a `start` that was cancelled before its session was served.
+        Ctrl-C during a restart does that."""
         if self._transport is not None:
             session = getattr(self, "session", None)
             if session is not None:

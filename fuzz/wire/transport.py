@@ -1,14 +1,23 @@
-"""Moving bytes to and from a target: what every transport offers the session, and the stdio one.
+"""Moving bytes to and from a target: the transport protocol, and the stdio transport.
 
-A transport sends framed messages and hands back what arrives, in order: each incoming message
-(its bytes, or an `Oversized` record of one past the size limit; `Carried` when it is known which
-request's exchange carried it), and `Undelivered` markers for requests whose HTTP exchange ended
-without an answer (stdio has none). What a target writes is read through `fuzz.wire.framing`, so
-no line it writes, however long, is held whole past the limit. The stdio transport is a subprocess speaking newline-delimited messages:
-stdout is the protocol channel; stderr is captured line by line into a bounded buffer that
-findings quote, and is never parsed as protocol. The process runs in its own process group, so
-that closing the transport reaches every process the target started. The HTTP transport is in
-`fuzz.wire.streamable_http`.
+A transport sends framed messages and hands back what arrives, in order.
+Each incoming message comes as its bytes.
+One past the size limit comes as an `Oversized` record instead.
+It is wrapped in `Carried` when it is known which request's exchange carried it.
+`Undelivered` markers come for requests whose HTTP exchange ended without an answer.
+Over stdio, none come.
+
+What a target writes is read through `fuzz.wire.framing`.
+So no line it writes is held whole past the limit, however long it is.
+
+The stdio transport is a subprocess speaking newline-delimited messages.
+Its stdout is the protocol channel.
+Its stderr is captured line by line into a bounded buffer that findings quote.
+It is never parsed as protocol.
+The process runs in its own process group.
+So closing the transport reaches every process the target started.
+
+The HTTP transport is in `fuzz.wire.streamable_http`.
 """
 
 from __future__ import annotations
@@ -33,12 +42,16 @@ from strategies.meta import HeaderOverrides
 STDERR_LINES_KEPT = 2000
 
 STDERR_LINE_BYTES = 8192
-"""A stderr line longer than this is kept as its beginning and its length (2,000 of them are
-kept: a target's stderr must not fill the harness's memory)."""
+"""A stderr line longer than this is kept as its beginning and its length.
+
+At most `STDERR_LINES_KEPT` lines are kept.
+A target's stderr must not fill the harness's memory."""
 
 STDERR_DRAIN = 0.3
-"""After the target exits, how long `wait` gives what it wrote on stderr to arrive (the reader
-is a task of its own; a wrapper's child may write just after the wrapper exits)."""
+"""After the target exits, how long `wait` gives its stderr to arrive.
+
+The stderr reader is a task of its own.
+A wrapper's child may write just after the wrapper exits."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,11 +61,16 @@ class StderrLine:
     in_flight: int = 0
     """How many requests were in flight when the harness read it."""
     alone: str | None = None
-    """The one request then in flight (its id key, `fuzz.wire.jsonrpc.id_key`), when only one was."""
+    """The one request then in flight, when only one was.
+
+    It is given by its id key (`fuzz.wire.jsonrpc.id_key`)."""
 
     def quoted_for(self, request: str) -> str:
-        """The line as a request's exchange quotes it: as it is when `request` was the only one
-        in flight, else marked as written while other requests were (it may be theirs)."""
+        """The line as a request's exchange quotes it.
+
+        It is as it is when `request` was the only one in flight.
+        Otherwise it is marked as written while other requests were.
+        It may be theirs."""
         if self.in_flight == 1 and self.alone == request:
             return self.text
         others = max(1, self.in_flight - 1)
@@ -60,8 +78,10 @@ class StderrLine:
 
 
 OTHERS_MARK = "[{others} other request{s} in flight] "
-"""What precedes a stderr line quoted for a request that was not alone in flight when the line
-was read: the line may be another request's doing."""
+"""What precedes a stderr line quoted for a request that was not alone in flight.
+
+That is, not alone when the line was read.
+The line may be another request's doing."""
 
 
 class TransportClosed(Exception):
@@ -70,8 +90,10 @@ class TransportClosed(Exception):
 
 @dataclass(frozen=True, slots=True)
 class Undelivered:
-    """The exchange that should have carried the answer to request `request_id` is over without
-    it (an HTTP status with no JSON-RPC body, a dropped connection); `detail` says what came."""
+    """The exchange for request `request_id` is over without its answer.
+
+    It may have been an HTTP status with no JSON-RPC body, or a dropped connection.
+    `detail` says what came."""
 
     request_id: object
     detail: str
@@ -79,8 +101,9 @@ class Undelivered:
 
 @dataclass(frozen=True, slots=True)
 class Carried:
-    """A message that came back on the HTTP exchange of request `request_id`: anything odd
-    about it is that request's, not every request's in flight."""
+    """A message that came back on the HTTP exchange of request `request_id`.
+
+    Anything odd about it is that request's, not every request's in flight."""
 
     request_id: object
     data: Frame
@@ -95,49 +118,62 @@ class Transport(Protocol):
     """What the session needs of a transport."""
 
     kind: str
-    """How the target is reached, for messages: "stdio" or "Streamable HTTP"."""
+    """How the target is reached, as messages name it: "stdio" or "Streamable HTTP"."""
 
     max_message_bytes: int
-    """The longest message read whole; a longer one is handed on as `Oversized`."""
+    """The longest message read whole.
+
+    A longer one is handed on as `Oversized`."""
 
     exchange_per_request: bool
-    """Each request has an exchange of its own that ends (an HTTP POST), marked `Undelivered`
-    when it ends; stdio has one shared stream."""
+    """Each request has an exchange of its own that ends, as an HTTP POST does.
+
+    Its end is marked `Undelivered`.
+    Over stdio, all requests share one stream instead."""
 
     async def background(self) -> None:
-        """Work that runs for the transport's whole life (reading stderr, HTTP exchanges)."""
+        """Work that runs for the transport's whole life: reading stderr, or HTTP exchanges."""
 
     def speak_stateless(self, version: str | None) -> None:
-        """Carry messages as the stateless `version` requires (HTTP: its headers, no session);
-        None: as the handshake revisions do."""
+        """Carry messages as the stateless `version` requires.
+
+        Over HTTP, that means its headers and no session.
+        None: carry them as the handshake revisions do."""
 
     async def send(self, data: bytes, headers: HeaderOverrides = ()) -> None:
-        """Send one encoded message (`headers`: header values instead of those the message
-        implies, where the transport has headers). Raises TransportClosed."""
+        """Send one encoded message. Raises TransportClosed.
+
+        `headers` are header values sent instead of those the message implies.
+        They apply where the transport has headers."""
 
     def incoming(self) -> AsyncIterator[Arrival]:
         """What arrives, in order, until the target is gone."""
 
     @property
     def blocked_since(self) -> float | None:
-        """When (`time.monotonic()`) a message past the size limit began that has not ended:
-        nothing else can arrive before it ends (stdio's one stream; never over HTTP, where each
-        exchange has its own). None when no such message is being read."""
+        """When an unended message past the size limit began, by `time.monotonic()`.
+
+        Nothing else can arrive before it ends, on stdio's one stream.
+        It is never set over HTTP, where each exchange has its own stream.
+        None when no such message is being read."""
 
     @property
     def blocked_bytes(self) -> int:
-        """Bytes read so far of that message (0 when none is being read)."""
+        """Bytes read so far of that message; 0 when none is being read."""
 
     @property
     def stderr_mark(self) -> int: ...
 
     def stderr_since(self, mark: int, *, limit: int = 40, request: str | None = None) -> tuple[str, ...]:
-        """The last `limit` stderr lines after `mark`; `request` (an id key): quoted for that
-        request (`StderrLine.quoted_for`)."""
+        """The last `limit` stderr lines after `mark`.
+
+        With `request`, an id key, each is quoted for that request (`StderrLine.quoted_for`)."""
 
     def track_requests(self, in_flight: Mapping[str, object]) -> None:
-        """The session's requests in flight, by id key (it hands its own, kept live): what was in
-        flight when each stderr line was read is noted with the line."""
+        """Take the session's requests in flight, by id key.
+
+        The session hands its own mapping, kept live.
+        What was in flight when each stderr line was read is noted with the line."""
 
     def stderr_tail(self, limit: int = 20) -> tuple[str, ...]: ...
 
@@ -145,19 +181,25 @@ class Transport(Protocol):
     def returncode(self) -> int | None: ...
 
     async def wait(self) -> int | None:
-        """Until the target is gone (a process exited, a transport closed)."""
+        """Wait until the target is gone: a process exited, or a transport closed."""
 
     def abandon(self, request_id: object) -> None:
-        """The session gave up waiting for this request: release what it holds (an HTTP
-        connection); a late answer is no longer wanted."""
+        """The session gave up waiting for this request: release what it holds.
+
+        Over HTTP, that is a connection.
+        A late answer is no longer wanted."""
 
     async def aclose(self, *, grace: float = 1.0) -> None:
-        """Close the target, giving it `grace` seconds to exit by itself where it is a process."""
+        """Close the target.
+
+        Where it is a process, it gets `grace` seconds to exit by itself."""
 
 
 class StdioTransport:
-    """A started subprocess. Use `await StdioTransport.start(argv)`, then `send`, `incoming()`,
-    `stderr_since()`, and always `aclose()`."""
+    """A started subprocess, spoken to over its stdin and stdout.
+
+    Use `await StdioTransport.start(argv)`, then `send`, `incoming()` and `stderr_since()`.
+    Always `aclose()`."""
 
     kind = "stdio"
     exchange_per_request = False
@@ -183,8 +225,10 @@ class StdioTransport:
         cwd: str | None = None,
         max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES,
     ) -> StdioTransport:
-        """`env` is added to the harness's own environment (as MCP clients' configs mean it);
-        a stdout line longer than `max_message_bytes` is handed on as `Oversized`."""
+        """Start `argv` as a subprocess.
+
+        `env` is added to the harness's own environment, as MCP clients' configs mean it.
+        A stdout line longer than `max_message_bytes` is handed on as `Oversized`."""
         if not argv:
             raise TargetStartError("no target command given: put the server's command after `--`, e.g. `mcp-toolfuzz run -- python server.py`")
         try:
@@ -219,7 +263,7 @@ class StdioTransport:
         """stdio frames every revision alike."""
 
     async def send(self, data: bytes, headers: HeaderOverrides = ()) -> None:
-        """Write one framed message (the caller adds the newline). Raises TransportClosed."""
+        """Write one framed message; the caller adds the newline. Raises TransportClosed."""
         assert self._process.stdin is not None
         async with self._send_lock:
             try:
@@ -228,7 +272,7 @@ class StdioTransport:
                 raise TransportClosed(str(error)) from None
 
     async def incoming(self) -> AsyncIterator[Arrival]:
-        """stdout, one line at a time (without the newline), until the target closes it."""
+        """stdout, one line at a time without the newline, until the target closes it."""
         assert self._process.stdout is not None
         async for line in _frames(self._process.stdout, self._stdout):
             if isinstance(line, Oversized):
@@ -266,9 +310,12 @@ class StdioTransport:
         return self._stderr_count
 
     def stderr_since(self, mark: int, *, limit: int = 40, request: str | None = None) -> tuple[str, ...]:
-        """The last `limit` lines after `mark`: lines are numbered in order, so they are the
-        newest (count - mark) of the buffer, read from its end (not the whole buffer per request).
-        `request` (an id key): each line quoted for that request (`StderrLine.quoted_for`)."""
+        """The last `limit` lines after `mark`.
+
+        Lines are numbered in order.
+        So they are the newest (count - mark) of the buffer, read from its end.
+        That avoids reading the whole buffer per request.
+        With `request`, an id key, each line is quoted for that request (`StderrLine.quoted_for`)."""
         wanted = min(self._stderr_count - mark, limit)
         if wanted <= 0:
             return ()
@@ -279,8 +326,10 @@ class StdioTransport:
         return self.stderr_since(0, limit=limit)
 
     async def wait(self) -> int:
-        """Until the target exits, and then until its stderr is read to the end (at most
-        STDERR_DRAIN seconds more): the last words of a target that exits are in its stderr."""
+        """Wait until the target exits, and then until its stderr is read to the end.
+
+        The second wait lasts at most STDERR_DRAIN seconds more.
+        The last words of a target that exits are in its stderr."""
         code = await self._process.wait()
         with trio.move_on_after(STDERR_DRAIN):
             await self._stderr_ended.wait()
@@ -290,8 +339,10 @@ class StdioTransport:
         """Nothing to release: a late answer still arrives on stdout and is noted as late."""
 
     async def aclose(self, *, grace: float = 1.0) -> None:
-        """Close stdin, give the target `grace` seconds to exit, then terminate and kill its
-        whole process group. Safe to call twice, and shielded from cancellation."""
+        """Close stdin, give the target `grace` seconds to exit, then end its process group.
+
+        The group is terminated, then killed.
+        Safe to call twice, and shielded from cancellation."""
         with trio.CancelScope(shield=True):
             if self._process.stdin is not None:
                 with trio.move_on_after(grace):

@@ -1,8 +1,10 @@
 """The session's bookkeeping of requests in flight: who waits for what, and since when.
 
-A `Waiter` is one request awaiting its reply (an answer, an unreadable answer, an undelivered
-marker, or the target gone); a `Batch` is the requests sent together and waited on together;
-`Marks` say where a send began, so that what came meanwhile is that send's to report.
+A `Waiter` is one request awaiting its reply.
+The reply may be an answer, an unreadable answer, an undelivered marker, or the target gone.
+A `Batch` is the requests sent together and waited on together.
+`Marks` say where a send began.
+What came meanwhile is then that send's to report.
 """
 
 from __future__ import annotations
@@ -18,8 +20,10 @@ from fuzz.wire.replies import Anomaly
 
 
 class Batch:
-    """Requests sent together and waited on together: `done` is set once none is left waiting
-    (answered, undelivered, or the target gone)."""
+    """Requests sent together and waited on together.
+
+    `done` is set once none is left waiting.
+    A request stops waiting when answered, undelivered, or when the target is gone."""
 
     __slots__ = ("done", "left", "on_end")
 
@@ -40,17 +44,17 @@ class Waiter:
     """Woken because a line that seems never to end holds the shared stream."""
     answered_at: float = 0.0
     written: int = -1
-    """Its place in the order the requests were written (-1 until it is)."""
+    """Its place in the order the requests were written; -1 until it is written."""
     written_at: float = 0.0
     anomalies: list[Anomaly] = field(default_factory=list)
     """What was odd about the messages this request's own HTTP exchange carried."""
     ended: trio.Event = field(default_factory=trio.Event)
-    """Its HTTP exchange is over (the transport's end marker came)."""
+    """Its HTTP exchange is over: the transport's end marker came."""
     woken: bool = False
     over: bool = False
 
     def wake(self) -> None:
-        """Nothing more to wait for (an answer, an undelivered marker, the target gone)."""
+        """Stop waiting: an answer, an undelivered marker, or the end of the target came."""
         if not self.woken:
             self.woken = True
             self.batch.left -= 1
@@ -58,7 +62,7 @@ class Waiter:
                 self.batch.done.set()
 
     def end(self) -> None:
-        """Its exchange is over: tell the sender's `on_end`, once."""
+        """Mark its exchange over, and tell the sender's `on_end`, once."""
         if not self.over:
             self.over = True
             if self.batch.on_end is not None:

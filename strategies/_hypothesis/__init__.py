@@ -4,15 +4,15 @@ The rest of mcp-toolfuzz uses Hypothesis's public API only, and reaches its inte
 this package. `private` imports the private names; nothing else does. Importing patches
 nothing: the run calls `install()` before it builds a strategy.
 
-The patches, each with its reason in its module:
+Each patch has its reason in its module. The patches are:
 
-- `filtered`: a filtered strategy remembers that it was validated. Hypothesis 6.170 validates
+- `filtered`. A filtered strategy remembers that it was validated. Hypothesis 6.170 validates
   it again at every draw, re-reading each predicate's source.
-- `fresh_generation` and `quick_draws`: the explorations' own tests draw every batch afresh
-  (Hypothesis's mutations repeat the batch before), through a `ConjectureData.draw` without its
-  per-call imports.
-- `threads`: the parts of Hypothesis that worker threads share unguarded, used one thread at a
-  time, and a worker thread's unused Random left unregistered.
+- `fresh_generation` and `quick_draws`. The explorations' own tests draw every batch afresh,
+  since Hypothesis's mutations repeat the batch before. They draw through a
+  `ConjectureData.draw` without its per-call imports.
+- `threads`. The parts of Hypothesis that worker threads share unguarded are used one thread
+  at a time. A worker thread's unused Random is left unregistered.
 
 `marks` sets a test's seed and database key through attributes Hypothesis keeps private.
 `tests/test_hypothesis_fence.py` fails when a release changes the code a patch replaces.
@@ -40,8 +40,11 @@ REVIEWED: dict[str, tuple[str, str]] = {
     "hypothesis.core:get_random_for_wrapped_test": ("008a9d4bd112a46e", "threads, marks"),
     "hypothesis.internal.reflection:function_digest": ("444233892948d0cc", "marks"),
 }
-"""Each private function a patch replaces, re-implements or relies on: the first 16 hex digits
-of the SHA-256 of its source in `WRITTEN_FOR`, and the patch's module."""
+"""Each private function a patch replaces, re-implements or relies on.
+
+Each maps to two things. The first is the first 16 hex digits of the SHA-256 of its source in
+`WRITTEN_FOR`. The second is the patch's module.
+"""
 
 
 def install() -> None:

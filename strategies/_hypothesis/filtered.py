@@ -1,19 +1,22 @@
 """Filtered strategies validated once, as Hypothesis means them to be, not at every draw.
 
-Hypothesis calls `validate()` on every strategy it draws from and relies on it remembering that
-it ran (`validate_called`, a dict per strategy since validation became thread-safe). A filtered
-strategy's validation re-initialises the strategy in place (to re-apply its predicates to the
-now-reified inner strategy), and the re-initialisation replaces that dict with an empty one: so
-with Hypothesis 6.170 each draw of a `.filter(...)` validates it again, re-applies every
-predicate, and for `integers().filter(...)` parses the predicate's source with `ast` to look
-for bounds. On the demo's integer arguments that was a quarter of the drawing time (two
-integers: 390 µs a case, 300 µs with the fix).
+Hypothesis calls `validate()` on every strategy it draws from. It relies on the strategy
+remembering that it ran. The record is `validate_called`, a dict per strategy since validation
+became thread-safe.
+
+A filtered strategy's validation re-initialises the strategy in place. That re-applies its
+predicates to the now-reified inner strategy. But the re-initialisation also replaces the dict
+with an empty one. So with Hypothesis 6.170, each draw of a `.filter(...)` validates it again
+and re-applies every predicate. For `integers().filter(...)` it also parses the predicate's
+source with `ast`, to look for bounds. On the demo's integer arguments, that was a large share
+of the drawing time.
 
 `keep_filtered_validation` restores the memory after the re-initialisation. It changes no
-value drawn (the validation it skips would rebuild the same strategy), and with a Hypothesis
-that keeps the record itself it does nothing (the dict it puts back is the one already there).
-Installed by `strategies._hypothesis.install`, which the run calls; importing patches nothing.
-No upstream issue was found for it (searched 2026-12-07).
+value drawn: the validation it skips would rebuild the same strategy. With a Hypothesis that
+keeps the record itself, it does nothing. The dict it puts back is then the one already there.
+
+It is installed by `strategies._hypothesis.install`, which the run calls. Importing patches
+nothing. No upstream issue was found for it (searched 2026-12-07).
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from strategies._hypothesis.private import FilteredStrategy
 
 
 def keep_filtered_validation() -> None:
-    """Make `FilteredStrategy.do_validate` keep the strategy's record of validation (idempotent;
-    nothing where Hypothesis has no such class or method)."""
+    """Make `FilteredStrategy.do_validate` keep the strategy's record of validation.
+
+    Idempotent. It does nothing where Hypothesis has no such class or method.
+    """
     validate = getattr(FilteredStrategy, "do_validate", None)
     if validate is None or getattr(validate, "keeps_validation", False):
         return

@@ -1,26 +1,31 @@
-"""Hypothesis's generation phase without what makes a batch of cases repeat the one before.
+"""Hypothesis's generation phase, without what makes a batch repeat the one before.
 
-Hypothesis's generation spends most of its examples on two things that serve a property-based
-test of one value well, and a batch of cases (`fuzz.engine.phases.random_search`) badly:
+Hypothesis's generation spends most of its examples on two things. Both serve a property-based
+test of one value well. Both serve a batch of cases (`fuzz.engine.phases.random_search`) badly.
 
-- after each new example, up to five *mutations* of it (`generate_mutations_from`): a part of the
-  example copied over another part drawn by the same strategy, so that a value appears twice.
-  Every case of a batch is drawn by the same strategy, so each mutation is the batch before with
-  one case changed: all but one of its requests sent again;
-- for its first tenth of examples (up to 50 a run), the *zero extension* of each new example's
-  prefix, run before the example itself: the prefix, then every choice at its simplest, a batch
-  whose cases after the first are the simplest case again.
+- *Mutations*. After each new example, Hypothesis tries up to five mutations of it
+  (`generate_mutations_from`). A mutation copies a part of the example over another part drawn
+  by the same strategy, so that a value appears twice. Every case of a batch is drawn by the
+  same strategy. So each mutation is the batch before with one case changed. All but one of its
+  requests are sent again.
+- The *zero extension*. For its first tenth of examples, up to 50 a run, Hypothesis runs each
+  new example's prefix followed by every choice at its simplest. It runs this before the example
+  itself. In the batch it makes, every case after the first is the simplest case again.
 
-On the demo in one process for 10 s, 77% of the cases an exploration sent were cases it had
-already sent (16,395 of 21,000). `fresh_generation` replaces the generation loop for the
-explorations' own tests (those marked `FRESH`): each example is one of Hypothesis's novel
-prefixes (the tree of choices made so far tells which) completed at random by its provider.
-The rest of Hypothesis is as it was: the example database's examples first, shrinking, the
-seed. Hypothesis's simplest example, which it runs before generating, is run only where the
-test is marked `SIMPLEST_FIRST` (an exploration's first part of its first round: the simplest
-case is the same every time). Every example of these tests draws through
-`strategies._hypothesis.quick_draws`, shrinking's too. Any other test, the pytest plugin's users' among
-them, runs Hypothesis's own loop and draws. Installed by `strategies._hypothesis.install`.
+So most of the cases an exploration sent were cases it had already sent.
+
+`fresh_generation` replaces the generation loop for the explorations' own tests, those marked
+`FRESH`. Each example is one of Hypothesis's novel prefixes, completed at random by its
+provider. The tree of choices made so far tells which prefixes are novel. The rest of
+Hypothesis is as it was: the example database's examples first, shrinking, the seed.
+
+Hypothesis runs its simplest example before generating. Here it runs only where the test is
+marked `SIMPLEST_FIRST`: an exploration's first part of its first round. The simplest case is
+the same every time, so once is enough.
+
+Every example of these tests draws through `strategies._hypothesis.quick_draws`, shrinking's
+too. Any other test runs Hypothesis's own loop and draws, the pytest plugin's users' among them.
+Installed by `strategies._hypothesis.install`.
 """
 
 from __future__ import annotations
@@ -40,9 +45,11 @@ SIMPLEST_FIRST = "_toolfuzz_simplest_first"
 
 
 def fresh_generation() -> None:
-    """Make `ConjectureRunner.generate_new_test_cases` draw the `FRESH` tests' examples afresh,
-    and every example of theirs (generated, shrunk, replayed) draw through `QuickDraws`
-    (idempotent)."""
+    """Make Hypothesis draw the `FRESH` tests' examples afresh (idempotent).
+
+    It patches `ConjectureRunner.generate_new_test_cases` to draw their examples afresh. Every
+    example of theirs draws through `QuickDraws`: generated, shrunk or replayed.
+    """
     original = ConjectureRunner.generate_new_test_cases
     if getattr(original, FRESH, False):
         return

@@ -1,22 +1,28 @@
-"""`ConjectureData.draw` without the three imports it makes at every call, for the examples of
-the explorations' own tests (`strategies._hypothesis.fresh_generation`: generated, shrunk and replayed).
+"""`ConjectureData.draw` without the three imports it makes at every call.
 
-Every strategy a case is made of is drawn through `data.draw`: a list's items, a `one_of`'s
-branch, a filter's retries, a composite's every `draw(...)`, ten to twenty draws a case. In
-Hypothesis 6.170 the method begins with three `from ... import ...` statements (they break an
-import cycle), which CPython runs at each call: about 3 µs of the 4-5 µs that the method adds to
-a draw, on this project's 2-core machine. `QuickDraws.draw` does below the top level what the
-method does there, in the same order (validation, the empty-strategy and depth checks, one span
-opened under the drawn strategy's label, its value recorded, the span closed), with the names
-imported once; the top-level draw (once an example: it times the draw) and a draw that must
-re-encode a value (a `ValueHole` in the prefix) are Hypothesis's own. The same choices give the
-same values and the same spans, so the shrinker, which sees only those, does what it did
-(tests/test_draw_cost.py holds both, and fails first if a Hypothesis release moves what this
-uses). Any other test (the sequence phase's, a pytest plugin user's) draws through Hypothesis's
-own class.
+It serves the examples of the explorations' own tests, generated, shrunk and replayed. Those
+tests are marked by `strategies._hypothesis.fresh_generation`.
 
-On the demo, drawing a batch of 16 cases cost 10-20% less (`kindcost`, four interleaved pairs);
-the reports of one seed are the same.
+Every strategy a case is made of is drawn through `data.draw`. That covers a list's items, a
+`one_of`'s branch, a filter's retries and a composite's every `draw(...)`. So a case makes many
+draws. In Hypothesis 6.170 the method begins with three `from ... import ...` statements, which
+break an import cycle. CPython runs them at each call. They are most of what the method adds to
+a draw.
+
+`QuickDraws.draw` does below the top level what the method does there, in the same order. It
+validates the strategy, then checks for an empty strategy and for depth. It opens one span
+under the drawn strategy's label. It records the drawn value, and closes the span.
+
+Its names are imported once. Two kinds of draw are left to Hypothesis's own method. One is the
+top-level draw, once an example, which times the draw. The other is a draw that must re-encode
+a value: a `ValueHole` in the prefix.
+
+The same choices give the same values and the same spans. The shrinker sees only those, so it
+does what it did. `tests/test_draw_cost.py` checks both. It fails first if a Hypothesis release
+moves what this uses. Any other test draws through Hypothesis's own class: the sequence
+phase's, or a pytest plugin user's.
+
+Drawing a batch of cases costs less this way, and the reports of one seed stay the same.
 """
 
 from __future__ import annotations
@@ -28,19 +34,28 @@ from hypothesis.errors import FlakyStrategyDefinition
 from strategies._hypothesis.private import MAX_DEPTH, ConjectureData, ValueHole, unwrap_strategies
 
 _SPAN_RECORD = "_ConjectureData__span_record"
-"""`ConjectureData.__span_record`, as its name is mangled: where a span's drawn value is recorded."""
+"""`ConjectureData.__span_record`, as its name is mangled.
+
+It is where a span's drawn value is recorded.
+"""
 
 
 def quick(data: Any) -> Any:
-    """`data` (a `ConjectureData` Hypothesis made) drawing through `QuickDraws.draw`, where this
-    Hypothesis has what that uses; else `data` as it was."""
+    """`data`, drawing through `QuickDraws.draw` where this Hypothesis allows it.
+
+    `data` is a `ConjectureData` Hypothesis made. Where this Hypothesis lacks what `QuickDraws`
+    uses, `data` is returned as it was.
+    """
     if type(data) is ConjectureData and hasattr(data, _SPAN_RECORD):
         data.__class__ = QuickDraws
     return data
 
 
 class QuickDraws(ConjectureData):
-    """A `ConjectureData` whose draws below the top level skip the imports (see the module)."""
+    """A `ConjectureData` whose draws below the top level skip the imports.
+
+    See the module's docstring for why.
+    """
 
     __slots__ = ()
 

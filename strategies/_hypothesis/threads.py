@@ -1,41 +1,48 @@
-"""Hypothesis shared by the explorations' worker threads: the parts of it that are not
-thread-safe, used one thread at a time, so that what a run finds never depends on which thread
-drew when.
+"""Hypothesis shared by the explorations' worker threads, one thread at a time.
+
+The parts of Hypothesis that are not thread-safe are used here one thread at a time. So what a
+run finds never depends on which thread drew when.
 
 `--workers` explorations run Hypothesis at once, each in a worker thread of its own. Hypothesis
-keeps its engine per test, but three things it does are shared between threads unguarded:
+keeps its engine per test. But three things it does are shared between threads unguarded.
 
-- Describing a lambda (`hypothesis.internal.lambda_sources`): a strategy's repr names its
-  lambdas from their source, through `ast.parse` (whose recursion-depth bookkeeping CPython 3.11
-  keeps per interpreter, not per thread: "SystemError: AST constructor recursion depth
-  mismatch"), module-wide caches, and a dict comprehension over `sys.modules` (which an import
-  in another thread changes under it: "RuntimeError: dictionary changed size during
-  iteration"). Building a strategy needs descriptions, and so does a *draw*: the first time a
-  filter retries or a recursive strategy runs over its leaves, Hypothesis names the strategy in
-  an event. Seen on the demo at `--workers 4 --processes 2` on a loaded machine, about one run
-  in fifty: a draw raised one of those, the exploration took it for a generation error and
-  skipped its case kind, and two runs of one seed gave different reports. Descriptions are made
-  here one at a time, under the lock that building takes; one that still fails (an import in a
-  thread that describes nothing) is tried again, then named `<lambda>`.
-- Reading a filter on a number (`hypothesis.internal.filtering`): `.filter(lambda x: x > 5)`
-  becomes bounds when its description parses, and stays a filter that rejects (other draws)
-  when anything fails, silently. It is built (on a draw too, for a strategy built lazily), under
-  the same lock.
-- Its local constants (`hypothesis.internal.conjecture.providers`): values found in the source
-  of the modules outside site-packages, drawn now and then. They are collected on the first
-  draw of a process (about 0.2 s), and each thread caches the values it may draw for a
-  constraint; a thread that draws while another is still collecting keeps a partial pool for
-  the rest of the run, and draws other values from the same seed. They are collected here,
-  before any exploration starts (a module of this package imported later, while explorations
-  draw, would open that window again: none is). This package's own modules are left out
-  (`_harness_modules_not_local`): installed, they are in site-packages and never read; checked
-  out and run from the checkout (or installed editable), their strings and numbers were drawn
-  as arguments, so that one seed drew other values there than where the harness is installed,
-  and reading them cost about 0.15 s of every run's start.
+- Describing a lambda (`hypothesis.internal.lambda_sources`). A strategy's repr names its
+  lambdas from their source. It uses `ast.parse`, module-wide caches, and a dict comprehension
+  over `sys.modules`. CPython 3.11 keeps the recursion-depth bookkeeping of `ast.parse` per
+  interpreter, not per thread: "SystemError: AST constructor recursion depth mismatch". An
+  import in another thread changes `sys.modules` under the comprehension: "RuntimeError:
+  dictionary changed size during iteration".
+
+  Building a strategy needs descriptions, and so does a *draw*. The first time a filter retries,
+  or a recursive strategy runs over its leaves, Hypothesis names the strategy in an event. This
+  was seen on the demo with several workers and processes, on a loaded machine. A draw raised
+  one of those errors. The exploration took it for a generation error and skipped its case
+  kind. Two runs of one seed then gave different reports.
+
+  Here descriptions are made one at a time, under the lock that building takes. One that still
+  fails is tried again, then named `<lambda>`. What fails it is an import in a thread that
+  describes nothing.
+- Reading a filter on a number (`hypothesis.internal.filtering`). `.filter(lambda x: x > 5)`
+  becomes bounds when its description parses. When anything fails, it silently stays a filter
+  that rejects, and other values are drawn. It is built under the same lock. It may be built on
+  a draw too, for a strategy built lazily.
+- Its local constants (`hypothesis.internal.conjecture.providers`). These are values found in
+  the source of the modules outside site-packages, drawn now and then. They are collected on
+  the first draw of a process. Each thread caches the values it may draw for a constraint. A
+  thread that draws while another is still collecting keeps a partial pool for the rest of the
+  run. It then draws other values from the same seed.
+
+  Here they are collected before any exploration starts. A module of this package imported
+  later, while explorations draw, would open that window again; none is.
+
+  This package's own modules are left out (`_harness_modules_not_local`). Installed, they are
+  in site-packages and never read. Run from a checkout, or installed editable, their strings
+  and numbers were drawn as arguments. So one seed drew other values there than where the
+  harness is installed. Reading them also slowed every run's start.
 
 `in_worker_thread` is no matter of safety but of cost (see there). Hypothesis's own policy is
-that it is not thread-safe but takes patches that fix what people find; its tracking issue is
-https://github.com/HypothesisWorks/hypothesis/issues/4451.
+that it is not thread-safe, but it takes patches that fix what people find. Its tracking issue
+is https://github.com/HypothesisWorks/hypothesis/issues/4451.
 """
 
 from __future__ import annotations
@@ -51,23 +58,31 @@ from strategies._hypothesis.private import filtering, lambda_sources, providers,
 T = TypeVar("T")
 
 BUILDING = threading.RLock()
-"""Held while an exploration builds its strategies, while a lambda is described and while a
-filter on a number is read: one thread at a time reads lambda sources. Re-entrant: building
-does both."""
+"""Held while lambda sources are read, so one thread at a time reads them.
+
+It is held while an exploration builds its strategies, while a lambda is described, and while
+a filter on a number is read. It is re-entrant, because building does both.
+"""
 
 _TRIES = 10
-"""Descriptions tried per lambda before it is named `<lambda>` (which reads as no bounds, for a
-filter on a number): what fails one is an import in another thread, which does not last."""
+"""Descriptions tried per lambda before it is named `<lambda>`.
+
+For a filter on a number, `<lambda>` reads as no bounds. What fails a description is an import
+in another thread, which does not last.
+"""
 
 _guarded = False
 
 
 def guard() -> None:
-    """Make Hypothesis's shared parts safe for the explorations' threads (see the module's
-    docstring): call it before explorations start, once the target is open (opening an HTTP
-    target imports a module of this package, whose constants count), and before worker
-    processes are forked (they inherit what it collected, and do not collect it again). Cheap
-    when called again: only modules imported since are read."""
+    """Make Hypothesis's shared parts safe for the explorations' threads.
+
+    See the module's docstring for what is shared. Call it before explorations start, once the
+    target is open. Opening an HTTP target imports a module of this package, whose constants
+    count. Call it before worker processes are forked, too. They inherit what it collected, and
+    do not collect it again. It is cheap when called again: only modules imported since are
+    read.
+    """
     describe_one_at_a_time()
     with BUILDING:
         _collect_local_constants()
@@ -118,25 +133,30 @@ _HARNESS_PACKAGES = ("fuzz", "strategies")
 
 
 def _harness_modules_not_local() -> None:
-    """Mark this package's imported modules as read for Hypothesis's local constants, so that
-    it never reads them (see the module's docstring)."""
+    """Mark this package's imported modules as read for Hypothesis's local constants.
+
+    Hypothesis then never reads them (see the module's docstring).
+    """
     for name, module in list(sys.modules.items()):
         if name.partition(".")[0] in _HARNESS_PACKAGES:
             providers._seen_modules.add(id(module))
 
 
 def in_worker_thread(function: Callable[..., T]) -> Callable[..., T]:
-    """`function`, for a worker thread to call: the thread is first given the Random Hypothesis
-    draws a test's seed from when it is given none, one that Hypothesis does not register. Every
-    worker thread the engine starts runs through it.
+    """`function`, wrapped for a worker thread to call.
 
-    Hypothesis makes that Random per thread, on the thread's first example, and registers it
-    with the generators it seeds and restores around every example: every thread's, in every
-    thread (`deterministic_PRNG`). The engine always gives a test its seed (`derived_seed`), so
-    it never draws from that Random; registered, each worker thread's added a save and two
-    restores of a Mersenne Twister state to every example of every thread (on the demo at the
-    defaults, four generators where one is needed: 3% of a run's time). The global `random`
-    stays registered and seeded as Hypothesis means it."""
+    The thread is first given a Random that Hypothesis does not register. It is the Random
+    Hypothesis draws a test's seed from when the test is given none. Every worker thread the
+    engine starts runs through `in_worker_thread`.
+
+    Hypothesis makes that Random per thread, on the thread's first example. It registers it with
+    the generators it seeds and restores around every example (`deterministic_PRNG`). Each
+    thread's Random is registered in every thread. The engine always gives a test its seed
+    (`derived_seed`), so it never draws from that Random. Registered, each worker thread's Random
+    added a save and two restores of a Mersenne Twister state to every example of every thread.
+    That is several generators where one is needed. The global `random` stays registered and
+    seeded as Hypothesis means it.
+    """
 
     def in_thread(*arguments: Any) -> T:
         _unregistered_seed_source()

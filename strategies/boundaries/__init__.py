@@ -1,6 +1,8 @@
-"""The boundary phase's values and the schema coverage's sites: each keyword of a schema at its
-edges, deterministic, checked like every label (`values`), and which sides of which keywords a
-value sent reached (`sites`)."""
+"""The boundary phase's values, and the sites the schema coverage counts.
+
+`values` puts each keyword of a schema at its edges. It is deterministic, and its values are
+checked like every label. `sites` says which sides of which keywords a value sent reached.
+"""
 
 from __future__ import annotations
 

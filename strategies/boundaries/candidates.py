@@ -1,9 +1,9 @@
 """The values at and one step past each keyword's boundary, for one place of a schema.
 
-Each candidate says what it is meant to be (`Candidate.side`, `Candidate.what`); none is
-trusted: `strategies.boundaries.values` places it in an otherwise simplest value and keeps it
-only if the validator agrees (a valid one accepted, formats asserted; an invalid one rejected
-for this keyword at this place and for nothing else).
+Each candidate says what it is meant to be (`Candidate.side`, `Candidate.what`). None is
+trusted. `strategies.boundaries.values` places it in an otherwise simplest value. It keeps it
+only if the validator agrees. A valid one must be accepted, formats asserted. An invalid one
+must be rejected for this keyword at this place, and for nothing else.
 """
 
 from __future__ import annotations
@@ -33,8 +33,11 @@ class Candidate:
 
 
 def candidates(site: KeywordSite, simplest: Simplest, node: Any) -> list[Candidate]:
-    """The candidates of `site`; `node`: the simplest value at its place in the base (used by
-    the keywords that change a value rather than make one)."""
+    """The candidates of `site`.
+
+    `node` is the simplest value at its place in the base. The keywords that change a value,
+    rather than make one, use it.
+    """
     make = _MAKERS.get(site.keyword)
     return list(make(site, simplest, node)) if make is not None else []
 
@@ -46,9 +49,12 @@ def _integral(schema: Mapping[str, Any]) -> bool:
 
 
 def _numbers(site: KeywordSite, simplest: Simplest, node: Any) -> Iterator[Candidate]:
-    """`minimum`/`maximum`: the bound, its neighbour inside and the one outside (for a number
-    that is not only an integer, also the next float outside); exclusive bounds: the neighbour
-    inside and the excluded bound itself."""
+    """Candidates at a numeric bound.
+
+    For `minimum`/`maximum`: the bound, its neighbour inside and the one outside. For a number
+    that is not only an integer, also the next float outside. For exclusive bounds: the
+    neighbour inside, and the excluded bound itself.
+    """
     bound, keyword = site.bound, site.keyword
     lower = keyword in ("minimum", "exclusiveMinimum")
     step = 1 if lower else -1
@@ -95,8 +101,11 @@ def _multiple_of(site: KeywordSite, simplest: Simplest, node: Any) -> Iterator[C
 
 
 def _lengths(site: KeywordSite, simplest: Simplest, node: Any) -> Iterator[Candidate]:
-    """A string (an array) of exactly the bound's length, and of one more (`max…`) or one less
-    (`min…`): the simplest the place's other keywords accept at that exact length."""
+    """A string or array of exactly the bound's length, and one just past it.
+
+    Past it is one more for `max…`, or one less for `min…`. Each is the simplest the place's
+    other keywords accept at that exact length.
+    """
     bound, keyword = site.bound, site.keyword
     low, high = ("minLength", "maxLength") if keyword.endswith("Length") else ("minItems", "maxItems")
     unit = "characters" if keyword.endswith("Length") else "items"

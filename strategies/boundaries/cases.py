@@ -14,13 +14,19 @@ BOUNDARY_KINDS: dict[CaseKind, tuple[bool, Side]] = {
     CaseKind.VALID_OUTPUT: (True, Side.VALID),
     CaseKind.INVALID_OUTPUT: (True, Side.INVALID),
 }
-"""The kinds that have boundary cases: (of the output schema, which side)."""
+"""The kinds that have boundary cases.
+
+Each maps to a pair: whether it draws from the output schema, and which side.
+"""
 
 
 def boundary_cases(tool: Tool, kind: CaseKind, boundaries: Boundaries) -> list[Case]:
-    """`kind`'s boundary cases for `tool`, from the boundaries of the schema the kind draws from
-    (`inputSchema` for arguments; the mirror tool's `outputSchema` for outputs, asked for with
-    the mirror convention)."""
+    """`kind`'s boundary cases for `tool`, one for each boundary value.
+
+    The values come from the boundaries of the schema the kind draws from. Arguments draw from
+    `inputSchema`. Outputs draw from the mirror tool's `outputSchema`, asked for with the
+    mirror convention.
+    """
     if kind not in BOUNDARY_KINDS:
         return []
     mirrored, side = BOUNDARY_KINDS[kind]

@@ -1,9 +1,11 @@
 """The simplest value a part of a schema accepts: what Hypothesis shrinks towards.
 
-The boundary phase changes one place of a value and leaves the rest at its simplest, so that a
-value that violates a rule needs no shrinking. "Simplest" is Hypothesis's own order over the
-generator's choices (`strategies.generation`): the first value `hypothesis.find` accepts, shrunk,
-with a derandomized engine and no database, so the same schema always gives the same value.
+The boundary phase changes one place of a value and leaves the rest at its simplest. So a
+value that violates a rule needs no shrinking.
+
+"Simplest" is Hypothesis's own order over the generator's choices (`strategies.generation`).
+It is the first value `hypothesis.find` accepts, shrunk. The engine is derandomized and has no
+database, so the same schema always gives the same value.
 """
 
 from __future__ import annotations
@@ -32,8 +34,11 @@ _FIND_SETTINGS = settings(
     deadline=None,
 )
 _FIRST_SETTINGS = settings(_FIND_SETTINGS, max_examples=1, phases=(Phase.generate,))
-"""Hypothesis's first example is made of the simplest choices: when it is accepted it is the
-simplest value, and shrinking (most of `find`'s time) has nothing to do."""
+"""Settings that try only Hypothesis's first example, made of the simplest choices.
+
+When that example is accepted, it is the simplest value. Shrinking then has nothing to do, and
+shrinking is most of `find`'s time.
+"""
 
 
 class Simplest:
@@ -44,8 +49,11 @@ class Simplest:
         self._found: dict[str, Any] = {}
 
     def value(self, subschema: Mapping[str, Any] | bool, *, strictly: bool = True) -> Any:
-        """The simplest value `subschema` (a part of the checked schema, or a variant of one)
-        accepts, formats asserted when `strictly`; `NOTHING` when none is found."""
+        """The simplest value `subschema` accepts; `NOTHING` when none is found.
+
+        `subschema` is a part of the checked schema, or a variant of one. Formats are asserted
+        when `strictly`.
+        """
         key = json.dumps([subschema, strictly], sort_keys=True, default=repr)
         if key not in self._found:
             self._found[key] = self._find(subschema, strictly)

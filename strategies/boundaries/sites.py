@@ -1,16 +1,21 @@
 """The keyword sites of a schema, and which sides of them a value reaches.
 
-A *site* is one keyword at one place of a schema: `maxLength` of `arguments.title`, `required`
-of `arguments.address`, `minimum` of any item of `arguments.scores`. Each has up to two sides:
-the *valid* side is reached by a value the keyword accepts at its boundary (a string of exactly
-`maxLength` characters, the `minimum` itself, an `enum` value, an object with only its required
-properties); the *invalid* side by a value the validator rejects for that keyword at that place.
-A side a keyword cannot have is absent: `default` has no invalid side, `additionalProperties:
-false` no valid one, `minLength: 0` no invalid one.
+A *site* is one keyword at one place of a schema. Examples are `maxLength` of
+`arguments.title`, `required` of `arguments.address`, and `minimum` of any item of
+`arguments.scores`.
 
-`keyword_sites` walks a schema once (through local `$ref`s, `properties`, `items`,
-`prefixItems` and the branches of `allOf`/`anyOf`/`oneOf`, to `MAX_SITE_DEPTH`); `reached` says
-which sides one value sent reached, from the value alone, so that any phase is counted alike.
+Each site has up to two sides. The *valid* side is reached by a value the keyword accepts at
+its boundary. Examples are a string of exactly `maxLength` characters, the `minimum` itself, an
+`enum` value, or an object with only its required properties. The *invalid* side is reached by
+a value the validator rejects for that keyword at that place.
+
+A side a keyword cannot have is absent. `default` has no invalid side. `additionalProperties:
+false` has no valid one, and `minLength: 0` no invalid one.
+
+`keyword_sites` walks a schema once, to `MAX_SITE_DEPTH`. It goes through local `$ref`s,
+`properties`, `items`, `prefixItems` and the branches of `allOf`/`anyOf`/`oneOf`. `reached`
+says which sides one value sent reached. It reads the value alone, so that any phase is counted
+alike.
 """
 
 from __future__ import annotations
@@ -26,13 +31,19 @@ from strategies.schemas import SchemaCheck, resolve_local_ref
 from strategies.verdicts import json_equal
 
 ANY_ITEM = -1
-"""A place's step into every item of an array (`items`): `tags[]` in a label."""
+"""A place's step into every item of an array (`items`).
+
+A label writes it as `tags[]`.
+"""
 
 Place: TypeAlias = tuple[str | int, ...]
 """Property names and item indices from the root; `ANY_ITEM` for any item."""
 
 MAX_SITE_DEPTH = 6
-"""Nesting past which a schema's keywords are not walked (recursive schemas end here)."""
+"""Nesting past which a schema's keywords are not walked.
+
+Recursive schemas end here.
+"""
 
 
 class Side(Enum):
@@ -109,7 +120,10 @@ def _walk(schema: Any, root: Mapping[str, Any], place: Place, pointer: str, dept
 
 
 def _sides(keyword: str, schema: Mapping[str, Any], *, is_root: bool) -> tuple[Side, ...]:
-    """The sides `keyword` has in `schema` (none: a keyword the phase does not walk)."""
+    """The sides `keyword` has in `schema`.
+
+    None means a keyword the phase does not walk.
+    """
     value = schema[keyword]
     if keyword in BOUNDED_NUMBER:
         return _BOTH if is_json_number(value) and math.isfinite(value) else ()
@@ -148,7 +162,10 @@ def _escaped(name: str) -> str:
 
 
 def nodes_at(value: Any, place: Place) -> Iterator[tuple[tuple[str | int, ...], Any]]:
-    """The nodes of `value` at `place` (every item for `ANY_ITEM`), with their concrete paths."""
+    """The nodes of `value` at `place`, with their concrete paths.
+
+    `ANY_ITEM` gives every item.
+    """
     if not place:
         yield (), value
         return
@@ -165,13 +182,16 @@ def nodes_at(value: Any, place: Place) -> Iterator[tuple[tuple[str | int, ...], 
 
 
 def matches(place: Place, path: Sequence[str | int]) -> bool:
-    """Whether a concrete path (a validation error's) is at `place`."""
+    """Whether a concrete path, such as a validation error's, is at `place`."""
     return len(place) == len(path) and all(step == part or (step == ANY_ITEM and isinstance(part, int)) for step, part in zip(place, path, strict=True))
 
 
 def at_boundary(site: KeywordSite, node: Any) -> bool:
-    """Whether `node` (a valid value at the site's place) is at the keyword's boundary: what
-    reaching its valid side means."""
+    """Whether `node` is at the keyword's boundary.
+
+    `node` is a valid value at the site's place. Being at the boundary is what reaching the
+    valid side means.
+    """
     keyword, bound = site.keyword, site.bound
     if keyword in ("minimum", "maximum"):
         return is_json_number(node) and node == bound
@@ -200,8 +220,11 @@ def at_boundary(site: KeywordSite, node: Any) -> bool:
 
 
 def reached(sites: Sequence[KeywordSite], check: SchemaCheck, value: Any, *, valid: bool) -> list[tuple[int, Side]]:
-    """The sides of `sites` (by index) that `value` reached: a valid value, the valid sides it
-    sits on the boundary of; an invalid one, the keywords the validator rejects it for, where."""
+    """The sides of `sites` that `value` reached, by index.
+
+    A valid value reaches the valid sides it sits on the boundary of. An invalid one reaches the
+    keywords the validator rejects it for, where it rejects them.
+    """
     found: list[tuple[int, Side]] = []
     if valid:
         for index, site in enumerate(sites):

@@ -1,18 +1,22 @@
 """Boundary values of a whole schema: each keyword's edge, one place at a time, the rest simplest.
 
-A boundary value is the schema's simplest object (its required properties at their simplest,
-`strategies.boundaries.simplest`) with one place changed to a candidate of one keyword
-(`strategies.boundaries.candidates`). A place the simplest object lacks (an optional property,
-an item of an empty array) is taken from the *rich* object: the simplest with every optional
-property and one item of each array, each at its simplest. Every value is checked before it is
-kept, as every label is: a valid one must be accepted with formats asserted; an invalid one
-rejected for its keyword at its place and for nothing else. So a value that violates a rule is
-already minimal: shrinking it could only undo the one change that matters.
+A boundary value starts from the schema's simplest object: its required properties at their
+simplest (`strategies.boundaries.simplest`). One place of it is changed to a candidate of one
+keyword (`strategies.boundaries.candidates`).
 
-The values are deterministic (no seed: the same schema gives the same values) and bounded: at
-most `limit` of each side, taken a keyword at a time round the sites (the first candidate of
-every site, then the second, ...) so that a long `enum` loses its middle values first; how many
-were left out is reported.
+Some places are missing from the simplest object: an optional property, or an item of an empty
+array. Such a place is taken from the *rich* object. That is the simplest object with every
+optional property and one item of each array, each at its simplest.
+
+Every value is checked before it is kept, as every label is. A valid one must be accepted with
+formats asserted. An invalid one must be rejected for its keyword at its place, and for nothing
+else. So a value that violates a rule is already minimal. Shrinking it could only undo the one
+change that matters.
+
+The values are deterministic: there is no seed, and the same schema gives the same values.
+They are also bounded, at most `limit` of each side. They are taken a keyword at a time round
+the sites: the first candidate of every site, then the second, and so on. So a long `enum`
+loses its middle values first. How many were left out is reported.
 """
 
 from __future__ import annotations
@@ -41,19 +45,27 @@ from strategies.schemas import SchemaCheck, resolve_local_ref
 from strategies.values import encodes_as_json
 
 BOUNDARY_LIMIT = 200
-"""Boundary values of each side per schema, at most (an enum of 155 values fits)."""
+"""Boundary values of each side per schema, at most.
+
+An enum of 155 values fits.
+"""
 
 _WHOLE_OBJECT = ("required", "properties", "additionalProperties")
-"""Keywords whose values change a whole object: judged last, so that a value both they and a
-keyword of one place make is labelled by the place's keyword (the more telling)."""
+"""Keywords whose values change a whole object, judged last.
+
+A value may be made both by one of them and by a keyword of one place. It is then labelled by
+the place's keyword, which is the more telling.
+"""
 
 _BOUND_SHOWN = (*BOUNDED_NUMBER, *LENGTHS, "multipleOf", "pattern", "const", "format")
 
 
 @dataclass(frozen=True, slots=True)
 class Boundaries:
-    """A schema's boundary values: `valid` and `invalid` objects with their labels, and how many
-    of each side the limit left out."""
+    """A schema's boundary values, valid and invalid, with their labels.
+
+    `left_out` says how many of each side the limit left out.
+    """
 
     valid: tuple[Labelled[dict[str, Any]], ...] = ()
     invalid: tuple[Labelled[dict[str, Any]], ...] = ()
@@ -64,9 +76,12 @@ class Boundaries:
 
 
 def boundary_values(check: SchemaCheck, *, prefix: str, known: Mapping[str, Sequence[Any]] | None = None, limit: int = BOUNDARY_LIMIT) -> Boundaries:
-    """The boundary values of `check`'s schema (an object schema: arguments or structured
-    output); `prefix` names the root in labels; `known`: known-good values by top-level
-    property, held by every value as far as the schema allows."""
+    """The boundary values of `check`'s schema.
+
+    The schema is an object schema, for arguments or structured output. `prefix` names the root
+    in labels. `known` holds known-good values by top-level property. Every value holds them, as
+    far as the schema allows.
+    """
     simplest = Simplest(check)
     minimal = simplest.value(check.schema)
     if not isinstance(minimal, dict):
@@ -111,8 +126,11 @@ def _with_known(check: SchemaCheck, minimal: dict[str, Any], known: Mapping[str,
 
 
 def _enriched(check: SchemaCheck, simplest: Simplest, minimal: dict[str, Any]) -> dict[str, Any]:
-    """`minimal` with every optional property and one item in each empty array, recursively,
-    each at its simplest; a part that would make the whole invalid is left out."""
+    """`minimal` with every optional property and one item in each empty array.
+
+    This is done recursively, each part at its simplest. A part that would make the whole
+    invalid is left out.
+    """
     rich = copy.deepcopy(minimal)
     _enrich(check, simplest, rich, check.schema, (), 0)
     return rich
@@ -152,8 +170,11 @@ def _try_adding(check: SchemaCheck, simplest: Simplest, rich: dict[str, Any], pl
 
 
 def _placed(minimal: dict[str, Any], rich: dict[str, Any], place: tuple[str | int, ...], value: Any) -> Any:
-    """`minimal` with `value` at `place`; the containers on the way that `minimal` lacks are
-    taken from `rich` (NOTHING when neither has them)."""
+    """`minimal` with `value` at `place`.
+
+    The containers on the way that `minimal` lacks are taken from `rich`. NOTHING when neither
+    has them.
+    """
     if not place:
         return copy.deepcopy(value)
     result = copy.deepcopy(minimal)
@@ -193,8 +214,11 @@ def _set(container: Any, step: str | int, value: Any) -> None:
 
 
 def _holds(check: SchemaCheck, site: KeywordSite, place: tuple[str | int, ...], candidate: Candidate, value: Any) -> bool:
-    """Whether `value` is what the candidate claims: accepted (formats asserted), or rejected
-    for the site's keyword at its place and for nothing else."""
+    """Whether `value` is what the candidate claims.
+
+    A valid candidate must be accepted, formats asserted. An invalid one must be rejected for
+    the site's keyword at its place, and for nothing else.
+    """
     if not encodes_as_json(value):
         return False
     if candidate.side is Side.VALID:

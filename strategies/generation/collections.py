@@ -1,16 +1,26 @@
 """Arrays and objects a schema accepts: the generator's collection family.
 
-Arrays: `prefixItems` and `items` (draft-07's array form of `items` and `additionalItems`
-too), `minItems`/`maxItems`, `uniqueItems` (as JSON Schema compares: 1 == 1.0, true != 1) and
-`contains` (a witness is added when no item is one). Objects: `properties`, `required`,
-`additionalProperties`, `unevaluatedProperties: false` (read as `additionalProperties: false`
-over the merged properties), `patternProperties`, `propertyNames`, `dependentRequired` and
-draft-07's array `dependencies`, `minProperties`/`maxProperties`.
+For arrays it reads these keywords:
 
-Items and property values recurse through the context, lazily (recursive schemas). Past
+- `prefixItems` and `items`, and draft-07's array form of `items` and `additionalItems`.
+- `minItems` and `maxItems`.
+- `uniqueItems`, compared as JSON Schema compares: 1 == 1.0, true != 1.
+- `contains`. A witness is added when no item is one.
+
+For objects it reads these keywords:
+
+- `properties`, `required` and `additionalProperties`.
+- `unevaluatedProperties: false`, read as `additionalProperties: false` over the merged
+  properties.
+- `patternProperties` and `propertyNames`.
+- `dependentRequired`, and draft-07's array `dependencies`.
+- `minProperties` and `maxProperties`.
+
+Items and property values recurse through the context, lazily, for recursive schemas. Past
 `MAX_DEPTH`, arrays take their minimum of items and objects only their required properties.
-Shrinking: optional properties are left out (value and all, in one step), extra properties and
-array items dropped.
+
+Shrinking leaves optional properties out, value and all, in one step. It drops extra properties
+and array items.
 """
 
 from __future__ import annotations
@@ -33,21 +43,29 @@ if TYPE_CHECKING:
     from strategies.generation.context import Context, Subschema
 
 _PRESENT = st.integers(0, 2)
-"""Whether an optional property is drawn: two times in three (any but 0), shrinking to 0, absent.
-A draw of its own, not `one_of(absent, value)`: Hypothesis flattens a value strategy that is a
-`one_of` into the branches, so the property was absent one time in (its branches + 1): one in
-three for an integer drawn as an int or a float, one in two once that became one strategy, and
-an invalid-arguments draw on a schema of optional properties then found nothing to mutate in a
-batch of eight two times in three."""
+"""Whether an optional property is drawn: two times in three, shrinking to absent.
+
+Any value but 0 draws the property; 0 leaves it absent. It is a draw of its own, not
+`one_of(absent, value)`. Hypothesis flattens a value strategy that is a `one_of` into its
+branches. So how often the property was absent depended on its value's branches: one time in
+(its branches + 1). A value of one branch left it absent half the time. An invalid-arguments
+draw on a schema of optional properties then often found nothing to mutate in a batch.
+"""
 
 _MORE = st.booleans()
-"""Whether one more optional item is drawn: shrinks to False, so to fewer items."""
+"""Whether one more optional item is drawn.
+
+It shrinks to False, so to fewer items.
+"""
 
 _PLAIN_KEYS = json_text(max_size=12)
 
 
 def arrays_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.SearchStrategy[Any]:
-    """Arrays of the schema's items, as many as its bounds allow (a few more than the least)."""
+    """Arrays of the schema's items, as many as its bounds allow.
+
+    That is a few more than the least.
+    """
     low = schema.get("minItems", 0) if isinstance(schema.get("minItems"), int) else 0
     high = schema.get("maxItems") if isinstance(schema.get("maxItems"), int) else None
     if high is not None and low > high:
@@ -89,9 +107,11 @@ def arrays_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.Se
 
 
 def objects_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.SearchStrategy[Any]:
-    """Objects with the schema's required properties, some of its optional ones, properties its
-    dependencies require, and (where allowed) a few extra ones, named by its patterns or by its
-    `propertyNames`."""
+    """Objects with the schema's required properties, and some of its optional ones.
+
+    They also hold the properties its dependencies require. Where allowed, they hold a few extra
+    ones, named by its patterns or by its `propertyNames`.
+    """
     declared_properties = schema.get("properties")
     properties: Mapping[str, Any] = declared_properties if isinstance(declared_properties, Mapping) else {}
     required = [name for name in schema.get("required", []) if isinstance(name, str)] if isinstance(schema.get("required"), list) else []
@@ -117,8 +137,11 @@ def objects_for(schema: Mapping[str, Any], context: Context, depth: int) -> st.S
     by_patterns: dict[tuple[str, ...], st.SearchStrategy[Any]] = {}
 
     def value_for(name: str) -> st.SearchStrategy[Any]:
-        """The strategy for a property's value; for a name that patterns match, built on the
-        first draw that needs it and kept (the same patterns match many names)."""
+        """The strategy for a property's value.
+
+        For a name that patterns match, it is built on the first draw that needs it, and kept.
+        The same patterns match many names.
+        """
         if name in declared:
             return declared[name]
         matching = tuple(pattern for pattern in patterns if matches_pattern(pattern, name))
@@ -184,7 +207,10 @@ def _keys(names: Any, context: Context) -> st.SearchStrategy[str]:
 
 
 def _canonical(value: Any) -> str:
-    """The key under which JSON Schema's uniqueItems compares values (1 == 1.0, true != 1)."""
+    """The key under which JSON Schema's uniqueItems compares values.
+
+    Under it, 1 == 1.0 and true != 1.
+    """
 
     def normal(item: Any) -> Any:
         if isinstance(item, bool) or item is None or isinstance(item, str):

@@ -1,9 +1,13 @@
 """The generator's entry: a schema read as a whole, each type handed to its family.
 
-Owns `from_schema` and what concerns a schema as a whole: `$ref`s and `allOf` (merged),
-`anyOf`/`oneOf`, `not`, `if`/`then`/`else`, `const`/`enum`, the values a schema documents
-(`examples`, `default`), and the choice of type, whose strategy comes from `numbers`, `strings`
-or `collections`. Also `json_values`: what an unconstrained schema (`true`, `{}`) generates.
+It owns `from_schema` and what concerns a schema as a whole:
+
+- `$ref`s and `allOf`, merged.
+- `anyOf`/`oneOf`, `not`, `if`/`then`/`else`, and `const`/`enum`.
+- The values a schema documents: `examples` and `default`.
+- The choice of type. The type's strategy comes from `numbers`, `strings` or `collections`.
+
+It also owns `json_values`: what an unconstrained schema (`true`, `{}`) generates.
 """
 
 from __future__ import annotations
@@ -27,22 +31,30 @@ _DRAFT_07_URIS = ("draft-07", "draft-06", "draft-04")
 
 
 def from_schema(schema: Subschema, is_valid: Verdict) -> st.SearchStrategy[Any]:
-    """A strategy aiming at values `schema` accepts. `is_valid(subschema, value)` is the standard
-    validator's verdict, used for what generation cannot aim at (`not`, `oneOf`, unmerged parts)."""
+    """A strategy aiming at values `schema` accepts.
+
+    `is_valid(subschema, value)` is the standard validator's verdict. It is used for what
+    generation cannot aim at: `not`, `oneOf`, and parts that were not merged.
+    """
     return from_subschema(schema if isinstance(schema, Mapping) else {}, schema, is_valid)
 
 
 def from_subschema(root: Mapping[str, Any], subschema: Subschema, is_valid: Verdict) -> st.SearchStrategy[Any]:
-    """`from_schema` for a part of `root` (its `$ref`s and dialect read from `root`): the values
-    one place of a schema accepts."""
+    """`from_schema` for a part of `root`: the values one place of a schema accepts.
+
+    The part's `$ref`s and dialect are read from `root`.
+    """
     dialect = str(root.get("$schema", ""))
     context = Context(root, any(marker in dialect for marker in _DRAFT_07_URIS), is_valid, build=_strategy)
     return _strategy(subschema, context, 0)
 
 
 def json_values(depth: int = 0) -> st.SearchStrategy[Any]:
-    """Any JSON value: every scalar kind, with JSON's edges (big integers, -0.0, integral floats,
-    astral and combining characters, NUL), nested a little. Shrinks towards null."""
+    """Any JSON value: every scalar kind with JSON's edges, nested a little.
+
+    The edges are big integers, -0.0, integral floats, astral and combining characters, and NUL.
+    Shrinks towards null.
+    """
     return _JSON_VALUES[depth > MAX_DEPTH]
 
 
@@ -64,13 +76,20 @@ def _json_values(shallow: bool) -> st.SearchStrategy[Any]:
 
 
 _JSON_VALUES = {shallow: _json_values(shallow) for shallow in (False, True)}
-"""Built once: an unconstrained subschema is common, and `st.recursive` is costly to build."""
+"""Built once.
+
+An unconstrained subschema is common, and `st.recursive` is costly to build.
+"""
 
 
 def _strategy(schema: Subschema, context: Context, depth: int) -> st.SearchStrategy[Any]:
-    """Values for `schema`, and (as often as all others together) the values its own `examples`
-    and `default` document, those that it accepts: what the author knows a tool takes. They are
-    the second branch, so a value still shrinks towards the simplest generated one."""
+    """Values for `schema`, and as often the values it documents.
+
+    The documented values are those its own `examples` and `default` hold, and that it accepts.
+    They are what the author knows a tool takes. They are drawn as often as all other values
+    together. They are the second branch, so a value still shrinks towards the simplest
+    generated one.
+    """
     generated = _generated(schema, context, depth)
     documented = _documented_values(schema, context)
     return st.one_of(generated, st.sampled_from(documented)) if documented else generated
@@ -118,9 +137,12 @@ def _generated(schema: Subschema, context: Context, depth: int) -> st.SearchStra
 
 
 def _flatten(schema: Mapping[str, Any], context: Context, depth: int) -> dict[str, Any] | None:
-    """The schema with `$ref`s and `allOf` merged in (parts that do not merge exactly are kept in
-    `allOf`, for the final check). None when a reference must go deeper than MAX_DEPTH (each
-    reference followed counts as a level) or cannot be followed."""
+    """The schema with `$ref`s and `allOf` merged in.
+
+    Parts that do not merge exactly are kept in `allOf`, for the final check. None when a
+    reference cannot be followed, or must go deeper than MAX_DEPTH. Each reference followed
+    counts as a level.
+    """
     flat = dict(schema)
     held: list[Any] = []
     while True:
@@ -150,8 +172,10 @@ def _flatten(schema: Mapping[str, Any], context: Context, depth: int) -> dict[st
 
 
 def _merge(left: Mapping[str, Any], right: Mapping[str, Any]) -> dict[str, Any]:
-    """Both schemas at once, exactly where it is easy; otherwise the right one's keyword nests
-    into an `allOf`, for the final check to enforce."""
+    """Both schemas at once, merged exactly where that is easy.
+
+    Otherwise the right one's keyword nests into an `allOf`, for the final check to enforce.
+    """
     merged = dict(left)
     postponed: list[Any] = []
     for key, value in right.items():

@@ -1,9 +1,11 @@
 """Integers and numbers a schema accepts: the generator's numeric family.
 
-Reads `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` (2020-12's numeric form;
-draft-04's boolean form is ignored and left to the validator) and `multipleOf`. Integers come
-as ints and, as often, as the integral floats JSON Schema counts as integers (a server must
-take 2.0 for 2). Shrinks towards zero, or towards the bound nearest it.
+Reads `minimum`, `maximum`, `exclusiveMinimum`, `exclusiveMaximum` and `multipleOf`. The
+exclusive bounds are read in 2020-12's numeric form. Draft-04's boolean form is ignored and left
+to the validator.
+
+Integers come as ints and, as often, as the integral floats JSON Schema counts as integers. A
+server must take 2.0 for 2. Shrinks towards zero, or towards the bound nearest it.
 """
 
 from __future__ import annotations
@@ -46,14 +48,17 @@ def integers_for(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
 
 
 class JsonIntegers(st.SearchStrategy[Any]):
-    """The integers `base` draws, half of them as the integral float JSON Schema also counts as an
-    integer (a server must take 2.0 for 2; an int beyond 2**53 stays an int, no float holds it
-    exactly). Shrinks towards the int form of `base`'s simplest.
+    """The integers `base` draws, half of them as integral floats.
 
-    One strategy rather than `one_of(base, base.filter(...).map(float))`: the same values and
-    shrinking in two draws where that took five (a branch, a filter and a map, each a span), and
-    integers are the commonest leaf of a tool's arguments (the demo's `add`: 310 to 240 µs a
-    case)."""
+    JSON Schema also counts an integral float as an integer: a server must take 2.0 for 2. An
+    int beyond 2**53 stays an int, since no float holds it exactly. Shrinks towards the int form
+    of `base`'s simplest.
+
+    It is one strategy rather than `one_of(base, base.filter(...).map(float))`. It gives the
+    same values and shrinking in two draws, where that took five. The five were a branch, a
+    filter and a map, each a span. Integers are the commonest leaf of a tool's arguments, so the
+    saving counts.
+    """
 
     def __init__(self, base: st.SearchStrategy[int]) -> None:
         super().__init__()
@@ -91,8 +96,10 @@ def _integer_bounds(schema: Mapping[str, Any]) -> tuple[int | None, int | None]:
 
 
 def floats_for(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
-    """Finite floats within the schema's bounds (exclusive ones excluded), or multiples of its
-    `multipleOf`."""
+    """Finite floats within the schema's bounds, or multiples of its `multipleOf`.
+
+    Exclusive bounds are excluded.
+    """
     step = schema.get("multipleOf")
     if is_finite_number(step) and step > 0:
         return _multiples(schema, step)
@@ -119,8 +126,11 @@ _BOUNDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 
 
 def _multiples(schema: Mapping[str, Any], step: float) -> st.SearchStrategy[Any]:
-    """k * multipleOf computed in decimal, so that 3 * 0.01 is 0.03 and not 0.030000000000000002
-    (the validator still has the last word on float rounding)."""
+    """k * multipleOf computed in decimal, so that 3 * 0.01 is 0.03.
+
+    In floats it would be 0.030000000000000002. The validator still has the last word on float
+    rounding.
+    """
     exact = Decimal(repr(step))
     bounds = {key: value / step for key, value in schema.items() if key in _BOUNDS and is_finite_number(value)}
     low, high = _integer_bounds(bounds)

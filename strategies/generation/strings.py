@@ -1,15 +1,22 @@
 r"""Strings a schema accepts: the generator's text family.
 
-Reads `minLength`, `maxLength`, `pattern` and `format`. A pattern is an ECMA-262 regular
-expression, drawn from with `from_regex` through its Python translation
-(`strategies.ecma_patterns.to_python`: `$` as `\Z`, so no final newline, `\d` as `[0-9]`, ...);
-a repeated single atom is sized by the length bounds, so no length filter throws most candidates
-away; every string is kept only where the pattern matches it by ECMA-262. A pattern with no
-translation is drawn from as Python's `re` reads it (or as plain text), filtered the same way; one
-that is not ECMA-262 gets no string. zod's startsWith/endsWith/includes patterns, split over
-`allOf`, are joined into one. The `format`s generated: date-time, date, time, email, idn-email,
-uri, uri-reference, iri, uuid, ipv4, ipv6, hostname, idn-hostname, duration, regex; other formats
-are annotations and get plain text. Plain text is rich in the characters servers mishandle
+Reads `minLength`, `maxLength`, `pattern` and `format`.
+
+A pattern is an ECMA-262 regular expression. It is drawn from with `from_regex`, through its
+Python translation (`strategies.ecma_patterns.to_python`). For example, `$` becomes `\Z`, so no
+final newline, and `\d` becomes `[0-9]`.
+
+- A repeated single atom is sized by the length bounds. So no length filter throws most
+  candidates away.
+- Every string is kept only where the pattern matches it by ECMA-262.
+- A pattern with no translation is drawn from as Python's `re` reads it, or as plain text. It
+  is filtered the same way.
+- A pattern that is not ECMA-262 gets no string.
+- zod's startsWith/endsWith/includes patterns, split over `allOf`, are joined into one.
+
+The `format`s generated are date-time, date, time, email, idn-email, uri, uri-reference, iri,
+uuid, ipv4, ipv6, hostname, idn-hostname, duration and regex. Other formats are annotations and
+get plain text. Plain text is rich in the characters servers mishandle
 (`strategies.characters`). Shrinks towards the shortest string allowed.
 """
 
@@ -53,8 +60,10 @@ _FORMATS: dict[str, st.SearchStrategy[str]] = {
 
 
 def strings_for(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
-    """Strings within the schema's length bounds that match its pattern(s) and, for a known
-    format, are of that format."""
+    """Strings within the schema's length bounds that match its pattern(s).
+
+    For a known format, they are also of that format.
+    """
     low = schema.get("minLength", 0) if isinstance(schema.get("minLength"), int) else 0
     high = schema.get("maxLength") if isinstance(schema.get("maxLength"), int) else None
     if high is not None and low > high:
@@ -80,8 +89,10 @@ def strings_for(schema: Mapping[str, Any]) -> st.SearchStrategy[Any]:
 
 
 def pattern_keys(pattern: str) -> st.SearchStrategy[str]:
-    """Property names that `pattern` matches by ECMA-262 (for `patternProperties`); nothing when
-    it is not ECMA-262."""
+    """Property names that `pattern` matches by ECMA-262, for `patternProperties`.
+
+    Draws nothing when the pattern is not ECMA-262.
+    """
     if not is_ecma(pattern):
         return st.nothing()
     drawn = _drawn_from(pattern)
@@ -90,10 +101,16 @@ def pattern_keys(pattern: str) -> st.SearchStrategy[str]:
 
 @functools.lru_cache(maxsize=512)
 def _drawn_from(pattern: str, *, ascii_only: bool = False) -> st.SearchStrategy[str] | None:
-    r"""Strings aimed at the ECMA-262 `pattern` (unfiltered: the caller keeps those it matches),
-    from its Python translation; without one, from the pattern as Python's `re` reads it (named
-    groups as Python writes them); None when Hypothesis cannot draw from either. Built once per
-    pattern: Hypothesis walks every code point of a class (`\p{L}`: 0.6 s)."""
+    r"""Strings aimed at the ECMA-262 `pattern`, or None when none can be drawn.
+
+    They are unfiltered: the caller keeps those the pattern matches. They are drawn from the
+    pattern's Python translation. Without one, they are drawn from the pattern as Python's `re`
+    reads it, with named groups as Python writes them. None means Hypothesis cannot draw from
+    either.
+
+    Built once per pattern, because Hypothesis walks every code point of a class. For `\p{L}`
+    that is slow.
+    """
     translated = to_python(pattern)
     python_pattern = translated if translated is not None else re.sub(r"\(\?<(?![=!])", "(?P<", pattern)
     try:
@@ -114,9 +131,12 @@ _LITERAL_PATTERN = re.compile(r"(\^)?(\.\*)?([^\\^$.*+?()\[\]{}|]*)(\.\*)?(\$)?"
 
 
 def _joined_literal_patterns(schema: Mapping[str, Any]) -> str | None:
-    """Several patterns that each pin a literal to the start, the end or anywhere (zod's
-    startsWith/endsWith/includes: `^sk_.*`, `.*_x$`, `test`) as one pattern that satisfies all
-    (`^sk_.*test.*_x$`), so that no candidate is thrown away for missing one of them."""
+    """Several patterns that each pin a literal, joined as one pattern that satisfies all.
+
+    Each pins a literal to the start, the end or anywhere. zod's startsWith/endsWith/includes
+    write them: `^sk_.*`, `.*_x$`, `test`. Joined, they read `^sk_.*test.*_x$`. So no candidate
+    is thrown away for missing one of them.
+    """
     parts = [schema.get("pattern")] + [
         part.get("pattern") for part in schema.get("allOf", []) if isinstance(part, Mapping) and set(part) <= {"pattern", "type"}
     ]
@@ -144,8 +164,11 @@ _REPEATED_ATOM = re.compile(r"^\^(\[[^\]]*\]|\\[dwsDWS]|\.)[+*]\$$")
 
 
 def _sized(pattern: str, low: int, high: int | None) -> str:
-    """`^[0-9]+$` with minLength 6 and maxLength 6 as `^[0-9]{6,6}$`: a length filter over a
-    pattern that ignores it would throw almost every string away."""
+    """A repeated single atom, sized by the length bounds.
+
+    For example, `^[0-9]+$` with minLength 6 and maxLength 6 becomes `^[0-9]{6,6}$`. A length
+    filter over a pattern that ignores it would throw almost every string away.
+    """
     match = _REPEATED_ATOM.match(pattern)
     if match is None or (low == 0 and high is None):
         return pattern

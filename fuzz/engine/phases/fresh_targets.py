@@ -1,14 +1,18 @@
 """Fresh targets for the sequence phase, one at hand whenever a sequence begins.
 
-On a target that keeps state (`fuzz.engine.phases.state_probe`), each sequence starts from a
-target no other sequence touched; Hypothesis runs hundreds of them (its shrinking most), and a
-restart of a Python server over stdio costs about 40 ms: most of the phase's time. So, once the
-phase knows it will restart (`ahead`), spares are started beside the target in use while the
-sequences run, and the oldest is swapped in when the next one begins (another is started in its
-place); the old one is closed in the background. Until then none is started ahead: a phase that
-finds no state restarts once (its probe) and keeps no spare alive. A target given by URL is never
-restarted (there is one server), nor one slow to start (`CHEAP_START`): `fresh` gives the same
-one, and `on_its_own` starts a copy for one use.
+On a target that keeps state (`fuzz.engine.phases.state_probe`), each sequence starts from a target
+no other sequence touched. Hypothesis runs hundreds of sequences, most of them while shrinking.
+Restarting a server takes far longer than a sequence, so restarts would take most of the phase's
+time.
+
+So, once the phase knows it will restart (`ahead`), spares are started beside the target in use
+while the sequences run. The oldest is swapped in when the next sequence begins, and another is
+started in its place. The old one is closed in the background. Until then none is started ahead. A
+phase that finds no state restarts once, for its probe, and keeps no spare alive.
+
+A target given by URL is never restarted, since there is one server. Nor is one slow to start
+(`CHEAP_START`). For those, `fresh` gives the same target, and `on_its_own` starts a copy for one
+use.
 """
 
 from __future__ import annotations
@@ -28,25 +32,29 @@ from fuzz.wire.target import RESTART_GRACE, HttpTarget, Target, TargetSpec
 T = TypeVar("T")
 
 CHEAP_START = 0.3
-"""Seconds: a target that starts (spawned, handshake, tools listed) within this is restarted
-for each sequence that follows one that may have changed its state. One that takes longer (an
-`mcp` SDK server takes 0.5 to 1 s) is not: a restart per sequence would cost more than all the
-other phases together, so its sequences share it, as they share a target given by URL, and touch
-only what they created (their reused values come from their own answers)."""
+"""Seconds within which a target must start to be restarted between sequences.
+
+Starting means spawned, handshake done, tools listed. A target that starts within this is restarted
+for each sequence that follows one that may have changed its state. One that takes longer is not: an
+`mcp` SDK server, for one. A restart per sequence would cost more than all the other phases
+together. So its sequences share it, as they share a target given by URL. They touch only what they
+created: their reused values come from their own answers.
+"""
 
 SPARES = 2
-"""Targets started ahead of the sequences that will need them, on a target that keeps state. A sequence of a few calls takes
-a few milliseconds, and a start tens: with one spare, the phase waited for each start in turn.
-Starts are mostly the target's own work (a Python server's interpreter and imports), which a
-second core does beside the first. The notes test server (`--phases sequence --max-examples 30
---seed 2`: 1,324 starts, most of them for shrinking): 66.9 s with one spare, 43.6 s with two,
-the same CPU time (one run each, on this project's 2-core machine). The cost: one more copy of
-the target alive while the phase runs."""
+"""Targets started ahead of the sequences that will need them.
+
+This holds on a target that keeps state. A sequence of a few calls takes far less time than a start.
+With one spare, the phase waited for each start in turn. Starts are mostly the target's own work,
+such as a Python server's interpreter and imports. A second core does that beside the first. So two
+spares make the phase markedly faster, for the same CPU time. The cost is one more copy of the
+target alive while the phase runs.
+"""
 
 
 @dataclass(slots=True)
 class _Spare:
-    """A target being started ahead (`ready` once it has, or has failed to)."""
+    """A target being started ahead; `ready` once it has started, or failed to."""
 
     ready: trio.Event
     target: Target | None = None
@@ -54,7 +62,10 @@ class _Spare:
 
 
 class FreshTargets:
-    """The target in use and its spares, in `nursery` (which must outlive them: `aclose` first)."""
+    """The target in use and its spares, in `nursery`.
+
+    The nursery must outlive them: call `aclose` first.
+    """
 
     def __init__(
         self,
@@ -76,14 +87,23 @@ class FreshTargets:
         self.current: Target
         self.start_seconds = 0.0
         self.restartable = False
-        """Whether sequences get a fresh target each: a stdio target that starts in `CHEAP_START`."""
+        """Whether sequences get a fresh target each.
+
+        They do with a stdio target that starts within `CHEAP_START`.
+        """
         self.ahead = 0
-        """Spares to keep starting ahead (`SPARES` once the phase knows it will restart often);
-        taken up at the next `fresh`."""
+        """Spares to keep starting ahead.
+
+        It becomes `SPARES` once the phase knows it will restart often. It is taken up at the next
+        `fresh`.
+        """
 
     @property
     def can_start_copies(self) -> bool:
-        """Whether a fresh copy can be had at all (in place, or `on_its_own`): not by URL."""
+        """Whether a fresh copy can be had at all, in place or `on_its_own`.
+
+        Not by URL.
+        """
         return not isinstance(self._spec, HttpTarget)
 
     async def start(self) -> Target:
@@ -95,8 +115,11 @@ class FreshTargets:
         return self.current
 
     async def fresh(self) -> Target:
-        """A target no sequence has touched: the oldest spare, or one started now, once it has
-        started (the same target when it is not `restartable`, or once closing: the phase is over)."""
+        """A target no sequence has touched, once it has started.
+
+        It is the oldest spare, or one started now. It is the same target when it is not
+        `restartable`, or once closing, when the phase is over.
+        """
         if not self.restartable or self._closing:
             return self.current
         spare = self._spares.popleft() if self._spares else self._prepare_spare(queued=False)
@@ -110,8 +133,11 @@ class FreshTargets:
         return self.current
 
     async def on_its_own(self, use: Callable[[Target], Awaitable[T]]) -> T:
-        """`use` of a copy of the target started for it alone, then closed (a try on a fresh
-        target when the phase's own is not restarted; never by URL: `can_start_copies`)."""
+        """`use` of a copy of the target started for it alone, then closed.
+
+        It gives a try on a fresh target when the phase's own is not restarted. It is never used by
+        URL (`can_start_copies`).
+        """
         target = await self._started()
         try:
             return await use(target)

@@ -1,10 +1,12 @@
-"""The sequence phase's targets as its worker thread uses them: the target in use and its
-dispatcher, a fresh one when asked, and every call into trio cut short at the phase's deadline.
+"""The sequence phase's targets, as its worker thread uses them.
 
-Hypothesis runs the sequences in a worker thread; the targets live in trio's. Each call crosses
-over (`call`) and is cut short by --max-time or the phase's share of it, which then raises
-`OutOfTime` or `ShareSpent` (and says which: `out_of_time`, `share_spent`), so that Hypothesis
-stops where it is. A target that cannot be restarted is `lost`, and raises `TargetLost`.
+That is the target in use and its dispatcher, and a fresh one when asked. Every call into trio is
+cut short at the phase's deadline.
+
+Hypothesis runs the sequences in a worker thread, and the targets live in trio's. Each call crosses
+over (`call`). It is cut short by --max-time, or by the phase's share of it. That raises `OutOfTime`
+or `ShareSpent`, so that Hypothesis stops where it is. The flags `out_of_time` and `share_spent` say
+which. A target that cannot be restarted is `lost`, and raises `TargetLost`.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ T = TypeVar("T")
 
 
 class PhaseTargets:
-    """`targets` (started) seen from the phase's worker thread, within `deadline` (--max-time)
-    and `share_deadline` (the phase's share of it)."""
+    """`targets`, already started, seen from the phase's worker thread.
+
+    Calls end by `deadline` (--max-time) and `share_deadline` (the phase's share of it).
+    """
 
     def __init__(self, targets: FreshTargets, *, timeout: float, deadline: float, share_deadline: float) -> None:
         self.targets = targets
@@ -43,7 +47,7 @@ class PhaseTargets:
 
     @property
     def lost(self) -> str | None:
-        """Why the phase cannot go on (a fresh target did not start, the target died for good)."""
+        """Why the phase cannot go on: a fresh target did not start, or the target died for good."""
         return self._lost or self.dispatcher.lost
 
     def check(self) -> None:
@@ -72,9 +76,12 @@ class PhaseTargets:
         self.call(self._restart)
 
     def on_a_fresh_target(self, use: Callable[[Target], Awaitable[T]]) -> T | None:
-        """`use` of a target no call has touched: the next fresh target, in place of the one in
-        use, or a copy started for this use when the phase's target is not restarted
-        (`FreshTargets.restartable`); None for a target given by URL."""
+        """`use` of a target no call has touched.
+
+        That is the next fresh target, in place of the one in use. When the phase's target is not
+        restarted (`FreshTargets.restartable`), it is a copy started for this use. None for a target
+        given by URL.
+        """
         if not self.targets.can_start_copies:
             return None
         if self.targets.restartable:
@@ -84,7 +91,10 @@ class PhaseTargets:
         return self.call(self.targets.on_its_own, use)  # type: ignore[no-any-return]
 
     def sent_on_a_fresh_target(self, cases: Sequence[Case]) -> list[Sent] | None:
-        """`cases`, sent one after another to a target no call has touched (`on_a_fresh_target`)."""
+        """`cases`, sent one after another to a target no call has touched.
+
+        See `on_a_fresh_target`.
+        """
 
         async def send(target: Target) -> list[Sent]:
             dispatcher = self.dispatcher if target is self.target else Dispatcher(target, ping_timeout=self.timeout)
@@ -93,7 +103,7 @@ class PhaseTargets:
         return self.on_a_fresh_target(send)
 
     def call(self, function: Callable[..., Any], *arguments: Any) -> Any:
-        """`function(*arguments)` in trio, cut short by --max-time (or the phase's share of it)."""
+        """`function(*arguments)` in trio, cut short by --max-time or the phase's share of it."""
         return trio.from_thread.run(self._before_deadline, function, *arguments)
 
     async def _before_deadline(self, function: Callable[..., Any], *arguments: Any) -> Any:

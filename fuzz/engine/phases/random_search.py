@@ -1,17 +1,21 @@
 """One exploration: Hypothesis searching one case kind of one tool, in a worker thread.
 
-Each Hypothesis example is a batch of cases (`fuzz.engine.phases.canonical.batch_size`), sent
-with every request in flight at once (through the run's `Dispatcher`, beside the batches of the
-other explorations). A batch costs Hypothesis's per-example bookkeeping and one hand-off to
-trio's thread once for all its cases, and a request the server drops costs one timeout for the
-batch, not one each. The batch is failed by the first of its cases, in order, that violates a
-rule this exploration has not found yet (else by its first violation); Hypothesis then shrinks
-the whole batch: the cases that do not matter become their simplest form, the one that does
-becomes its minimal request, which is the one reported. The batch size depends on --max-examples
-and the transport only (not on --workers or the machine), so a run is repeatable from its seed.
+Each Hypothesis example is a batch of cases (`fuzz.engine.phases.canonical.batch_size`). A batch is
+sent with every request in flight at once. It goes through the run's `Dispatcher`, beside the
+batches of the other explorations. Hypothesis's per-example bookkeeping is paid once per batch, and
+so is one hand-off to trio's thread. A request the server drops costs one timeout for the batch, not
+one each.
 
-A violated rule raises an exception whose type is unique to the rule, so Hypothesis treats each
-rule as a distinct bug and shrinks each to its own minimal request (`report_multiple_bugs`).
+The batch is failed by the first of its cases, in order, that violates a rule this exploration has
+not found yet. Failing that, it is failed by its first violation. Hypothesis then shrinks the whole
+batch. The cases that do not matter become their simplest form. The one that does becomes its
+minimal request, which is the one reported.
+
+The batch size depends on --max-examples and the transport only. It does not depend on --workers or
+the machine, so a run is repeatable from its seed.
+
+A violated rule raises an exception whose type is unique to the rule. So Hypothesis treats each rule
+as a distinct bug, and shrinks each to its own minimal request (`report_multiple_bugs`).
 """
 
 from __future__ import annotations
@@ -48,20 +52,27 @@ from strategies.meta import Stateless
 from strategies.values import Known
 
 CASES_PER_RUN = 1600
-"""Cases in one Hypothesis run at most (100 batches of 16, 50 of 32); a longer exploration is
-several runs, each with a seed of its own part, until one finds something. Hypothesis keeps what
-it tried for the length of a run (a cache of 10,000 examples and the tree of choices made),
-which grows with the batches; in parts, memory stays flat over a night. On the demo at the
-defaults (two processes, the second worker often running), 100k calls into a 40-minute budget:
-144 MB summed RSS with parts of 500 batches of 16, 112 MB with 100, the same cases per second."""
+"""Cases in one Hypothesis run at most (100 batches of 16, 50 of 32).
+
+A longer exploration is several runs, each with a seed of its own part, until one finds something.
+Hypothesis keeps what it tried for the length of a run: a cache of 10,000 examples, and the tree of
+choices made. That grows with the batches. In parts, memory stays flat over a night, and the cases
+per second stay the same.
+"""
 
 
 class Exploration(BatchTrials):
-    """`kind` cases for `tool` (None: malformed envelopes that name no tool); `run` it in a
-    worker thread of a trio run that serves `dispatcher`."""
+    """`kind` cases for `tool`, searched by Hypothesis.
+
+    A `tool` of None means the malformed envelopes that name no tool. `run` it in a worker thread of
+    a trio run that serves `dispatcher`.
+    """
 
     conclusion: str | None = None
-    """(The sequence phase's conclusion about the target's state: a search of single cases draws none.)"""
+    """Always None here: a search of single cases draws no conclusion on state.
+
+    The sequence phase's exploration keeps its conclusion on state in a field of this name.
+    """
 
     def __init__(
         self,
@@ -83,11 +94,11 @@ class Exploration(BatchTrials):
     ) -> None:
         self.options = options
         self.earlier = earlier
-        """What the deterministic cases of this exploration's first round came to (a later round)."""
+        """For a later round: what the first round's deterministic cases came to."""
         self.reach = reach
         """The tool's schema-reach counter, which every case judged here adds to."""
         self.stateless = stateless
-        """The stateless revision's envelope, when the run speaks it (its kinds need it)."""
+        """The stateless revision's envelope, when the run speaks it; its kinds need it."""
         self.criteria = criteria
         self.dispatcher = dispatcher
         self.tool = tool
@@ -127,13 +138,18 @@ class Exploration(BatchTrials):
         """Seconds: the slowest answer any request of this exploration got."""
         self._batches_checked = 0
         self._case_of: dict[int, tuple[Finding, Case]] = {}
-        """Each finding this exploration kept (a canonical one, or one that failed an example),
-        with its case, by the finding's id() (holding the finding, so that no id is reused while
-        the exploration runs). Not every finding judged: a search that goes on past a rule the
-        canonical cases found judges one in each of its cases."""
+        """Each finding this exploration kept, with its case, by the finding's id().
+
+        A kept finding is a canonical one, or one that failed an example. The entry holds the
+        finding, so that no id is reused while the exploration runs. Not every finding judged is
+        kept. A search that goes on past a rule the canonical cases found judges one in each of its
+        cases.
+        """
         self._confirmed_hang: Finding | None = None
-        """The first `request-answered` finding, made at the full --timeout with nothing else
-        in flight."""
+        """The first `request-answered` finding.
+
+        It was made at the full --timeout, with nothing else in flight.
+        """
 
     @property
     def name(self) -> str:
@@ -147,12 +163,14 @@ class Exploration(BatchTrials):
             self.seconds = time.monotonic() - started
 
     def _run(self) -> None:
-        """Judge the canonical cases (each shape's simplest form, sent before this exploration
-        took a worker: see `send_canonical`), then let Hypothesis search.
+        """Judge the canonical cases, then let Hypothesis search.
+
+        The canonical cases are each shape's simplest form. They were sent before this exploration
+        took a worker (see `send_canonical`).
 
         A rule a canonical case violated keeps that finding: it is already minimal. A shape whose
-        simplest form got no answer is left out of the search: every further try would cost a
-        whole timeout and could only find the same rule again.
+        simplest form got no answer is left out of the search. Every further try would cost a whole
+        timeout, and could only find the same rule again.
         """
         try:
             if self.canonical is not None:
@@ -188,10 +206,13 @@ class Exploration(BatchTrials):
         self._case_of.clear()
 
     def _alone_again(self, finding: Finding) -> Finding:
-        """The finding as its request, sent once more with nothing else in flight, makes it: so
-        that the stderr lines it carries are its own, not those of requests beside it. Kept as
-        it was if it does not (a target whose answers vary), or for a hang (`_confirm_hang`
-        already sent it alone)."""
+        """The finding, as its request makes it when sent once more alone.
+
+        Sent with nothing else in flight, the stderr lines the finding carries are its own. They are
+        not those of requests beside it. The finding is kept as it was if the request alone does not
+        make it, as with a target whose answers vary. A hang is kept too: `_confirm_hang` already
+        sent it alone.
+        """
         finding_and_case = self._case_of.get(id(finding))
         if finding_and_case is None or finding.rule.id == HANG_RULE or self.lost is not None or self.out_of_time:
             return finding
@@ -274,8 +295,10 @@ class Exploration(BatchTrials):
         return self.options.max_examples_for(self.tool.name if self.tool else None)
 
     def _hypothesis_test(self, batches: st.SearchStrategy[tuple[Case, ...]], examples: int, part: int) -> Callable[[], None]:
-        """One Hypothesis run of `examples` batches, the `part`-th of this exploration (see
-        `CASES_PER_RUN`)."""
+        """One Hypothesis run of `examples` batches, the `part`-th of this exploration.
+
+        See `CASES_PER_RUN`.
+        """
         size = self.batch_size
         config = settings(
             parent=settings.get_profile("default"),
@@ -308,15 +331,17 @@ class Exploration(BatchTrials):
         return config(given(batches)(test))
 
     def _check(self, batch: Sequence[Case]) -> None:
-        """The Hypothesis test body: fails the example when one of its cases violates a rule,
-        other than one a canonical case already violated (in this round or the first).
+        """The Hypothesis test body: fail the example when a case violates a new rule.
 
-        A canonical case is its shape's simplest form: the finding it made is already minimal,
-        and the search's own finding of that rule would be dropped for it. Failing on it anyway
-        made Hypothesis stop searching and shrink a finding nobody reads (on the demo, nine
-        failures in ten that a 10 s run's searches raised, and a fifth of its CPU), and ended
-        the search before it could meet another rule of the same cases. A hang still fails the
-        example: each time the search meets one costs a whole --timeout."""
+        A rule a canonical case already violated, in this round or the first, does not fail it.
+
+        A canonical case is its shape's simplest form. The finding it made is already minimal, and
+        the search's own finding of that rule would be dropped for it. Failing on such a rule anyway
+        made Hypothesis stop searching. It then shrank findings nobody reads: most of the failures
+        the searches raised, at a large share of the CPU. It also ended the search before it could
+        meet another rule of the same cases. A hang still fails the example: each time the search
+        meets one costs a whole --timeout.
+        """
         self._batches_checked += 1
         if self.lost is not None:
             raise TargetLost(self.lost)
@@ -355,8 +380,10 @@ def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0, part:
 
 
 def where_raised(error: BaseException) -> str:
-    """The error with the place it was raised (its innermost frame): a generation error is a
-    harness bug, and its report should say where to look."""
+    """The error with the place it was raised: its innermost frame.
+
+    A generation error is a harness bug, and its report should say where to look.
+    """
     import traceback
 
     leaf = error

@@ -1,10 +1,12 @@
-"""Whose bug a sequence's violation is: the sequence's (it needs the calls before it) or a single
-request's (the same request, alone on a fresh target, makes it too).
+"""Whose bug a sequence's violation is: the sequence's, or a single request's.
 
-The sequence phase judges every answer by the rules the single cases are judged by, so a tool
-that fails on some arguments whatever came before fails in sequences too. Such a violation is
-the single cases' to report: the sequence ends there, and a sequence that shrank to it is left
-out. Only a fresh target can tell: the request is sent again, alone, to one
+It is the sequence's when it needs the calls before it. It is a single request's when the same
+request, alone on a fresh target, makes it too.
+
+The sequence phase judges every answer by the rules the single cases are judged by. So a tool that
+fails on some arguments, whatever came before, fails in sequences too. Such a violation is the
+single cases' to report. The sequence ends there, and a sequence that shrank to it is left out. Only
+a fresh target can tell. The request is sent again, alone, to one
 (`PhaseTargets.sent_on_a_fresh_target`).
 """
 
@@ -21,8 +23,11 @@ from strategies import Case, CaseKind, Tool
 
 
 class SingleRequestBugs:
-    """What the phase has learned of single requests' bugs; `on_a_fresh_target` sends cases to a
-    target no call has touched (None: none can be had, as by URL)."""
+    """What the phase has learned of single requests' bugs.
+
+    `on_a_fresh_target` sends cases to a target no call has touched. It gives None when none can be
+    had, as by URL.
+    """
 
     def __init__(self, criteria: Criteria, on_a_fresh_target: Callable[[Sequence[Case]], Sequence[Sent] | None]) -> None:
         self._criteria = criteria
@@ -32,10 +37,12 @@ class SingleRequestBugs:
         self._tried: set[str] = set()
 
     def intrinsic(self, case: Case, tool: Tool, rule_id: str) -> bool:
-        """Whether a violation of `rule_id` by `tool`, on a request that reuses nothing, is the
-        tool's own (the same request to a fresh target makes it too): then the sequence ends
-        there (the single cases report it), and every later one of the kind is taken as the
-        same without a try. Tried once per request."""
+        """Whether a violation on a request that reuses nothing is the tool's own.
+
+        It is the tool's own when the same request to a fresh target makes it too. Then the sequence
+        ends there, and the single cases report it. Every later violation of the kind is taken as
+        the same, without a try. Each request is tried once.
+        """
         if (rule_id, tool.name) in self._known:
             return True
         key = f"{rule_id} {json.dumps(case.params, sort_keys=True, default=str)}"
@@ -48,10 +55,13 @@ class SingleRequestBugs:
         return False
 
     def needs_its_steps(self, finding: Finding, tool: Tool | None, *, stopped: bool) -> bool:
-        """Whether a sequence finding needs the calls before it: not when its request reuses no
-        value and, sent alone to a fresh target, violates the same rule (a single case's bug,
-        which the other phases report; a sequence that shrank to it says nothing more). Kept
-        untried when the phase `stopped` (no time, no target) or the tool is unknown."""
+        """Whether a sequence finding needs the calls before it.
+
+        It does not when its request reuses no value and, sent alone to a fresh target, violates the
+        same rule. That is a single case's bug, which the other phases report. A sequence that
+        shrank to it says nothing more. The finding is kept untried when the phase `stopped` (no
+        time, no target), or when the tool is unknown.
+        """
         if not finding.steps:
             return False
         if finding.uses or stopped or tool is None:
@@ -63,8 +73,10 @@ class SingleRequestBugs:
             return True
 
     def _violated_on_a_fresh_target(self, case: Case, tool: Tool, rule_id: str) -> bool:
-        """Whether `case`, alone on a target no call has touched, violates `rule_id`; never when
-        no fresh target can be had."""
+        """Whether `case`, alone on a target no call has touched, violates `rule_id`.
+
+        Never when no fresh target can be had.
+        """
         sent = self._on_a_fresh_target([case])
         if not sent:
             return False

@@ -1,5 +1,8 @@
-"""The state machine of the sequence phase: one rule per tool that takes part, one for the tools
-that appear during a sequence (`fuzz.engine.phases.sequences`)."""
+"""The state machine of the sequence phase (`fuzz.engine.phases.sequences`).
+
+It has one rule per tool that takes part. One more rule calls the tools that appear during a
+sequence.
+"""
 
 from __future__ import annotations
 
@@ -33,7 +36,10 @@ _PICKS = st.integers(0, 255)
 
 
 def machine_class(exploration: SequenceExploration) -> type[RuleBasedStateMachine]:
-    """A state machine class for this run's tools: built once per phase, its strategies once per tool."""
+    """A state machine class for this run's tools.
+
+    It is built once per phase, and its strategies once per tool.
+    """
 
     def __init__(self: Any) -> None:
         RuleBasedStateMachine.__init__(self)

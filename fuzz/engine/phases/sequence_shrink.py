@@ -1,15 +1,19 @@
-"""The shortest sequence that still fails: steps the violation does not need, taken out one at a
-time and confirmed on a fresh target.
+"""The shortest sequence that still fails, one step taken out at a time.
 
-Hypothesis shrinks a sequence by its choices, and a step's choices say which earlier answer a
-reused value comes from (`pick`, counted among the values learned so far): take out a step
-before it, and the pick may point elsewhere, so the shrinker keeps steps that feed nothing. So,
-once Hypothesis is done, each step is tried without, from the last to the first (taking out a late
-step can free an earlier one it reused a value of): a step whose value a later request reuses
-stays; the others are taken out if the sequence without them, replayed on a fresh target with its
-reused values learned again (`fuzz.corpus.sequence_replay`, as a reproduction replays), still
-violates the same rule. One try per step (`SEQUENCE_STEPS` at most, a restart each), and a try
-whose replay does not go as recorded (a value not found again, a step unanswered) keeps the step.
+Each step the violation does not need is taken out, and each removal is confirmed on a fresh target.
+
+Hypothesis shrinks a sequence by its choices. A step's choices say which earlier answer a reused
+value comes from (`pick`, counted among the values learned so far). Take out a step before it, and
+the pick may point elsewhere. So the shrinker keeps steps that feed nothing.
+
+So, once Hypothesis is done, each step is tried without, from the last to the first. Taking out a
+late step can free an earlier one it reused a value of. A step whose value a later request reuses
+stays. The others are taken out if the sequence without them still violates the same rule. That is
+checked by a replay on a fresh target, with its reused values learned again
+(`fuzz.corpus.sequence_replay`), as a reproduction replays.
+
+There is one try per step: `SEQUENCE_STEPS` at most, with a restart each. A try whose replay does
+not go as recorded keeps the step. A value not found again, or a step unanswered, are such cases.
 """
 
 from __future__ import annotations
@@ -27,8 +31,10 @@ from strategies import Case, CaseKind, Tool
 
 
 def without_step(finding: Finding, index: int) -> Finding | None:
-    """`finding` without its step `index` (0-based), the later steps' uses renumbered; None when
-    a later step or the judged request reuses a value of that step's answer."""
+    """`finding` without its step `index` (0-based), the later steps' uses renumbered.
+
+    None when a later step or the judged request reuses a value of that step's answer.
+    """
     later = [*(use for step in finding.steps[index + 1 :] for use in step.uses), *finding.uses]
     if any(use.step == index for use in later):
         return None
@@ -37,9 +43,11 @@ def without_step(finding: Finding, index: int) -> Finding | None:
 
 
 def shortest(finding: Finding, still_fails: Callable[[Finding], Finding | None]) -> Finding:
-    """`finding` with every step taken out that `still_fails` confirms it does not need
-    (`still_fails(candidate)`: the candidate as its replay made it, or None when the replay did not
-    violate the rule); steps tried from the last to the first."""
+    """`finding` with every step taken out that `still_fails` confirms it does not need.
+
+    `still_fails(candidate)` gives the candidate as its replay made it. It gives None when the
+    replay did not violate the rule. Steps are tried from the last to the first.
+    """
     current = finding
     for index in reversed(range(len(finding.steps))):
         if index >= len(current.steps):
@@ -51,9 +59,11 @@ def shortest(finding: Finding, still_fails: Callable[[Finding], Finding | None])
 
 
 async def replayed(target: Target, candidate: Finding, tool: Tool, criteria: Criteria, timeout: float) -> Finding | None:
-    """`candidate` as a replay of its steps on `target` (a fresh one) made it: its steps with this
-    replay's ids, values and answers, its last request and answer; None when that request no
-    longer violates the rule, or a step did not go as recorded."""
+    """`candidate` as a replay of its steps on `target`, a fresh one, made it.
+
+    It has its steps with this replay's ids, values and answers, and its last request and answer.
+    None when that request no longer violates the rule, or a step did not go as recorded.
+    """
     played = await play_steps(target, candidate, timeout)
     if played.lost is not None or played.notes:
         return None

@@ -1,33 +1,37 @@
-"""The sequence phase: Hypothesis's stateful testing driving the target with calls of its tools,
-later calls reusing what earlier answers gave, every answer judged by the same rules.
+"""The sequence phase: Hypothesis's stateful testing, driving the target with calls of its tools.
 
-A sequence is a `RuleBasedStateMachine` run: one rule per tool that takes part (a call with
-arguments drawn from its schema, as a valid-arguments case draws them), and one for the tools
-that appear during the sequence. An argument whose name is of the id or name family
-(`strategies.learning`) takes, unless the draw says otherwise (`fresh`, which shrinks to False),
-a value of its family that an earlier answer gave: so `create_note` then `delete_note` with the
-id it returned then `get_note` with the same id is three rules, not a one-in-a-million guess.
+Later calls reuse what earlier answers gave. Every answer is judged by the same rules.
 
-When the target says `notifications/tools/list_changed`, the sequence lists the tools again: a
-tool that was listed and is gone is called once more, with the arguments it last had, and must
-be answered as an unknown tool; a tool that appears joins the sequence.
+A sequence is a `RuleBasedStateMachine` run. It has one rule per tool that takes part: a call with
+arguments drawn from its schema, as a valid-arguments case draws them. One more rule calls the tools
+that appear during the sequence. Some arguments have a name of the id or name family
+(`strategies.learning`). Such an argument takes a value of its family that an earlier answer gave,
+unless the draw says otherwise (`fresh`, which shrinks to False). So `create_note`, then
+`delete_note` with the id it returned, then `get_note` with the same id, is three rules. It is not a
+one-in-a-million guess.
 
-The phase first asks whether the target keeps state at all (`fuzz.engine.phases.state_probe`: a
-few calls per tool). A target that shows a sign gets the phase's whole budget (--max-examples
-sequences), each sequence on a fresh target of its own (stdio: restarted before a sequence when
-the one before called a tool not annotated read-only; about 40 ms for a Python server); one that
-shows none gets `WITHOUT_STATE` of it, all on one target (there is no state to leak from one
-sequence to the next), and the whole budget after all if a sequence sees its tools change. The
-report says which, and why (`SequenceExploration.conclusion`). The phase's targets are apart from
-the target the single cases use, so that neither sees the other's state. A target given by URL
-cannot be restarted: its sequences share its state, and only reuse what they created.
+The target may say `notifications/tools/list_changed`. Then the sequence lists the tools again. A
+tool that was listed and is gone is called once more, with the arguments it last had. It must be
+answered as an unknown tool. A tool that appears joins the sequence.
 
-A violation fails the Hypothesis example with the rule's own exception (as in
-`fuzz.engine.phases.random_search`), so that each rule shrinks to its shortest sequence: steps
-removed, values simplified. The finding carries the steps before the violating request
-(`Finding.steps`) and where each reused value came from (`Use`), so that a replay on a fresh
-target learns the values again; once Hypothesis is done, the steps the violation does not need
-are taken out, each confirmed by such a replay (`fuzz.engine.phases.sequence_shrink`).
+The phase first asks whether the target keeps state at all (`fuzz.engine.phases.state_probe`). That
+takes a few calls per tool. A target that shows a sign gets the phase's whole budget: --max-examples
+sequences. Each sequence runs on a fresh target of its own. Over stdio, the target is restarted
+before a sequence when the one before called a tool not annotated read-only. A target that shows no
+sign gets `WITHOUT_STATE` of the budget, all on one target. There is no state to leak from one
+sequence to the next. It gets the whole budget after all if a sequence sees its tools change. The
+report says which, and why (`SequenceExploration.conclusion`).
+
+The phase's targets are apart from the target the single cases use. So neither sees the other's
+state. A target given by URL cannot be restarted. Its sequences share its state, and only reuse what
+they created.
+
+A violation fails the Hypothesis example with the rule's own exception, as in
+`fuzz.engine.phases.random_search`. So each rule shrinks to its shortest sequence: steps are
+removed, and values simplified. The finding carries the steps before the violating request
+(`Finding.steps`). It also says where each reused value came from (`Use`). So a replay on a fresh
+target learns the values again. Once Hypothesis is done, the steps the violation does not need are
+taken out. Each removal is confirmed by such a replay (`fuzz.engine.phases.sequence_shrink`).
 """
 
 from __future__ import annotations
@@ -68,26 +72,35 @@ from strategies.envelopes import call_params
 from strategies.learning import Learned, fits, fitting_fields, learned_from
 
 EXAMPLES_PER_RUN = 100
-"""Sequences in one Hypothesis run at most (`fuzz.engine.phases.random_search.CASES_PER_RUN`
-says why a long search is many runs)."""
+"""Sequences in one Hypothesis run at most.
+
+`fuzz.engine.phases.random_search.CASES_PER_RUN` says why a long search is many runs.
+"""
 
 SEQUENCE_STEPS = 10
 """Calls in one sequence at most (Hypothesis's `stateful_step_count`)."""
 
 WITHOUT_STATE = 0.1
-"""The share of the phase's budget (--max-examples sequences) a target gets that shows no sign
-of state (`fuzz.engine.phases.state_probe`): enough for what the probe cannot see, at a tenth of
-the cost. On the bundled demo at --max-examples 300, the whole budget was three quarters of the
-run's time and found nothing."""
+"""The share of the phase's budget a target gets that shows no sign of state.
+
+The budget is --max-examples sequences. The sign comes from `fuzz.engine.phases.state_probe`. This
+share is enough for what the probe cannot see, at a tenth of the cost. On a target without state,
+the whole budget took most of a run's time and found nothing.
+"""
 
 SLOW_CALL = 1.0
-"""Seconds: a tool whose call took longer is not called again in sequences. Their calls go one at
-a time, so a tool that takes 2 s a call would make the phase take minutes; the single cases, sent
-in batches, still test it."""
+"""Seconds: a tool whose call took longer is not called again in sequences.
+
+Their calls go one at a time, so a tool that takes 2 s a call would make the phase take minutes. The
+single cases, sent in batches, still test it.
+"""
 
 
 class _NothingToCall(BaseException):
-    """Every tool that takes part went unanswered or slow (`SLOW_CALL`): a sequence would call none."""
+    """Every tool that takes part went unanswered or slow (`SLOW_CALL`).
+
+    A sequence would call none.
+    """
 
 
 @dataclass
@@ -107,8 +120,10 @@ class _Sequence:
 async def explore_sequences(
     options: RunOptions, tools: Sequence[Tool], criteria: Criteria, deadline: float, share_deadline: float, protocol_version: str | None
 ) -> SequenceExploration:
-    """The sequence phase, on a target of its own (opened here, under the revision the run speaks),
-    in a worker thread."""
+    """The sequence phase, in a worker thread, on a target of its own.
+
+    The target is opened here, under the revision the run speaks.
+    """
     async with trio.open_nursery() as nursery:
         targets = FreshTargets(
             options.target, nursery, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size
@@ -132,7 +147,10 @@ async def explore_sequences(
 
 
 class SequenceExploration:
-    """The sequence phase of a run, on `target` (a connection of its own), in a worker thread."""
+    """The sequence phase of a run, in a worker thread.
+
+    It runs on `targets`, connections of its own.
+    """
 
     kind = CaseKind.SEQUENCE
     tool: Tool | None = None
@@ -156,7 +174,10 @@ class SequenceExploration:
         self.tools = list(tools)
         self.criteria = criteria
         self.is_safe = is_safe
-        """Whether a tool may take part (as a single case's plan would let it get valid arguments)."""
+        """Whether a tool may take part.
+
+        It may when a single case's plan would let it get valid arguments.
+        """
         self.sent = 0
         self.findings: list[Finding] = []
         self.skip: str | None = None
@@ -169,25 +190,35 @@ class SequenceExploration:
         self.unsatisfiable = False
         self.restarts = 0
         self.conclusion: str | None = None
-        """What the phase concluded about the target's state, and what that earned (reports show it)."""
+        """What the phase concluded about the target's state, and what that earned.
+
+        Reports show it.
+        """
         self.signs: StateSigns | None = None
         self._budget = 0
         """Sequences the phase runs (`_probe`)."""
         self._restart_between = True
-        """Whether a sequence after one that may have changed the target's state gets a fresh one."""
+        """Whether a fresh target follows a sequence that may have changed the target's state."""
         self._dirty = False
         self._strategies = {tool.name: valid_arguments(tool) for tool in self.tools}
         self._sequence = _Sequence()
         self._single = SingleRequestBugs(criteria, self._sent_on_a_fresh_target)
         self._latest: dict[str, Finding] = {}
-        """By rule and tool: the violation with the fewest steps so far (kept if the phase stops mid-shrink)."""
+        """By rule and tool: the violation with the fewest steps so far.
+
+        It is kept if the phase stops mid-shrink.
+        """
         self._silent: set[str] = set()
-        """Tools a call left unanswered (or the target dead), or answered slowly (`SLOW_CALL`): no
-        longer called. The single cases confirm and report a hang; a sequence would wait it out
-        again at every try."""
+        """Tools no longer called: left unanswered, killed the target, or answered slowly.
+
+        Slow means slower than `SLOW_CALL`. The single cases confirm and report a hang. A sequence
+        would wait it out again at every try.
+        """
         self._known_tools: dict[str, Tool] = {tool.name: tool for tool in self.tools}
-        """Every tool a sequence called, by name (those that appeared too): what a shortened
-        sequence's last request is judged against."""
+        """Every tool a sequence called, by name, including those that appeared.
+
+        A shortened sequence's last request is judged against these.
+        """
 
     @property
     def lost(self) -> str | None:
@@ -242,8 +273,10 @@ class SequenceExploration:
             self.findings = [finding for finding in found if self._single.needs_its_steps(finding, self._known_tools.get(finding.tool), stopped=stopped)]
 
     def _probe(self, budget: int) -> int:
-        """Ask whether the target keeps state (`StateProbe`), conclude, and return how many
-        sequences that earns."""
+        """Ask whether the target keeps state (`StateProbe`), and conclude.
+
+        Returns how many sequences that earns.
+        """
         with BUILDING:  # Hypothesis finds the simplest values: one thread at a time
             simplest = simplest_arguments(self.tools)
         probe = StateProbe(
@@ -267,8 +300,11 @@ class SequenceExploration:
         return few
 
     def _keeps_state(self, budget: int, sign: str | None = None) -> None:
-        """The target keeps state (`sign`: seen during a sequence, not by the probe): the whole
-        budget, a fresh target after a sequence that may have changed it, spares started ahead."""
+        """Note that the target keeps state, and give it the whole budget.
+
+        `sign` is a sign seen during a sequence, not by the probe. A sequence that may have changed
+        the target gets a fresh one after it. Spares are started ahead.
+        """
         self._budget = budget
         self._restart_between = True
         self.targets.ahead = SPARES
@@ -276,10 +312,12 @@ class SequenceExploration:
             self.conclusion = self.signs.with_state(budget, restarted=self.targets.restartable, seen_later=sign)
 
     def _run_part(self, machine: Any, examples: int, part: int) -> None:
-        """One Hypothesis run of `examples` sequences, the `part`-th of the phase: a run's engine
-        keeps every sequence it ran (its tree of choices), so a long phase is many runs, as the
-        random search's explorations are (`CASES_PER_RUN`). The first part's seed is the
-        phase's own."""
+        """One Hypothesis run of `examples` sequences, the `part`-th of the phase.
+
+        A run's engine keeps every sequence it ran, in its tree of choices. So a long phase is many
+        runs, as the random search's explorations are (`CASES_PER_RUN`). The first part's seed is
+        the phase's own.
+        """
         seeded(machine, derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE, part=part))
         config = settings(
             max_examples=examples,
@@ -302,8 +340,11 @@ class SequenceExploration:
         return self.link.sent_on_a_fresh_target(cases)
 
     def _shortest(self, finding: Finding) -> Finding:
-        """`finding` without the steps its violation does not need (`sequence_shrink`), each
-        removal confirmed by a replay on a fresh target; as it is where none can be had."""
+        """`finding` without the steps its violation does not need (`sequence_shrink`).
+
+        Each removal is confirmed by a replay on a fresh target. Where none can be had, the finding
+        is kept as it is.
+        """
         if not finding.steps or not self.targets.can_start_copies or finding.tool not in self._known_tools:
             return finding
         try:
@@ -312,14 +353,19 @@ class SequenceExploration:
             return finding
 
     def _still_fails(self, candidate: Finding) -> Finding | None:
-        """`candidate` as a replay on a fresh target made it, if it still fails (`replayed`)."""
+        """`candidate` as a replay on a fresh target made it, if it still fails.
+
+        See `replayed`.
+        """
         tool, timeout, criteria = self._known_tools[candidate.tool], self.options.timeout, self.criteria
         self._dirty = True
         return self.link.on_a_fresh_target(lambda target: replayed(target, candidate, tool, criteria, timeout))
 
     def begin(self) -> _Sequence:
-        """A new sequence, on a fresh target when the one before may have changed its state (on
-        a target that keeps state: `_restart_between`)."""
+        """A new sequence, on a fresh target if the one before may have changed its state.
+
+        That happens only on a target that keeps state (`_restart_between`).
+        """
         if all(tool.name in self._silent for tool in self.tools):
             raise _NothingToCall()
         if self._dirty and self.targets.restartable and self._restart_between:
@@ -389,8 +435,11 @@ class SequenceExploration:
             self._relist(sequence)
 
     def _relist(self, sequence: _Sequence) -> None:
-        """The target said its tools changed: list them again; call each tool that is gone once
-        more (it must be answered as an unknown tool), and let each that appeared take part."""
+        """The target said its tools changed: list them again.
+
+        Each tool that is gone is called once more: it must be answered as an unknown tool. Each
+        tool that appeared takes part.
+        """
         sequence.changes_seen = self.link.target.session.tools_changed
         tools = self.link.listing()
         now = {tool.name: tool for tool in tools}
@@ -406,10 +455,13 @@ class SequenceExploration:
             self.call(tool, sequence.last_arguments.get(tool.name, {}), kind=CaseKind.UNKNOWN_TOOL)
 
     def reuse(self, tool: Tool, arguments: dict[str, Any], fresh: bool, pick: int) -> tuple[dict[str, Any], tuple[Use, ...]]:
-        """`arguments` with each argument of the id or name family given a value an earlier
-        answer gave (unless `fresh`), the `pick`-th that fits, counting round. (Counted back from
-        the latest, a pick would survive the shrinker taking out steps before it; but then
-        Hypothesis, on the notes test server, ended a run of failing sequences reporting none.)"""
+        """Give id- and name-family arguments values that earlier answers gave.
+
+        Each such argument in `arguments` gets a value an earlier answer gave, unless `fresh`. It
+        takes the `pick`-th value that fits, counting round. Counted back from the latest, a pick
+        would survive the shrinker taking out steps before it. But then Hypothesis ended a run of
+        failing sequences reporting none, on the notes test server.
+        """
         if fresh:
             return arguments, ()
         uses: list[Use] = []

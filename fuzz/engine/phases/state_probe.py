@@ -1,25 +1,29 @@
-"""Whether a target keeps state across calls: the sequence phase's first look, a few calls long.
+"""Whether a target keeps state across calls: the sequence phase's first look.
 
-Sequences find what single cases cannot only on a server whose answers depend on earlier calls.
-Many servers' do not (a search, a calculator, a lookup), and a sequence costs about ten single
-cases (one call at a time, and a restart before most). So before it searches, the phase asks the
-target three questions, each tool called with its simplest valid arguments
-(`strategies.boundaries.simplest`), three or four calls per tool in all:
+The look is a few calls long. Sequences find what single cases cannot only on a server whose answers
+depend on earlier calls. Many servers' answers do not: a search, a calculator, a lookup. And a
+sequence costs as much as many single cases: one call at a time, and a restart before most.
 
-- **Does a value from one answer change another call's answer?** Each id or name an answer gave
-  (`strategies.learning`) is offered to each argument of its family that accepts it (one value
-  per argument); a tool that answers it in another way than its simplest value (a success where
-  the simplest was refused, a crash where it was a success) knows the value: the server
-  remembered it.
-- **Does an answer change with what came before?** Each tool is called once, in plan order
-  (pass A), then, after the values above, each once more (pass C); pass A is made again on a
-  fresh target (pass B), so that an answer that differs anyway (a timestamp, a random id) is not
-  taken for state: a tool whose A and B answers agree and whose C answer differs remembers.
-- **Does the target say its tools changed** (`notifications/tools/list_changed`)?
+So before it searches, the phase asks the target three questions. Each tool is called with its
+simplest valid arguments (`strategies.boundaries.simplest`). That is three or four calls per tool in
+all.
 
-Any yes is a sign of state. The answers are compared whole (`_answer_key`: the JSON-RPC message
-but its id and `_meta`), their kinds as coverage counts them (`answer_bucket`). A target given by
-URL gets no pass B (no fresh one can be had), so the second question is not asked of it.
+The first question: does a value from one answer change another call's answer? Each id or name an
+answer gave (`strategies.learning`) is offered to each argument of its family that accepts it. One
+value is offered per argument. A tool may answer it otherwise than its simplest value. It may
+succeed where the simplest was refused, or crash where it succeeded. Then it knows the value: the
+server remembered it.
+
+The second question: does an answer change with what came before? Each tool is called once, in plan
+order (pass A). After the values above, each is called once more (pass C). Pass A is made again on a
+fresh target (pass B). So an answer that differs anyway, such as a timestamp or a random id, is not
+taken for state. A tool whose A and B answers agree, and whose C answer differs, remembers.
+
+The third question: does the target say its tools changed (`notifications/tools/list_changed`)?
+
+Any yes is a sign of state. The answers are compared whole (`_answer_key`): the JSON-RPC message but
+its id and `_meta`. Their kinds are those coverage counts (`answer_bucket`). A target given by URL
+gets no pass B, since no fresh one can be had. So the second question is not asked of it.
 """
 
 from __future__ import annotations
@@ -42,14 +46,19 @@ SIGNS_SHOWN = 2
 """Signs of state a conclusion names (the rest are counted)."""
 
 SLOW_PROBE = 1.0
-"""Seconds: a tool whose probe call took longer is called no more in the probe (nor in sequences:
-`fuzz.engine.phases.sequences.SLOW_CALL`)."""
+"""Seconds: a tool whose probe call took longer is called no more in the probe.
+
+Nor is it called in sequences (`fuzz.engine.phases.sequences.SLOW_CALL`).
+"""
 
 
 @dataclass(frozen=True, slots=True)
 class StateSigns:
-    """What the probe saw: each sign of state in words (none: no sign), the calls it made, and
-    the questions it could not ask."""
+    """What the probe saw, and what it could not ask.
+
+    It holds each sign of state in words, or none for no sign. It holds the calls it made, and the
+    questions it could not ask.
+    """
 
     signs: tuple[str, ...]
     calls: int
@@ -62,8 +71,10 @@ class StateSigns:
         return bool(self.signs)
 
     def with_state(self, budget: int, *, restarted: bool, seen_later: str | None = None) -> str:
-        """The phase's conclusion on a target that keeps state (`seen_later`: a sign a sequence
-        saw, the probe having seen none)."""
+        """The phase's conclusion on a target that keeps state.
+
+        `seen_later` is a sign a sequence saw, when the probe saw none.
+        """
         shown = "; ".join(self.signs[:SIGNS_SHOWN]) + (f"; and {len(self.signs) - SIGNS_SHOWN} more" if len(self.signs) > SIGNS_SHOWN else "")
         seen = f"no sign in the probe, but {seen_later} during a sequence" if seen_later else shown
         restarts = (
@@ -90,10 +101,12 @@ class _Answer:
 
 
 class StateProbe:
-    """The three questions, asked through the phase's own sending: `send` (one case, alone, on
-    the phase's target), `on_a_fresh_target` (cases sent one by one to a target no call has
-    touched; None when none can be had) and `changes` (how many times the phase's target said its
-    tools changed)."""
+    """The three questions, asked through the phase's own sending.
+
+    `send` sends one case, alone, on the phase's target. `on_a_fresh_target` sends cases one by one
+    to a target no call has touched; it gives None when none can be had. `changes` says how many
+    times the phase's target said its tools changed.
+    """
 
     def __init__(
         self,
@@ -141,8 +154,11 @@ class StateProbe:
         return {tool.name: answer for tool in self._tools if (answer := self._ask(tool, self._simplest[tool.name], f"pass {name}")) is not None}
 
     def _flow(self, first: Mapping[str, _Answer]) -> None:
-        """Offer each learned value to each argument of its family that accepts it (once per
-        argument): a tool that answers it otherwise than its simplest value remembered it."""
+        """Offer each learned value to each argument of its family that accepts it.
+
+        Each argument gets one value. A tool that answers it otherwise than its simplest value
+        remembered it.
+        """
         offered = [(source, learned) for source, answer in first.items() for learned in answer.learned]
         for tool in self._tools:
             if tool.name not in first:
@@ -162,7 +178,10 @@ class StateProbe:
                         )
 
     def _ask(self, tool: Tool, arguments: dict[str, Any], why: str) -> _Answer | None:
-        """One call, sent and read; None (and the tool called no more) when it went unanswered or slow."""
+        """One call, sent and read.
+
+        None when it went unanswered or slow; the tool is then called no more.
+        """
         if tool.name in self._slow:
             return None
         case = self._case(tool, arguments, why)
@@ -188,14 +207,20 @@ class StateProbe:
 
 
 def simplest_arguments(tools: Sequence[Tool]) -> dict[str, dict[str, Any]]:
-    """Each tool's simplest valid arguments, by name (a tool whose schema the generator cannot
-    satisfy has none). Hypothesis finds them: call it one thread at a time."""
+    """Each tool's simplest valid arguments, by name.
+
+    A tool whose schema the generator cannot satisfy has none. Hypothesis finds them, so call this
+    one thread at a time.
+    """
     found = {tool.name: Simplest(tool.input_check).value(tool.input_check.schema) for tool in tools}
     return {name: value for name, value in found.items() if value is not NOTHING and isinstance(value, dict)}
 
 
 def _answer_key(message: Mapping[str, Any]) -> str:
-    """An answer as the probe compares it: the JSON-RPC message but its id and its result's `_meta`."""
+    """An answer as the probe compares it.
+
+    That is the JSON-RPC message, without its id and its result's `_meta`.
+    """
     kept = {key: value for key, value in message.items() if key != "id"}
     result = kept.get("result")
     if isinstance(result, dict):

@@ -1,9 +1,10 @@
-"""Trying a batch: sending an exploration's cases, judging what came of each, and making a
-finding of a violation. A mixin of `Exploration` (`fuzz.engine.phases.random_search`), apart
-from the search itself: how a case whose fate may be another request's doing is sent again
-alone, how a hang is confirmed at the whole --timeout before it is reported, and what each
-answer teaches the exploration (the arguments the server accepts, the fields its refusals
-name). A new phase judges its cases the same way.
+"""Trying a batch: send an exploration's cases, judge each, make findings of violations.
+
+This is a mixin of `Exploration` (`fuzz.engine.phases.random_search`), apart from the search itself.
+A case whose fate may be another request's doing is sent again alone here. A hang is confirmed at
+the whole --timeout before it is reported. And each answer teaches the exploration something: the
+arguments the server accepts, and the fields its refusals name. A new phase judges its cases the
+same way.
 """
 
 from __future__ import annotations
@@ -32,15 +33,20 @@ SUSPECT_FLOOR = 0.25
 """Seconds: the least a try waits while a `request-answered` finding is being shrunk."""
 
 SUSPECT_FACTOR = 20
-"""While a hang is being shrunk, a try counts as still hanging once it has waited this many
-times the slowest answer this exploration has had (never longer than --timeout)."""
+"""How many times the slowest answer a try waits before it counts as still hanging.
+
+This holds while a hang is being shrunk. The wait is never longer than --timeout.
+"""
 
 HANG_RULE = REQUEST_ANSWERED.id
 """The rule a hang violates: its findings are shrunk with shorter waits, and kept apart."""
 
 ACCEPTED_KEPT = 32
-"""Valid arguments kept per tool from the successes of its valid-arguments cases, the first
-ones in the order they were judged: the bases invalid arguments mutate."""
+"""Valid arguments kept per tool: the bases invalid arguments mutate.
+
+They come from the successes of the tool's valid-arguments cases. The first ones are kept, in the
+order they were judged.
+"""
 
 
 _UNVERIFIABLE = (
@@ -51,7 +57,10 @@ _UNVERIFIABLE = (
 
 
 class BatchTrials:
-    """What `Exploration` does with a batch; the state it reads and keeps is the exploration's."""
+    """What `Exploration` does with a batch.
+
+    The state it reads and keeps is the exploration's.
+    """
 
     options: RunOptions
     dispatcher: Dispatcher
@@ -81,13 +90,15 @@ class BatchTrials:
     ) -> list[Finding | None]:
         """Send `batch` and judge each case, in order, until one whose finding is `enough`.
 
-        The batch fails by a rule this exploration has not found yet when one of its cases
-        violates one, else by the first violation; so that a frequent violation does not hide a
-        rarer one in the same batch. A case whose silence may be the other requests' doing
-        (`Sent.doubtful_silence`) is sent again alone at the full --timeout (except while a hang
-        is shrunk) before it is judged, and so is one whose fate may be another's doing in any
-        other way (`Sent.doubtful`). A violation of an `unwanted` rule is counted (coverage) but
-        makes no finding (None): its request is not described.
+        The batch fails by a rule this exploration has not found yet, when one of its cases violates
+        one. Otherwise it fails by its first violation. So a frequent violation does not hide a
+        rarer one in the same batch.
+
+        A case whose silence may be the other requests' doing (`Sent.doubtful_silence`) is sent
+        again alone before it is judged. It waits the full --timeout then, except while a hang is
+        shrunk. So is a case whose fate may be another's doing in any other way (`Sent.doubtful`). A
+        violation of an `unwanted` rule is counted for coverage, but makes no finding (None). Its
+        request is not described.
         """
         self.sent += len(batch)
         sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, batch, timeout)
@@ -118,8 +129,11 @@ class BatchTrials:
 
     @property
     def _suspecting(self) -> bool:
-        """Whether tries wait less than --timeout: a hang is being shrunk, and this exploration's
-        answers tell how long an answer takes."""
+        """Whether tries wait less than --timeout.
+
+        They do while a hang is being shrunk, and this exploration's answers tell how long an answer
+        takes.
+        """
         return self._confirmed_hang is not None and self._slowest_answer is not None
 
     def _timeout_for_try(self) -> float:
@@ -132,14 +146,16 @@ class BatchTrials:
     def _confirm_hang(self) -> None:
         """Hangs cost little to shrink, and only confirmed ones are reported.
 
-        The first unanswered request of an exploration waits the whole --timeout (and again
-        alone, if it may only have waited behind the others in flight). From then on, while Hypothesis shrinks it, a try that has
-        waited SUSPECT_FACTOR times the slowest answer of this exploration (at least
-        SUSPECT_FLOOR, at most --timeout) counts as still hanging. The minimal request is then
-        sent once more with the whole --timeout (again alone if what came of it may be the other
-        requests' doing, `Sent.doubtful_silence`): if it is answered, the shrunk request is
-        not reported and the first one (unanswered at the whole --timeout) is. So no request
-        answered within --timeout is reported as unanswered.
+        The first unanswered request of an exploration waits the whole --timeout. It waits again
+        alone, if it may only have waited behind the others in flight. From then on, while
+        Hypothesis shrinks it, a try counts as still hanging once it has waited SUSPECT_FACTOR times
+        the slowest answer of this exploration. That wait is at least SUSPECT_FLOOR and at most
+        --timeout.
+
+        The minimal request is then sent once more with the whole --timeout. It is sent again alone
+        if what came of it may be the other requests' doing (`Sent.doubtful_silence`). If it is
+        answered, the shrunk request is not reported. The first one, unanswered at the whole
+        --timeout, is. So no request answered within --timeout is reported as unanswered.
         """
         shrunk = self._latest.get(HANG_RULE)
         if self._confirmed_hang is None or shrunk is None or shrunk is self._confirmed_hang:
@@ -161,13 +177,19 @@ class BatchTrials:
         self.findings = [kept if finding.rule.id == HANG_RULE else finding for finding in self.findings]
 
     def _alone(self, case: Case) -> Sent:
-        """`case` sent with nothing else in flight, at the whole --timeout (from the worker thread)."""
+        """`case` sent with nothing else in flight, at the whole --timeout.
+
+        It is called from the worker thread.
+        """
         sent: Sent = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
         return sent
 
     async def _before_deadline(self, send: Callable[..., Any], *arguments: Any) -> Any:
-        """Run `send(*arguments, timeout=...)` in trio, cut short by --max-time (or this
-        exploration's share of it) even while the target hangs."""
+        """Run `send(*arguments, timeout=...)` in trio, cut short at the deadline.
+
+        The deadline is --max-time, or this exploration's share of it. It cuts the send short even
+        while the target hangs.
+        """
         *cases, timeout = arguments
         with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
             return await send(*cases, timeout=timeout)
@@ -198,8 +220,11 @@ class BatchTrials:
         return finding
 
     def _observed(self, case: Case, observation: Observation) -> None:
-        """Count how `case` was answered; keep valid arguments the server accepted, and note
-        which fields the refusals of valid ones named."""
+        """Count how `case` was answered, and learn from it.
+
+        It keeps valid arguments the server accepted. It notes which fields the refusals of valid
+        ones named.
+        """
         arguments = case.params.get("arguments") if isinstance(case.params, dict) else None
         name = answer_bucket(observation, arguments)
         self.answers[name] = self.answers.get(name, 0) + 1

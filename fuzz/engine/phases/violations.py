@@ -1,6 +1,8 @@
-"""How a violated rule fails a Hypothesis example: with an exception whose type is the rule's
-own, so that Hypothesis tells the rules apart and shrinks each to its own minimal example
-(`report_multiple_bugs`); and how to read what a Hypothesis run raised."""
+"""How a violated rule fails a Hypothesis example, and how to read what a run raised.
+
+A violation raises an exception whose type is the rule's own. So Hypothesis tells the rules apart,
+and shrinks each to its own minimal example (`report_multiple_bugs`).
+"""
 
 from __future__ import annotations
 
@@ -19,8 +21,11 @@ _types: dict[str, type[RuleViolated]] = {}
 
 
 def violation_type(key: str) -> type[RuleViolated]:
-    """One exception class per key (a rule id; for sequences, a rule id and a tool, so that one
-    tool's violation does not hide another's), so that Hypothesis tells them apart while shrinking."""
+    """One exception class per key, so that Hypothesis tells them apart while shrinking.
+
+    A key is a rule id. For sequences it is a rule id and a tool, so that one tool's violation does
+    not hide another's.
+    """
     if key not in _types:
         name = "RuleViolated_" + "".join(character if character.isalnum() else "_" for character in key)
         _types[key] = type(name, (RuleViolated,), {})
