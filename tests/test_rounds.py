@@ -14,13 +14,18 @@ import pytest
 import trio
 import trio.testing
 
+from fuzz.demo_server import TOOLS as DEMO_TOOLS
 from fuzz.engine import scheduler
 from fuzz.engine.dispatch import WAITING_WINDOW, Dispatcher
+from fuzz.engine.events import ToolStarted
 from fuzz.engine.jobs import Job
+from fuzz.engine.options import RunOptions, RunPhase
+from fuzz.engine.phases.canonical import BoundaryValues
+from fuzz.engine.run import run
 from fuzz.engine.scheduler import WAITING_LONG, WAITING_SHARE, Runner
 from fuzz.judging.findings import Finding
 from fuzz.wire.target import StdioTarget
-from strategies import CaseKind
+from strategies import Case, CaseKind, Tool
 from tests.conftest import fuzz
 
 
@@ -168,3 +173,28 @@ def test_what_other_explorations_of_a_tool_sent_survives_a_slow_check_of_a_findi
     assert any(finding.rule.id == "tool-failure" for finding in result.findings)
     assert {summary.tool: set(summary.cases_sent) for summary in result.tools} == kinds
     assert any(len(sent) > 2 for sent in kinds.values())
+
+
+def test_a_tool_whose_boundary_cases_are_late_is_not_overtaken_by_a_later_tool(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Explorations start in plan order. On a loaded machine, finding the first tool's boundary
+    values took long, and a free worker took a later tool's exploration instead. The first tool
+    then waited out that whole budget: a run interrupted on its first tool's line waited minutes."""
+    boundary_cases = BoundaryValues.cases
+
+    def late_for_add(self: BoundaryValues, tool: Tool, kind: CaseKind) -> tuple[list[Case], int]:
+        if tool.name == "add":
+            time.sleep(1.0)
+        return boundary_cases(self, tool, kind)
+
+    monkeypatch.setattr(BoundaryValues, "cases", late_for_add)
+    started: list[str] = []
+    options = RunOptions(
+        target=StdioTarget((sys.executable, "-m", "fuzz.demo_server")),
+        seed=1,
+        max_examples=10,
+        phases=frozenset({RunPhase.BOUNDARY, RunPhase.RANDOM}),
+    )
+    run(options, lambda event: started.append(event.tool) if isinstance(event, ToolStarted) else None)
+    in_plan = [tool["name"] for tool in DEMO_TOOLS]
+    tools = [tool for tool in started if tool in in_plan]
+    assert tools[0] == "add" and tools == sorted(tools, key=in_plan.index), started

@@ -196,7 +196,12 @@ class Runner:
             ):
                 return None
             for job in pending:
-                if (job.built_on is None or job.built_on.done.is_set()) and job.canonical_sent.is_set():
+                if job.built_on is None or job.built_on.done.is_set():
+                    # The first job free to run goes next, in plan order, once its canonical
+                    # cases are sent: a later job that overtook it could hold the worker for
+                    # its whole budget while the earlier tool waits.
+                    if not job.canonical_sent.is_set():
+                        return None
                     pending.remove(job)
                     return job
             return None
