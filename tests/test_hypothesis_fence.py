@@ -18,8 +18,8 @@ PRIVATE = ("hypothesis.internal", "hypothesis.strategies._internal", "hypothesis
 FENCE = ROOT / "strategies" / "_hypothesis"
 
 
-def _in_a_fresh_interpreter(code: str) -> str:
-    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120, cwd=ROOT)
+def _in_a_fresh_interpreter(code: str, *arguments: str) -> str:
+    run = subprocess.run([sys.executable, "-c", code, *arguments], capture_output=True, text=True, timeout=120, cwd=ROOT)
     assert run.returncode == 0, run.stderr
     return run.stdout
 
@@ -86,9 +86,7 @@ def test_each_patch_was_reviewed_against_the_hypothesis_installed() -> None:
     """A patch replaces or re-implements private code: when a release changes that code, the
     patch may now do the wrong thing silently. Review it against the new source, then record
     the new fingerprint (and the release) in `strategies._hypothesis`."""
-    run = subprocess.run([sys.executable, "-c", _FINGERPRINTS, json.dumps(list(REVIEWED))], capture_output=True, text=True, timeout=120, cwd=ROOT)
-    assert run.returncode == 0, run.stderr
-    found = json.loads(run.stdout)
+    found = json.loads(_in_a_fresh_interpreter(_FINGERPRINTS, json.dumps(list(REVIEWED))))
     changed = [
         f"{path} (patch: strategies._hypothesis.{patch}): reviewed {fingerprint}, found {found[path]}"
         for path, (fingerprint, patch) in REVIEWED.items()
