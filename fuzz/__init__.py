@@ -15,7 +15,7 @@ All read the same `RunResult` and the engine's events.
 `run` takes a run from its options to its result.
 `scheduler` runs explorations `--workers` at a time, in rounds that spread `--max-time`.
 `dispatch` sends every case.
-`shards` splits the tools between worker processes.
+`processes` splits the tools between worker processes.
 `revisions` makes a run per revision.
 `engine/phases/` holds each kind of search, and a new phase goes there.
 `random_search`, for one, is a Hypothesis run per tool and case kind.

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases import trials
-from fuzz.engine.phases.canonical import CanonicalVerdicts, batch_size
+from fuzz.engine.phases.boundary import CanonicalVerdicts, batch_size
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.plan import Selection
 from fuzz.wire.target import StdioTarget

@@ -19,7 +19,7 @@ import pytest
 from fuzz.corpus.database import DatabaseChoice, ExampleStore
 from fuzz.engine.events import Event, RunStarted, Warned
 from fuzz.engine.options import RunOptions
-from fuzz.engine.shard_merge import Done, ShardMerger
+from fuzz.engine.process_events import Done, ShardMerger
 from fuzz.judging.findings import RunResult
 from fuzz.wire.target import demo_target
 from tests.conftest import SERVERS, one_line_exit_2, without_jsonrpc_ids

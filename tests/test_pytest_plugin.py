@@ -1,4 +1,4 @@
-"""The pytest plugin (`fuzz.faces.pytest_plugin`), run as a user runs it: a test file in a scratch
+"""The pytest plugin (`fuzz.faces.pytest_hooks`), run as a user runs it: a test file in a scratch
 project, `python -m pytest` in a subprocess, its JUnit XML read with junitparser."""
 
 from __future__ import annotations

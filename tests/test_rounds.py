@@ -20,7 +20,7 @@ from fuzz.engine.dispatch import WAITING_WINDOW, Dispatcher
 from fuzz.engine.events import ToolStarted
 from fuzz.engine.jobs import Job
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import BoundaryValues
+from fuzz.engine.phases.boundary import BoundaryValues
 from fuzz.engine.run import run
 from fuzz.engine.scheduler import WAITING_LONG, WAITING_SHARE, Runner
 from fuzz.judging.findings import Finding
@@ -157,7 +157,7 @@ def test_waiting_load_averages_the_explorations_waiting_over_the_last_second() -
 
 @pytest.mark.slow
 def test_what_other_explorations_of_a_tool_sent_survives_a_slow_check_of_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A finding is checked on a fresh copy of the target (`fuzz.engine.fresh_probe`) between its
+    """A finding is checked on a fresh copy of the target (`fuzz.engine.phases.state_recheck`) between its
     exploration's end and its merge into the tool's summary; the tool's other explorations,
     which end meanwhile, must not be overwritten by that merge."""
     checked = scheduler.checked_on_a_fresh_target

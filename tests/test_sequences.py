@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 import trio
 
-from fuzz.engine.fresh_probe import NOT_ON_A_FRESH_TARGET, checked_on_a_fresh_target
+from fuzz.engine.phases.state_recheck import NOT_ON_A_FRESH_TARGET, checked_on_a_fresh_target
 from fuzz.engine.options import RunOptions
 from fuzz.engine.plan import DestructiveMode, Selection, may_take_part
 from fuzz.judging.dressed_errors import dressed_error

@@ -10,7 +10,7 @@ extra workers while explorations wait on the target.
 `dispatch` sends every case of a run through one dispatcher. It keeps batches in flight. It re-sends
 a case alone when concurrency could explain what came of it. It makes one restart at a time.
 
-`shards` splits a run's tools between worker processes, and merges their events and results.
+`processes` splits a run's tools between worker processes; `process_events` merges their events and results.
 
 `revisions` makes a run per revision the target speaks (`--protocol-version all`).
 

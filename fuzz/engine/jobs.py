@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 
 import trio
 
-from fuzz.engine.phases.canonical import NO_VERDICTS, Canonical, CanonicalVerdicts
+from fuzz.engine.phases.boundary import NO_VERDICTS, Canonical, CanonicalVerdicts
 from strategies import CaseKind, Tool
 
 if TYPE_CHECKING:

@@ -83,7 +83,7 @@ class Shard:
 class ProcessPart:
     """The part of a run one worker process makes: worker `index` of `count`.
 
-    See `fuzz.engine.shards`.
+    See `fuzz.engine.processes`.
     """
 
     index: int
@@ -138,7 +138,7 @@ class RunOptions:
     processes: int = 1
     """Worker processes, each with its own connection and share of the tools.
 
-    See `fuzz.engine.shards`. What is found does not depend on it. The CLI's default is
+    See `fuzz.engine.processes`. What is found does not depend on it. The CLI's default is
     `default_processes()`.
     """
     shard: Shard | None = None

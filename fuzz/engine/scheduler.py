@@ -35,11 +35,11 @@ from fuzz.engine.events import (
     ToolStarted,
 )
 from fuzz.engine.examples import announce_warnings
-from fuzz.engine.fresh_probe import checked_on_a_fresh_target
+from fuzz.engine.phases.state_recheck import checked_on_a_fresh_target
 from fuzz.engine.jobs import Job, built_on
 from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import BoundaryValues, batch_size_for, canonical_for, send_canonical
+from fuzz.engine.phases.boundary import BoundaryValues, batch_size_for, canonical_for, send_canonical
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.phases.sequences import SequenceExploration, explore_sequences
 from fuzz.engine.phases.trials import ACCEPTED_KEPT

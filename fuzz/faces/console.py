@@ -5,7 +5,7 @@ points of the installed packages. The harness draws from its own strategies only
 `st.from_type` on a plugin's types, so a plugin can change nothing it generates. And what plugins
 import is paid in every worker process. The plugin that comes with trio imports `trio.testing`. With
 it comes pytest, where pytest is installed. That costs memory and start-up time in every process.
-The pytest plugin (`fuzz.faces.pytest_plugin`) runs in the user's pytest and leaves Hypothesis's
+The pytest plugin (`fuzz.faces.pytest_hooks`) runs in the user's pytest and leaves Hypothesis's
 plugins alone.
 
 Hypothesis's warnings are silenced for the run (`library_warnings_silenced`). They speak to the

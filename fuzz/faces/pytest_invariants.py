@@ -1,7 +1,7 @@
 """What `invariants(...)` declares: a target and its `run` options.
 
 They are kept as the command line the CLI parses, so the plugin and the CLI build one run alike.
-This module sits below both the plugin's hooks (`fuzz.faces.pytest_plugin`) and its tests
+This module sits below both the plugin's hooks (`fuzz.faces.pytest_hooks`) and its tests
 (`fuzz.faces.pytest_items`), which read it.
 """
 

@@ -1,6 +1,6 @@
 """The pytest plugin's collectors, tests and verdicts.
 
-`fuzz.faces.pytest_plugin` is what pytest loads. This module, with the engine, is imported only by a
+`fuzz.faces.pytest_hooks` is what pytest loads. This module, with the engine, is imported only by a
 test module that declares invariants.
 """
 

@@ -197,7 +197,7 @@ class ToolSummary:
     boundary_cases: int = 0
     """Cases the boundary phase sent, of its argument and output kinds.
 
-    The phase is `fuzz.engine.phases.canonical`."""
+    The phase is `fuzz.engine.phases.boundary`."""
     boundary_left_out: int = 0
     """Boundary values the phase's bound per schema left out.
 

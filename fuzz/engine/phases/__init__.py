@@ -8,7 +8,7 @@ shrunk.
 
 `sequences` runs call sequences over the tools, as a Hypothesis state machine. Its helpers are
 `state_probe`, `sequence_machine`, `sequence_shrink`, `sequence_blame`, `phase_targets` and
-`fresh_targets`.
+`spare_targets`.
 
 `trials` sends a batch and judges it. `violations` holds the violations a failing example raises.
 The phases share both.

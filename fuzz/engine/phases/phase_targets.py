@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 import trio
 
 from fuzz.engine.dispatch import Dispatcher, Sent
-from fuzz.engine.phases.fresh_targets import FreshTargets
+from fuzz.engine.phases.spare_targets import SpareTargets
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
 from fuzz.errors import HarnessError
 from fuzz.wire.lifecycle import list_tools
@@ -34,7 +34,7 @@ class PhaseTargets:
     Calls end by `deadline` (--max-time) and `share_deadline` (the phase's share of it).
     """
 
-    def __init__(self, targets: FreshTargets, *, timeout: float, deadline: float, share_deadline: float) -> None:
+    def __init__(self, targets: SpareTargets, *, timeout: float, deadline: float, share_deadline: float) -> None:
         self.targets = targets
         self.target = targets.current
         self.timeout = timeout
@@ -72,14 +72,14 @@ class PhaseTargets:
         return tools
 
     def restart(self) -> None:
-        """A fresh target in place of the one in use (`FreshTargets.fresh`)."""
+        """A fresh target in place of the one in use (`SpareTargets.fresh`)."""
         self.call(self._restart)
 
     def on_a_fresh_target(self, use: Callable[[Target], Awaitable[T]]) -> T | None:
         """`use` of a target no call has touched.
 
         That is the next fresh target, in place of the one in use. When the phase's target is not
-        restarted (`FreshTargets.restartable`), it is a copy started for this use. None for a target
+        restarted (`SpareTargets.restartable`), it is a copy started for this use. None for a target
         given by URL.
         """
         if not self.targets.can_start_copies:

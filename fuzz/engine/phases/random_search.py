@@ -1,6 +1,6 @@
 """One exploration: Hypothesis searching one case kind of one tool, in a worker thread.
 
-Each Hypothesis example is a batch of cases (`fuzz.engine.phases.canonical.batch_size`). A batch is
+Each Hypothesis example is a batch of cases (`fuzz.engine.phases.boundary.batch_size`). A batch is
 sent with every request in flight at once. It goes through the run's `Dispatcher`, beside the
 batches of the other explorations. Hypothesis's per-example bookkeeping is paid once per batch, and
 so is one hand-off to trio's thread. A request the server drops costs one timeout for the batch, not
@@ -35,7 +35,7 @@ from fuzz.engine.examples import example_database
 from fuzz.engine.finished_runs import collect_finished_runs
 from fuzz.engine.novelty import Novelty
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.canonical import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size_for
+from fuzz.engine.phases.boundary import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size_for
 from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
 from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
 from fuzz.engine.schema_reach import SchemaReach

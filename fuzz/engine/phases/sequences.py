@@ -49,7 +49,7 @@ from hypothesis.stateful import run_state_machine_as_test
 from fuzz.engine.dispatch import Sent
 from fuzz.engine.finished_runs import collect_finished_runs
 from fuzz.engine.options import RunOptions
-from fuzz.engine.phases.fresh_targets import SPARES, FreshTargets
+from fuzz.engine.phases.spare_targets import SPARES, SpareTargets
 from fuzz.engine.phases.phase_targets import PhaseTargets
 from fuzz.engine.phases.random_search import derived_seed, where_raised
 from fuzz.engine.phases.sequence_blame import SingleRequestBugs
@@ -125,7 +125,7 @@ async def explore_sequences(
     The target is opened here, under the revision the run speaks.
     """
     async with trio.open_nursery() as nursery:
-        targets = FreshTargets(
+        targets = SpareTargets(
             options.target, nursery, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size
         )
         try:
@@ -160,7 +160,7 @@ class SequenceExploration:
     def __init__(
         self,
         options: RunOptions,
-        targets: FreshTargets,
+        targets: SpareTargets,
         tools: Sequence[Tool],
         criteria: Criteria,
         is_safe: Callable[[Tool], bool],

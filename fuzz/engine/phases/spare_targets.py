@@ -61,7 +61,7 @@ class _Spare:
     failed: HarnessError | None = None
 
 
-class FreshTargets:
+class SpareTargets:
     """The target in use and its spares, in `nursery`.
 
     The nursery must outlive them: call `aclose` first.

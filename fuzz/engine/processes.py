@@ -48,7 +48,7 @@ from typing import Any, cast
 
 from fuzz.engine.events import Event, Listener, RunFinished
 from fuzz.engine.options import ProcessPart, RunOptions
-from fuzz.engine.shard_merge import Crashed, Done, Failed, ShardMerger
+from fuzz.engine.process_events import Crashed, Done, Failed, ShardMerger
 from fuzz.errors import (
     ConfigurationError,
     HandshakeError,
