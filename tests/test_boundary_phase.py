@@ -4,20 +4,25 @@ and finding what sits there (tests/servers/boundary_server.py) with the random s
 from __future__ import annotations
 
 import json
+import math
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from fuzz.engine.context import RunContext
+from fuzz.engine.jobs import Job
 from fuzz.engine.options import RunOptions
 from fuzz.engine.phases import trials
-from fuzz.engine.phases.boundary import CanonicalVerdicts, batch_size
+from fuzz.engine.phases.batches import batch_size
+from fuzz.engine.phases.deterministic import CanonicalVerdicts
 from fuzz.engine.phases.random_search import Exploration
-from fuzz.engine.plan import Selection
+from fuzz.engine.plan import Selection, ToolPlan, Unit
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
 from strategies.boundaries import Side, boundary_values, keyword_sites, reached
@@ -195,7 +200,7 @@ def test_no_round_of_the_search_shrinks_what_a_canonical_case_found(monkeypatch:
     """Later rounds send no canonical case of their own: they keep the first round's verdicts."""
     failed: list[tuple[int, str]] = []
     rounds: set[tuple[CaseKind, int, frozenset[str]]] = set()
-    check, run = Exploration._check, Exploration.run
+    check, search = Exploration._check, Exploration.search
 
     def failing(self: Exploration, batch: Any) -> None:
         try:
@@ -204,12 +209,12 @@ def test_no_round_of_the_search_shrinks_what_a_canonical_case_found(monkeypatch:
             failed.append((self.round, type(failure).__name__))
             raise
 
-    def running(self: Exploration) -> None:
+    def searching(self: Exploration) -> None:
         rounds.add((self.kind, self.round, self.earlier.rules))
-        run(self)
+        search(self)
 
     monkeypatch.setattr(Exploration, "_check", failing)
-    monkeypatch.setattr(Exploration, "run", running)
+    monkeypatch.setattr(Exploration, "search", searching)
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
     result = fuzz(
         demo,
@@ -229,16 +234,15 @@ def test_no_round_of_the_search_shrinks_what_a_canonical_case_found(monkeypatch:
 def test_a_later_round_leaves_out_the_shapes_the_first_round_got_no_answer_for() -> None:
     earlier = CanonicalVerdicts(frozenset({"request-answered"}), frozenset({"arguments is null"}))
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
-    exploration = Exploration(
-        RunOptions(target=demo, seed=1),
-        None,
-        None,
-        CaseKind.MALFORMED_REQUEST,
-        (),
-        None,
-        round=1,  # type: ignore[arg-type]
-        earlier=earlier,
+    context = RunContext(
+        options=RunOptions(target=demo, seed=1),
+        target=SimpleNamespace(tools=()),  # type: ignore[arg-type]
+        dispatcher=None,  # type: ignore[arg-type]
+        criteria=None,  # type: ignore[arg-type]
+        tool_plans=(ToolPlan(None, (CaseKind.MALFORMED_REQUEST,), unit=Unit.ENVELOPE),),
+        deadline=math.inf,
     )
+    exploration = Exploration(context, Job(0, Unit.ENVELOPE, None, CaseKind.MALFORMED_REQUEST, round=1, earlier=earlier))
     assert exploration._silent_labels == {"arguments is null"}
     assert exploration.verdicts == earlier
 

@@ -15,12 +15,14 @@ import trio
 import trio.testing
 
 from fuzz.demo_server import TOOLS as DEMO_TOOLS
-from fuzz.engine import scheduler
 from fuzz.engine.dispatch import WAITING_WINDOW, Dispatcher
 from fuzz.engine.events import ToolStarted
 from fuzz.engine.jobs import Job
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.boundary import BoundaryValues
+from fuzz.engine.phases import sequences
+from fuzz.engine.phases.deterministic import BoundaryValues
+from fuzz.engine.phases.sequences import SequencePhase
+from fuzz.engine.plan import Unit
 from fuzz.engine.run import run
 from fuzz.engine.scheduler import WAITING_LONG, WAITING_SHARE, Runner
 from fuzz.judging.findings import Finding
@@ -48,7 +50,8 @@ class ScriptedRunner(Runner):
         self.scripts = scripts
         self.events: list[tuple[str, int, int, float]] = []
         self.waiting_since: dict[int, float] = {}
-        self.options = SimpleNamespace(workers=workers, timeout=5.0, phases=frozenset())  # no boundary phase: no canonical cases
+        self.options = SimpleNamespace(workers=workers, timeout=5.0, phases=frozenset({RunPhase.SEQUENCE}))
+        self.phases = (SequencePhase(None),)  # type: ignore[arg-type]  # takes the sequence jobs, and counts them as waiting
         self.dispatcher = SimpleNamespace(waiting_long=self.waiting_long, waiting_load=lambda: load)
         self.deadline = time.monotonic() + 600
         self.listed = ()
@@ -79,13 +82,12 @@ class ScriptedRunner(Runner):
 
 
 def _run(runner: ScriptedRunner, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run the scripts' explorations in plan order, their canonical cases already sent."""
-    monkeypatch.setattr(scheduler, "canonical_for", lambda *arguments: [])
+    """Run the scripts' explorations in plan order, with no work ahead of them."""
 
     async def main() -> None:
-        jobs = [Job(index, None, script.kind) for index, script in runner.scripts.items()]
-        for job in jobs:
-            job.canonical_sent.set()
+        jobs = [
+            Job(index, Unit.SEQUENCES if script.kind is CaseKind.SEQUENCE else Unit.ENVELOPE, None, script.kind) for index, script in runner.scripts.items()
+        ]
         await runner.run_rounds(jobs)
 
     trio.run(main, clock=trio.testing.MockClock(autojump_threshold=0))
@@ -160,7 +162,7 @@ def test_what_other_explorations_of_a_tool_sent_survives_a_slow_check_of_a_findi
     """A finding is checked on a fresh copy of the target (`fuzz.engine.phases.state_recheck`) between its
     exploration's end and its merge into the tool's summary; the tool's other explorations,
     which end meanwhile, must not be overwritten by that merge."""
-    checked = scheduler.checked_on_a_fresh_target
+    checked = sequences.checked_on_a_fresh_target
 
     async def slow_check(finding: Finding, *arguments: object) -> Finding:
         await trio.sleep(1.0)
@@ -168,7 +170,7 @@ def test_what_other_explorations_of_a_tool_sent_survives_a_slow_check_of_a_findi
 
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
     kinds = {summary.tool: set(summary.cases_sent) for summary in fuzz(demo, workers=2, max_examples=10).tools}
-    monkeypatch.setattr(scheduler, "checked_on_a_fresh_target", slow_check)
+    monkeypatch.setattr(sequences, "checked_on_a_fresh_target", slow_check)
     result = fuzz(demo, workers=2, max_examples=10)
     assert any(finding.rule.id == "tool-failure" for finding in result.findings)
     assert {summary.tool: set(summary.cases_sent) for summary in result.tools} == kinds

@@ -21,9 +21,8 @@ from fuzz.engine.events import (
     CorpusReplayed,
     Listener,
 )
+from fuzz.engine.jobs import Outcome
 from fuzz.engine.options import RunOptions
-from fuzz.engine.phases.random_search import Exploration
-from fuzz.engine.phases.sequences import SequenceExploration
 from fuzz.engine.sharding import unit_of
 from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import Finding, FindingKey, Replayed, ShardOfRun, Skip, ToolSummary
@@ -141,7 +140,7 @@ def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | Non
     return replace(finding, reproduction=str(path))
 
 
-def merge(summary: ToolSummary, exploration: Exploration | SequenceExploration, kinds: tuple[CaseKind, ...]) -> ToolSummary:
+def merge(summary: ToolSummary, exploration: Outcome, kinds: tuple[CaseKind, ...]) -> ToolSummary:
     """`summary` with what `exploration` sent, found, skipped and spent.
 
     The kinds are kept in plan order, whichever exploration finished first.

@@ -59,19 +59,34 @@ class Selection:
     """Tools that get argument cases whatever their annotations (`--allow-destructive-tool`)."""
 
 
+class Unit(Enum):
+    """What a plan entry, and each job made of it, works on."""
+
+    TOOL = "tool"
+    """One tool: its cases name it."""
+    ENVELOPE = "envelope"
+    """The malformed request envelopes, which name no tool."""
+    SEQUENCES = "sequences"
+    """Sequences of calls over every tool that may take part."""
+
+
+_UNIT_NAMES = {Unit.ENVELOPE: ENVELOPE, Unit.SEQUENCES: SEQUENCES}
+
+
 @dataclass(frozen=True, slots=True)
 class ToolPlan:
     tool: Tool | None
-    """None for the malformed request envelopes and the sequences: they concern no one tool."""
+    """The tool of a `Unit.TOOL` entry; None for the other units, which concern no one tool."""
     kinds: tuple[CaseKind, ...]
     skips: tuple[Skip, ...] = ()
+    unit: Unit = Unit.TOOL
 
     @property
     def name(self) -> str:
-        """The tool's name; `ENVELOPE` or `SEQUENCES` for the plans of no one tool."""
+        """The tool's name, or the unit's name in reports (`ENVELOPE`, `SEQUENCES`)."""
         if self.tool is not None:
             return self.tool.name
-        return SEQUENCES if self.kinds == (CaseKind.SEQUENCE,) else ENVELOPE
+        return _UNIT_NAMES[self.unit]
 
 
 def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> tuple[ToolPlan, ...]:
@@ -208,4 +223,5 @@ def with_envelope(plans: Sequence[ToolPlan], envelope: bool, *, sequences: bool 
     last, when `sequences` is set and a tool may take part: one that gets valid arguments.
     """
     sequence = sequences and any(CaseKind.VALID_ARGUMENTS in tool_plan.kinds for tool_plan in plans)
-    return ((ToolPlan(None, (CaseKind.MALFORMED_REQUEST,)),) if envelope else ()) + tuple(plans) + ((ToolPlan(None, (CaseKind.SEQUENCE,)),) if sequence else ())
+    envelopes = (ToolPlan(None, (CaseKind.MALFORMED_REQUEST,), unit=Unit.ENVELOPE),) if envelope else ()
+    return envelopes + tuple(plans) + ((ToolPlan(None, (CaseKind.SEQUENCE,), unit=Unit.SEQUENCES),) if sequence else ())

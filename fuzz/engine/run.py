@@ -21,20 +21,21 @@ from collections.abc import Callable, Iterator, Sequence
 import trio
 
 from fuzz.corpus.database import use_user_cache
+from fuzz.engine.context import RunContext
+from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.events import (
     Listener,
     RunFinished,
     RunStarted,
 )
 from fuzz.engine.examples import announce_warnings, prepare_database
-from fuzz.engine.jobs import Job
 from fuzz.engine.keeping import RunProgress, replay_corpus
 from fuzz.engine.known_arguments import resolve_known_arguments
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.plan import ToolPlan, excluded, plan, revision_kinds_for, with_envelope
+from fuzz.engine.processes import assign, run_in_processes
 from fuzz.engine.scheduler import Runner
 from fuzz.engine.sharding import plan_fingerprint, shard_places
-from fuzz.engine.processes import assign, run_in_processes
 from fuzz.engine.stops import OutOfTime, TargetLost, on_trio_clock
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult, ShardOfRun
@@ -238,11 +239,19 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     owned = _owned(tool_plans, shard_owned, options)
     install_hypothesis_patches()
     guard_hypothesis()
-    runner = Runner(options, target, criteria, tool_plans, listener, progress, deadline, known, owned, stateless)
-    runner.judge_names(target.tools)
-    await runner.run_rounds(
-        [Job(index, tool_plan.tool, kind) for index, tool_plan in enumerate(tool_plans) if index in owned for kind in runner.kinds_of(tool_plan)]
+    context = RunContext(
+        options=options,
+        target=target,
+        dispatcher=Dispatcher(target, ping_timeout=options.timeout),
+        criteria=criteria,
+        tool_plans=tool_plans,
+        deadline=deadline,
+        known=known,
+        stateless=stateless,
     )
+    runner = Runner(context, listener, progress, owned)
+    runner.judge_names(target.tools)
+    await runner.run_rounds(runner.jobs())
 
 
 def pattern_warnings(plans: Sequence[ToolPlan]) -> tuple[str, ...]:

@@ -13,10 +13,12 @@ import json
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from fuzz.judging import rules
 from fuzz.judging.answers import AnswerClass, Observation, observe
 from fuzz.judging.dressed_errors import dressed_error
+from fuzz.judging.findings import Finding
 from fuzz.judging.profiles import SEP_2145, Profile
 from fuzz.judging.rules import Rule
 from fuzz.text import clip, show
@@ -284,3 +286,25 @@ def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> 
         f"Answer: {clip(answer, limit)}. "
         f"Expected {violation.expected}. {rule.source}"
     )
+
+
+def finding_of(violation: Violation, case: Case, exchange: Exchange, kind: CaseKind, **more: Any) -> Finding:
+    """The finding a violation makes: the rule, the request, the answer, and why.
+
+    Every phase makes its findings here. `kind` is the case kind it is reported under. `more` sets
+    the other fields of `Finding`, or replaces these (a sequence's label names its step).
+    """
+    fields: dict[str, Any] = {
+        "rule": violation.rule,
+        "tool": case.tool,
+        "case": kind,
+        "label": case.label,
+        "request": exchange.request,
+        "response": exchange.reply.message if isinstance(exchange.reply, Answered) else None,
+        "message": describe_violation(violation, case, exchange),
+        "why": violation.why,
+        "expected": violation.expected,
+        "stderr": exchange.stderr,
+        "headers": exchange.headers,
+    }
+    return Finding(**(fields | more))

@@ -11,15 +11,12 @@ which. A target that cannot be restarted is `lost`, and raises `TargetLost`.
 
 from __future__ import annotations
 
-import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
-import trio
-
 from fuzz.engine.dispatch import Dispatcher, Sent
 from fuzz.engine.phases.spare_targets import SpareTargets
-from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost, on_trio_clock
+from fuzz.engine.stops import Deadlines, TargetLost
 from fuzz.errors import HarnessError
 from fuzz.wire.lifecycle import list_tools
 from fuzz.wire.target import Target
@@ -39,11 +36,16 @@ class PhaseTargets:
         self.target = targets.current
         self.timeout = timeout
         self.dispatcher = Dispatcher(self.target, ping_timeout=timeout)
-        self.deadline = deadline
-        self.share_deadline = min(share_deadline, deadline)
-        self.out_of_time = False
-        self.share_spent = False
+        self.deadlines = Deadlines(deadline, share_deadline)
         self._lost: str | None = None
+
+    @property
+    def out_of_time(self) -> bool:
+        return self.deadlines.out_of_time
+
+    @property
+    def share_spent(self) -> bool:
+        return self.deadlines.share_spent
 
     @property
     def lost(self) -> str | None:
@@ -54,12 +56,7 @@ class PhaseTargets:
         """Raise what stops the phase now: a lost target, --max-time, the phase's share of it."""
         if self.lost is not None:
             raise TargetLost(self.lost)
-        if time.monotonic() >= self.deadline:
-            self.out_of_time = True
-            raise OutOfTime()
-        if time.monotonic() >= self.share_deadline:
-            self.share_spent = True
-            raise ShareSpent()
+        self.deadlines.check()
 
     def send(self, case: Case) -> Sent:
         """`case`, alone, to the target in use."""
@@ -104,15 +101,7 @@ class PhaseTargets:
 
     def call(self, function: Callable[..., Any], *arguments: Any) -> Any:
         """`function(*arguments)` in trio, cut short by --max-time or the phase's share of it."""
-        return trio.from_thread.run(self._before_deadline, function, *arguments)
-
-    async def _before_deadline(self, function: Callable[..., Any], *arguments: Any) -> Any:
-        with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
-            return await function(*arguments)
-        assert scope.cancelled_caught
-        self.out_of_time = time.monotonic() >= self.deadline
-        self.share_spent = not self.out_of_time
-        raise OutOfTime() if self.out_of_time else ShareSpent()
+        return self.deadlines.call(function, *arguments)
 
     async def _send(self, case: Case) -> Sent:
         return await self.dispatcher.alone(case, timeout=self.timeout)

@@ -20,36 +20,37 @@ as a distinct bug, and shrinks each to its own minimal request (`report_multiple
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 import trio
-from hypothesis import HealthCheck, Phase, Verbosity, given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 
-from fuzz.engine.dispatch import Dispatcher
+from fuzz.engine.context import RunContext
 from fuzz.engine.examples import example_database
-from fuzz.engine.finished_runs import collect_finished_runs
+from fuzz.engine.jobs import Job
 from fuzz.engine.novelty import Novelty
-from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases.boundary import NO_VERDICTS, Canonical, CanonicalVerdicts, batch_size_for
-from fuzz.engine.phases.trials import HANG_RULE, BatchTrials
-from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
-from fuzz.engine.schema_reach import SchemaReach
+from fuzz.engine.options import RunPhase
+from fuzz.engine.phases.batches import batch_size_for
+from fuzz.engine.phases.deterministic import CanonicalVerdicts
+from fuzz.engine.phases.hypothesis_runs import in_parts, run_settings, stop_of
+from fuzz.engine.phases.phase import Phase
+from fuzz.engine.phases.trials import HANG_RULE, Trials
+from fuzz.engine.phases.violations import violation_type
+from fuzz.engine.plan import Unit
 from fuzz.engine.stops import NothingNew, OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.findings import Finding
-from fuzz.judging.oracle import Criteria
-from strategies import Case, CaseKind, Tool, cases
+from strategies import Case, CaseKind, cases
 from strategies._hypothesis.fresh_generation import FRESH, SIMPLEST_FIRST
 from strategies._hypothesis.marks import keyed, seeded
-from strategies._hypothesis.threads import BUILDING
+from strategies._hypothesis.threads import BUILDING, in_worker_thread
 from strategies.cases import ENVELOPE, coercion_cases, envelope_cases
 from strategies.drawing import tupled
-from strategies.meta import Stateless
-from strategies.values import Known
 
 CASES_PER_RUN = 1600
 """Cases in one Hypothesis run at most (100 batches of 16, 50 of 32).
@@ -61,69 +62,44 @@ per second stay the same.
 """
 
 
-class Exploration(BatchTrials):
+class Exploration:
     """`kind` cases for `tool`, searched by Hypothesis.
 
     A `tool` of None means the malformed envelopes that name no tool. `run` it in a worker thread of
     a trio run that serves `dispatcher`.
     """
 
-    conclusion: str | None = None
-    """Always None here: a search of single cases draws no conclusion on state.
-
-    The sequence phase's exploration keeps its conclusion on state in a field of this name.
-    """
-
-    def __init__(
-        self,
-        options: RunOptions,
-        dispatcher: Dispatcher,
-        tool: Tool | None,
-        kind: CaseKind,
-        listed: tuple[str, ...],
-        criteria: Criteria,
-        deadline: float = float("inf"),
-        share_deadline: float = float("inf"),
-        round: int = 0,
-        canonical: Canonical | None = None,
-        accepted: Sequence[dict[str, Any]] = (),
-        known: Known | None = None,
-        stateless: Stateless | None = None,
-        reach: SchemaReach | None = None,
-        earlier: CanonicalVerdicts = NO_VERDICTS,
-    ) -> None:
+    def __init__(self, context: RunContext, job: Job, share_deadline: float = float("inf")) -> None:
+        options = context.options
         self.options = options
-        self.earlier = earlier
+        self.trials = Trials(
+            context.dispatcher,
+            context.criteria,
+            job.tool,
+            job.kind,
+            timeout=options.timeout,
+            deadline=context.deadline,
+            share_deadline=share_deadline,
+            reach=context.reach_of(job),
+        )
+        """Sends this exploration's cases and judges them, and keeps what the answers taught."""
+        self.earlier = job.earlier
         """For a later round: what the first round's deterministic cases came to."""
-        self.reach = reach
-        """The tool's schema-reach counter, which every case judged here adds to."""
-        self.stateless = stateless
+        self.stateless = context.stateless
         """The stateless revision's envelope, when the run speaks it; its kinds need it."""
-        self.criteria = criteria
-        self.dispatcher = dispatcher
-        self.tool = tool
-        self.kind = kind
-        self.listed = listed
-        self.sent = 0
+        self.tool = job.tool
+        self.kind = job.kind
+        self.listed = context.listed
         self.findings: list[Finding] = []
         self.skip: str | None = None
-        self.deadline = deadline
-        self.share_deadline = min(share_deadline, deadline)
-        """When this exploration's share of --max-time ends (shrinking included)."""
         self.seconds = 0.0
-        self.round = round
+        self.round = job.round
         """0 for the first round of a --max-time run (and for every run without it)."""
-        self.canonical = canonical
-        """The canonical cases, already sent (`send_canonical`), with what came of them."""
-        self.accepted_bases = tuple(accepted)
+        self.sent_ahead = job.sent_ahead
+        """The deterministic cases, already sent (`send_canonical`), with what came of them."""
+        self.accepted_bases = tuple(context.accepted.get(job.index, ())) if job.kind is CaseKind.INVALID_ARGUMENTS else ()
         """Arguments the server accepted, from the tool's valid-arguments explorations so far."""
-        self.known = known
-        self.accepted: list[dict[str, Any]] = []
-        """Valid arguments this exploration got a success for (at most ACCEPTED_KEPT)."""
-        self._accepted_keys: set[str] = set()
-        self.answers: dict[str, int] = {}
-        """How its cases were answered, by `fuzz.judging.coverage` bucket."""
-        self.refused_fields: dict[str, int] = {}
+        self.known = context.known.get(job.tool.name) if job.tool is not None else None
         self.share_spent = False
         self.out_of_time = False
         self.exhausted = False
@@ -133,9 +109,7 @@ class Exploration(BatchTrials):
         """No valid value could be drawn: the kinds built on valid values are not tried."""
         self._latest: dict[str, Finding] = {}
         self._canonical: dict[str, Finding] = {}
-        self._silent_labels: set[str] = set(earlier.silent_labels)
-        self._slowest_answer: float | None = None
-        """Seconds: the slowest answer any request of this exploration got."""
+        self._silent_labels: set[str] = set(job.earlier.silent_labels)
         self._batches_checked = 0
         self._case_of: dict[int, tuple[Finding, Case]] = {}
         """Each finding this exploration kept, with its case, by the finding's id().
@@ -145,72 +119,104 @@ class Exploration(BatchTrials):
         kept. A search that goes on past a rule the canonical cases found judges one in each of its
         cases.
         """
-        self._confirmed_hang: Finding | None = None
-        """The first `request-answered` finding.
 
-        It was made at the full --timeout, with nothing else in flight.
-        """
+    @property
+    def sent(self) -> int:
+        return self.trials.sent
+
+    @property
+    def answers(self) -> dict[str, int]:
+        return self.trials.answers
+
+    @property
+    def refused_fields(self) -> dict[str, int]:
+        return self.trials.refused_fields
+
+    @property
+    def accepted(self) -> list[dict[str, Any]]:
+        """Valid arguments this exploration got a success for (at most ACCEPTED_KEPT)."""
+        return self.trials.accepted
+
+    @property
+    def lost(self) -> str | None:
+        return self.trials.lost
+
+    conclusion: str | None = None
+    """Always None here: a search of single cases draws no conclusion on state."""
 
     @property
     def name(self) -> str:
         return self.tool.name if self.tool else ENVELOPE
 
-    def run(self) -> None:
+    def judge_deterministic(self) -> None:
+        """Judge the deterministic cases sent ahead, then probe the coercions of accepted arguments.
+
+        The canonical cases are each shape's simplest form (`send_canonical`). A rule one violated
+        keeps that finding: it is already minimal. A shape whose simplest form got no answer is left
+        out of the search. Every further try would cost a whole timeout, and could only find the
+        same rule again.
+        """
+        with self._timed():
+            try:
+                if self.sent_ahead is not None:
+                    cases, sent = self.sent_ahead
+                    if self.lost is not None:  # only the one finding the loss makes, if it is here
+                        kept = [index for index, outcome in enumerate(sent) if outcome.unverifiable]
+                        cases, sent = [cases[index] for index in kept], [sent[index] for index in kept]
+                    self.trials.sent += len(cases)
+                    for case, finding in zip(cases, self.trials.judge_sent(cases, sent), strict=True):
+                        self._keep_canonical(case, finding)
+                probes = (
+                    coercion_cases(self.tool, self.accepted_bases[0])
+                    if self.tool and self.accepted_bases and self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0
+                    else []
+                )
+                if probes and self.lost is None:
+                    for case, finding in zip(probes, self.trials.judge_batch(probes, timeout=self.options.timeout, enough=lambda _: False), strict=True):
+                        self._keep_canonical(case, finding)
+            except OutOfTime:
+                self.out_of_time = True
+            except ShareSpent:
+                self.share_spent = True
+
+    def search(self) -> None:
+        """Let Hypothesis search, unless the target is lost or the time ran out."""
+        if self.lost is None and not self.out_of_time and not self.share_spent:
+            with self._timed():
+                self._search()
+
+    def conclude(self) -> None:
+        """Confirm a hang, and send each finding's request once more alone (`_alone_again`)."""
+        with self._timed():
+            self._keep_confirmed_hang()
+            self.findings = [
+                self._alone_again(finding)
+                for finding in list(self._canonical.values()) + [finding for finding in self.findings if finding.rule.id not in self._canonical]
+            ]
+            self._case_of.clear()
+
+    @contextlib.contextmanager
+    def _timed(self) -> Iterator[None]:
         started = time.monotonic()
         try:
-            self._run()
+            yield
         finally:
-            self.seconds = time.monotonic() - started
+            self.seconds += time.monotonic() - started
 
-    def _run(self) -> None:
-        """Judge the canonical cases, then let Hypothesis search.
-
-        The canonical cases are each shape's simplest form. They were sent before this exploration
-        took a worker (see `send_canonical`).
-
-        A rule a canonical case violated keeps that finding: it is already minimal. A shape whose
-        simplest form got no answer is left out of the search. Every further try would cost a whole
-        timeout, and could only find the same rule again.
-        """
-        try:
-            if self.canonical is not None:
-                cases, sent = self.canonical
-                if self.lost is not None:  # only the one finding the loss makes, if it is here
-                    kept = [index for index, outcome in enumerate(sent) if outcome.unverifiable]
-                    cases, sent = [cases[index] for index in kept], [sent[index] for index in kept]
-                self.sent += len(cases)
-                for case, finding in zip(cases, self._judge_sent(cases, sent), strict=True):
-                    self._keep_canonical(case, finding)
-            probes = (
-                coercion_cases(self.tool, self.accepted_bases[0])
-                if self.tool
-                and self.accepted_bases
-                and (self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0 and RunPhase.BOUNDARY in self.options.phases)
-                else []
-            )
-            if probes and self.lost is None:
-                for case, finding in zip(probes, self._judge_batch(probes, timeout=self.options.timeout, enough=lambda _: False), strict=True):
-                    self._keep_canonical(case, finding)
-        except OutOfTime:
-            self.out_of_time = True
-        except ShareSpent:
-            self.share_spent = True
-        else:
-            if self.lost is None and RunPhase.RANDOM in self.options.phases:
-                self._search()
-        self._confirm_hang()
-        self.findings = [
-            self._alone_again(finding)
-            for finding in list(self._canonical.values()) + [finding for finding in self.findings if finding.rule.id not in self._canonical]
-        ]
-        self._case_of.clear()
+    def _keep_confirmed_hang(self) -> None:
+        """Keep the hang `Trials.confirmed` reports, in place of the one the search shrank."""
+        kept = self.trials.confirmed(self._latest.get(HANG_RULE), out_of_time=self.out_of_time)
+        if kept is None:
+            return
+        self._latest[HANG_RULE] = kept
+        self.findings = [kept if finding.rule.id == HANG_RULE else finding for finding in self.findings]
 
     def _alone_again(self, finding: Finding) -> Finding:
         """The finding, as its request makes it when sent once more alone.
 
         Sent with nothing else in flight, the stderr lines the finding carries are its own. They are
         not those of requests beside it. The finding is kept as it was if the request alone does not
-        make it, as with a target whose answers vary. A hang is kept too: `_confirm_hang` already
+        make it, as with a target whose answers vary. A hang is kept too: `Trials.confirmed` already
         sent it alone.
         """
         finding_and_case = self._case_of.get(id(finding))
@@ -218,11 +224,11 @@ class Exploration(BatchTrials):
             return finding
         case = finding_and_case[1]
         try:
-            outcome = self._alone(case)
+            outcome = self.trials.alone(case)
         except (OutOfTime, ShareSpent):
             return finding
-        self.sent += 1
-        again = self._judge(case, outcome)
+        self.trials.sent += 1
+        again = self.trials.judge(case, outcome)
         return again if again is not None and again.rule.id == finding.rule.id else finding
 
     @property
@@ -251,19 +257,14 @@ class Exploration(BatchTrials):
                 # choice and its span per case for Hypothesis to record, mutate and shrink.
                 batches = tupled(*[strategy] * self.batch_size)
                 batches.validate()
-            left = -(-self.max_examples // self.batch_size)
-            part = 0
-            while left > 0:
-                examples = min(left, max(1, CASES_PER_RUN // self.batch_size))
+
+            def run_part(examples: int, part: int) -> bool:
                 checked = self._batches_checked
-                try:
-                    self._hypothesis_test(batches, examples, part)()
-                finally:
-                    collect_finished_runs()
-                left -= examples
-                part += 1
-                if self._batches_checked - checked < examples:
-                    break
+                self._hypothesis_test(batches, examples, part)()
+                return self._batches_checked - checked >= examples
+
+            total = -(-self.max_examples // self.batch_size)
+            in_parts(lambda: total, max(1, CASES_PER_RUN // self.batch_size), run_part)
         except Unsatisfiable:
             self.unsatisfiable = True
             schema = "outputSchema" if self.kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) else "inputSchema"
@@ -272,15 +273,11 @@ class Exploration(BatchTrials):
                 f"{self.kind.value} cases, and none of the kinds built on valid values"
             )
         except BaseException as error:
-            if leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
-                raise
-            self.out_of_time = leaves_of_type(error, (OutOfTime,))
-            share_spent = self.share_spent = leaves_of_type(error, (ShareSpent,))
-            self.exhausted = leaves_of_type(error, (NothingNew,))
-            violations = violations_in(error)
-            if violations:
-                self.findings = [violation.finding for violation in violations]
-            elif self.lost is None and not self.out_of_time and not share_spent and not self.exhausted:
+            stop = stop_of(error)
+            self.out_of_time, self.share_spent, self.exhausted = stop.out_of_time, stop.share_spent, stop.exhausted
+            if stop.violations:
+                self.findings = [violation.finding for violation in stop.violations]
+            elif self.lost is None and not stop.out_of_time and not stop.share_spent and not stop.exhausted:
                 self.skip = f"could not generate {self.kind.value} cases: {where_raised(error)}"
         if not self.findings and self._latest:
             self.findings = list(self._latest.values())
@@ -300,18 +297,7 @@ class Exploration(BatchTrials):
         See `CASES_PER_RUN`.
         """
         size = self.batch_size
-        config = settings(
-            parent=settings.get_profile("default"),
-            max_examples=examples,
-            deadline=None,
-            database=example_database(self.options),
-            derandomize=False,
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
-            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
-            report_multiple_bugs=True,
-            print_blob=False,
-        )
+        config = run_settings(examples, example_database(self.options))
 
         def test(batch: tuple[Case, ...]) -> None:
             self._check(batch)
@@ -345,14 +331,10 @@ class Exploration(BatchTrials):
         self._batches_checked += 1
         if self.lost is not None:
             raise TargetLost(self.lost)
-        now = time.monotonic()
-        if now >= self.deadline:
-            raise OutOfTime()
-        if now >= self.share_deadline:
-            raise ShareSpent()
+        self.trials.deadlines.check()
         if self._novelty.exhausted_after(batch) and not self._latest:
             raise NothingNew()
-        suspecting = self._suspecting
+        suspecting = self.trials.suspecting
         minimal = self._canonical.keys() | self.earlier.rules
         known = self._latest.keys() | minimal
 
@@ -361,16 +343,40 @@ class Exploration(BatchTrials):
 
         # A rule a canonical case found makes no finding here (nor the description of one):
         # on the demo, most of the search's cases violate one.
-        judged = self._judge_batch(batch, timeout=self._timeout_for_try(), enough=is_new, unwanted=frozenset(minimal - {HANG_RULE}))
+        judged = self.trials.judge_batch(batch, timeout=self.trials.timeout_for_try(), enough=is_new, unwanted=frozenset(minimal - {HANG_RULE}))
         failing = [(found, case) for found, case in zip(judged, batch, strict=True) if found]
         chosen = next((pair for pair in failing if is_new(pair[0])), failing[0] if failing else None)
         if chosen is not None:
             finding, case = chosen
-            if finding.rule.id == HANG_RULE and self._confirmed_hang is None and not suspecting:
-                self._confirmed_hang = finding
+            if finding.rule.id == HANG_RULE and self.trials.confirmed_hang is None and not suspecting:
+                self.trials.confirmed_hang = finding
             self._latest[finding.rule.id] = finding
             self._case_of[id(finding)] = (finding, case)
             raise violation_type(finding.rule.id)(finding)
+
+
+def exploration_of(job: Job, context: RunContext, share_deadline: float) -> Exploration:
+    """The job's exploration, made by the first of its phases to run.
+
+    The boundary phase judges its deterministic cases, and the random search goes on from there.
+    """
+    if job.outcome is None:
+        job.outcome = Exploration(context, job, share_deadline)
+    assert isinstance(job.outcome, Exploration)
+    return job.outcome
+
+
+class RandomPhase(Phase):
+    """Hypothesis's search of each tool's case kinds, in batches (see the module docstring)."""
+
+    chosen_by = RunPhase.RANDOM
+
+    def takes(self, job: Job) -> bool:
+        return job.unit is not Unit.SEQUENCES
+
+    async def run(self, job: Job, share_deadline: float) -> None:
+        exploration = exploration_of(job, self.context, share_deadline)
+        await trio.to_thread.run_sync(in_worker_thread(exploration.search), abandon_on_cancel=True)
 
 
 def derived_seed(run_seed: int, tool: str, kind: CaseKind, round: int = 0, part: int = 0) -> int:

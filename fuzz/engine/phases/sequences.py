@@ -43,25 +43,30 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import trio
-from hypothesis import HealthCheck, Phase, Verbosity, reject, settings
+from hypothesis import reject
 from hypothesis.stateful import run_state_machine_as_test
 
+from fuzz.engine.context import RunContext
 from fuzz.engine.dispatch import Sent
-from fuzz.engine.finished_runs import collect_finished_runs
-from fuzz.engine.options import RunOptions
-from fuzz.engine.phases.spare_targets import SPARES, SpareTargets
+from fuzz.engine.jobs import Job
+from fuzz.engine.options import RunOptions, RunPhase
+from fuzz.engine.phases.deterministic import NO_VERDICTS, CanonicalVerdicts
+from fuzz.engine.phases.hypothesis_runs import in_parts, run_settings, stop_of
+from fuzz.engine.phases.phase import Phase
 from fuzz.engine.phases.phase_targets import PhaseTargets
 from fuzz.engine.phases.random_search import derived_seed, where_raised
 from fuzz.engine.phases.sequence_blame import SingleRequestBugs
 from fuzz.engine.phases.sequence_machine import machine_class
 from fuzz.engine.phases.sequence_shrink import replayed, shortest, step_label
+from fuzz.engine.phases.spare_targets import SPARES, SpareTargets
 from fuzz.engine.phases.state_probe import StateProbe, StateSigns, simplest_arguments
-from fuzz.engine.phases.violations import leaves_of_type, violation_type, violations_in
-from fuzz.engine.plan import may_take_part
+from fuzz.engine.phases.state_recheck import checked_on_a_fresh_target
+from fuzz.engine.phases.violations import leaves_of_type, violation_type
+from fuzz.engine.plan import Unit, may_take_part
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.coverage import SUCCESS, answer_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
-from fuzz.judging.oracle import Criteria, assess, describe_violation
+from fuzz.judging.oracle import Criteria, assess, finding_of
 from fuzz.wire.replies import Answered
 from strategies import Case, CaseKind, Tool
 from strategies._hypothesis.marks import seeded
@@ -117,16 +122,39 @@ class _Sequence:
     """A tool not annotated read-only was called: what follows may depend on it."""
 
 
-async def explore_sequences(
-    options: RunOptions, tools: Sequence[Tool], criteria: Criteria, deadline: float, share_deadline: float, protocol_version: str | None
-) -> SequenceExploration:
+class SequencePhase(Phase):
+    """Sequences of calls over the tools, on targets of the phase's own (see the module docstring)."""
+
+    chosen_by = RunPhase.SEQUENCE
+    on_its_own_target = True
+
+    def takes(self, job: Job) -> bool:
+        return job.unit is Unit.SEQUENCES
+
+    async def run(self, job: Job, share_deadline: float) -> None:
+        context = self.context
+        tools = [tool_plan.tool for tool_plan in context.tool_plans if tool_plan.tool is not None and CaseKind.VALID_ARGUMENTS in tool_plan.kinds]
+        job.outcome = await explore_sequences(context, tools, share_deadline)
+
+    async def checked(self, finding: Finding, tool: Tool | None) -> Finding:
+        """A single case's finding, rechecked alone on a new copy of the target (`state_recheck`)."""
+        context = self.context
+        return await checked_on_a_fresh_target(finding, tool, context.options, context.criteria, context.protocol_version)
+
+
+async def explore_sequences(context: RunContext, tools: Sequence[Tool], share_deadline: float) -> SequenceExploration:
     """The sequence phase, in a worker thread, on a target of its own.
 
     The target is opened here, under the revision the run speaks.
     """
+    options = context.options
     async with trio.open_nursery() as nursery:
         targets = SpareTargets(
-            options.target, nursery, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size
+            options.target,
+            nursery,
+            startup_timeout=options.startup_timeout,
+            protocol_version=context.protocol_version,
+            max_message_bytes=options.max_answer_size,
         )
         try:
             await targets.start()
@@ -134,9 +162,9 @@ async def explore_sequences(
                 options,
                 targets,
                 tools,
-                criteria,
+                context.criteria,
                 lambda tool: may_take_part(tool, options.selection),
-                deadline,
+                context.deadline,
                 share_deadline,
             )
             await trio.to_thread.run_sync(in_worker_thread(exploration.run), abandon_on_cancel=True)
@@ -224,6 +252,14 @@ class SequenceExploration:
     def lost(self) -> str | None:
         return self.link.lost
 
+    @property
+    def verdicts(self) -> CanonicalVerdicts:
+        """None: a sequence has no deterministic case for a next round to keep."""
+        return NO_VERDICTS
+
+    def conclude(self) -> None:
+        """Nothing left to settle: each finding was shrunk and replayed as the phase ran."""
+
     def run(self) -> None:
         started = time.monotonic()
         try:
@@ -239,34 +275,30 @@ class SequenceExploration:
             return
         machine = machine_class(self)
         budget = self.options.max_examples_for(SEQUENCES)
-        part = 0
+
+        def run_part(examples: int, part: int) -> bool:
+            sent = self.sent
+            self._run_part(machine, examples, part)
+            return self.sent != sent  # else Hypothesis ran out of sequences to try
+
         try:
             self._budget = self._probe(budget)
-            done = 0
-            while done < self._budget:
-                examples = min(self._budget - done, EXAMPLES_PER_RUN)
-                sent = self.sent
-                self._run_part(machine, examples, part)
-                done += examples
-                part += 1
-                if self.sent == sent:  # Hypothesis ran out of sequences to try
-                    break
+            in_parts(lambda: self._budget, EXAMPLES_PER_RUN, run_part)
         except BaseException as error:
-            if leaves_of_type(error, (KeyboardInterrupt, SystemExit, trio.Cancelled)):
-                raise
-            self.out_of_time = self.link.out_of_time or leaves_of_type(error, (OutOfTime,))
-            self.share_spent = self.link.share_spent or leaves_of_type(error, (ShareSpent,))
-            stopped = self.out_of_time or self.share_spent or self.lost is not None or leaves_of_type(error, (TargetLost,))
-            if leaves_of_type(error, (_NothingToCall,)):
+            stop = stop_of(error)
+            self.out_of_time = self.link.out_of_time or stop.out_of_time
+            self.share_spent = self.link.share_spent or stop.share_spent
+            stopped = self.out_of_time or self.share_spent or self.lost is not None or stop.target_lost
+            nothing_to_call = leaves_of_type(error, (_NothingToCall,))
+            if nothing_to_call:
                 self.conclusion = f"{self.conclusion}; ended early: every tool that takes part went unanswered or answered slowly"
-            violations = violations_in(error)
-            if not violations and not stopped and not leaves_of_type(error, (_NothingToCall,)):
+            if not stop.violations and not stopped and not nothing_to_call:
                 # Hypothesis gave up on the sequences (a server whose answers vary so that a replayed
                 # sequence ends otherwise: a flaky test to it). What was found is kept, and said.
                 self.skip = f"the sequence phase stopped: {where_raised(error)}"
             # Stopped mid-shrink (--max-time, a lost target: Hypothesis may then report the run as
             # flaky rather than the violations): the shortest sequence each violation had so far.
-            found = [violation.finding for violation in violations] or list(self._latest.values())
+            found = [violation.finding for violation in stop.violations] or list(self._latest.values())
             if not stopped:
                 found = [self._shortest(finding) for finding in found]
             stopped = stopped or self.link.out_of_time or self.link.share_spent
@@ -319,21 +351,7 @@ class SequenceExploration:
         the phase's own.
         """
         seeded(machine, derived_seed(self.options.seed, SEQUENCES, CaseKind.SEQUENCE, part=part))
-        config = settings(
-            max_examples=examples,
-            stateful_step_count=SEQUENCE_STEPS,
-            deadline=None,
-            database=None,
-            suppress_health_check=list(HealthCheck),
-            verbosity=Verbosity.quiet,
-            report_multiple_bugs=True,
-            print_blob=False,
-            phases=(Phase.explicit, Phase.reuse, Phase.generate, Phase.target, Phase.shrink),
-        )
-        try:
-            run_state_machine_as_test(machine, settings=config)
-        finally:
-            collect_finished_runs()
+        run_state_machine_as_test(machine, settings=run_settings(examples, None, stateful_step_count=SEQUENCE_STEPS))
 
     def _sent_on_a_fresh_target(self, cases: Sequence[Case]) -> list[Sent] | None:
         self._dirty = True
@@ -403,17 +421,14 @@ class SequenceExploration:
         self.answers[answer] = self.answers.get(answer, 0) + 1
         response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
         if violation is not None:
-            finding = Finding(
-                rule=violation.rule,
+            finding = finding_of(
+                violation,
+                case,
+                exchange,
+                CaseKind.SEQUENCE,
                 tool=tool.name,
-                case=CaseKind.SEQUENCE,
                 label=f"sequence {label}",
-                request=exchange.request,
-                response=response,
-                message=describe_violation(violation, case, exchange),
-                why=violation.why,
-                expected=violation.expected,
-                stderr=exchange.stderr,
+                headers=(),
                 steps=tuple(sequence.steps),
                 uses=uses,
                 judged_as=kind,

@@ -5,8 +5,8 @@ crashes only because an earlier case created an empty sheet named "". That is a 
 "minimal request" alone, sent to a fresh target, is refused. A reproduction that says FIXED on the
 next night would mislead.
 
-So each new finding is sent once more, alone, to a copy of the target started for it. This happens
-when the sequence phase runs, since the user asked for state to be looked at. The target must be a
+So each new finding is sent once more, alone, to a copy of the target started for it. The sequence
+phase does it (`SequencePhase.checked`), when it runs: the user asked for state to be looked at. The target must be a
 stdio one, so that a fresh copy can be had. Only the rules a tool's state can decide are checked.
 When that copy does not make the violation, the finding says so.
 """
@@ -16,7 +16,7 @@ from __future__ import annotations
 from dataclasses import replace
 
 from fuzz.engine.dispatch import Dispatcher
-from fuzz.engine.options import RunOptions, RunPhase
+from fuzz.engine.options import RunOptions
 from fuzz.errors import HarnessError
 from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria, assess
@@ -37,8 +37,7 @@ async def checked_on_a_fresh_target(finding: Finding, tool: Tool | None, options
     target, does not violate its rule. See the module docstring.
     """
     if (
-        RunPhase.SEQUENCE not in options.phases
-        or not isinstance(options.target, StdioTarget)
+        not isinstance(options.target, StdioTarget)
         or tool is None
         or not finding.rule.depends_on_state
         or finding.case not in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)

@@ -1,6 +1,6 @@
 """Trying a batch: send an exploration's cases, judge each, make findings of violations.
 
-This is a mixin of `Exploration` (`fuzz.engine.phases.random_search`), apart from the search itself.
+An exploration (`fuzz.engine.phases.random_search`) owns a `Trials`, apart from the search itself.
 A case whose fate may be another request's doing is sent again alone here. A hang is confirmed at
 the whole --timeout before it is reported. And each answer teaches the exploration something: the
 arguments the server accepts, and the fields its refusals name. A new phase judges its cases the
@@ -10,21 +10,18 @@ same way.
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Callable, Sequence
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
-import trio
-
 from fuzz.engine.dispatch import Dispatcher, Sent
-from fuzz.engine.options import RunOptions
 from fuzz.engine.schema_reach import SchemaReach
-from fuzz.engine.stops import OutOfTime, ShareSpent, on_trio_clock
+from fuzz.engine.stops import Deadlines, OutOfTime, ShareSpent
 from fuzz.judging.answers import AnswerClass, Observation, observe
 from fuzz.judging.coverage import SUCCESS, answer_bucket, named_fields
 from fuzz.judging.findings import Finding
-from fuzz.judging.oracle import Criteria, assess, describe_violation
+from fuzz.judging.oracle import Criteria, assess, finding_of
 from fuzz.judging.rules import REQUEST_ANSWERED
 from fuzz.wire.replies import Answered
 from strategies import ABSENT, Case, CaseKind, Tool
@@ -56,36 +53,56 @@ _UNVERIFIABLE = (
 )
 
 
-class BatchTrials:
-    """What `Exploration` does with a batch.
+class Trials:
+    """Sending a search's cases and judging each answer, for one tool and case kind.
 
-    The state it reads and keeps is the exploration's.
+    An exploration owns one. It keeps what the answers taught: the counts by answer, the accepted
+    arguments, the refused fields, and the slowest answer, which sets the waits while a hang is
+    shrunk.
     """
 
-    options: RunOptions
-    dispatcher: Dispatcher
-    criteria: Criteria
-    tool: Tool | None
-    kind: CaseKind
-    sent: int
-    findings: list[Finding]
-    deadline: float
-    share_deadline: float
-    out_of_time: bool
-    accepted: list[dict[str, Any]]
-    answers: dict[str, int]
-    refused_fields: dict[str, int]
-    _accepted_keys: set[str]
-    _latest: dict[str, Finding]
-    _slowest_answer: float | None
-    _confirmed_hang: Finding | None
-    reach: SchemaReach | None
+    def __init__(
+        self,
+        dispatcher: Dispatcher,
+        criteria: Criteria,
+        tool: Tool | None,
+        kind: CaseKind,
+        *,
+        timeout: float,
+        deadline: float,
+        share_deadline: float,
+        reach: SchemaReach | None = None,
+    ) -> None:
+        self.dispatcher = dispatcher
+        self.criteria = criteria
+        self.tool = tool
+        self.kind = kind
+        self.timeout = timeout
+        """--timeout: how long a request waits for its answer."""
+        self.deadlines = Deadlines(deadline, share_deadline)
+        """--max-time, and the exploration's share of it (shrinking included)."""
+        self.reach = reach
+        """The tool's schema-reach counter, which every case judged here adds to."""
+        self.sent = 0
+        self.answers: dict[str, int] = {}
+        """How its cases were answered, by `fuzz.judging.coverage` bucket."""
+        self.refused_fields: dict[str, int] = {}
+        self.accepted: list[dict[str, Any]] = []
+        """Valid arguments that got a success (at most ACCEPTED_KEPT)."""
+        self._accepted_keys: set[str] = set()
+        self._slowest_answer: float | None = None
+        """Seconds: the slowest answer any request of these trials got."""
+        self.confirmed_hang: Finding | None = None
+        """The first `request-answered` finding.
+
+        It was made at the full --timeout, with nothing else in flight. Set by the search.
+        """
 
     @property
     def lost(self) -> str | None:
         return self.dispatcher.lost
 
-    def _judge_batch(
+    def judge_batch(
         self, batch: Sequence[Case], *, timeout: float, enough: Callable[[Finding | None], bool], unwanted: frozenset[str] = frozenset()
     ) -> list[Finding | None]:
         """Send `batch` and judge each case, in order, until one whose finding is `enough`.
@@ -101,17 +118,17 @@ class BatchTrials:
         request is not described.
         """
         self.sent += len(batch)
-        sent = trio.from_thread.run(self._before_deadline, self.dispatcher.send, batch, timeout)
-        return self._judge_sent(batch, sent, enough, unwanted)
+        sent = self.deadlines.call(partial(self.dispatcher.send, timeout=timeout), batch)
+        return self.judge_sent(batch, sent, enough, unwanted)
 
-    def _judge_sent(
+    def judge_sent(
         self,
         batch: Sequence[Case],
         sent: Sequence[Sent],
         enough: Callable[[Finding | None], bool] = lambda _: False,
         unwanted: frozenset[str] = frozenset(),
     ) -> list[Finding | None]:
-        recheck = not self._suspecting
+        recheck = not self.suspecting
         findings: list[Finding | None] = []
         for case, outcome in zip(batch, sent, strict=True):
             if any(enough(finding) for finding in findings) or (outcome.doubtful and self.lost is not None):
@@ -120,83 +137,69 @@ class BatchTrials:
                 continue
             hang_found = any(finding is not None and finding.rule.id == HANG_RULE for finding in findings)
             if outcome.doubtful or (outcome.doubtful_silence and recheck and not hang_found and self.lost is None):
-                outcome = self._alone(case)
-            finding = self._judge(case, outcome, unwanted)
+                outcome = self.alone(case)
+            finding = self.judge(case, outcome, unwanted)
             if finding is not None and outcome.unverifiable:
                 finding = replace(finding, message=finding.message + _UNVERIFIABLE.format(others=len(batch) - 1))
             findings.append(finding)
         return findings
 
     @property
-    def _suspecting(self) -> bool:
+    def suspecting(self) -> bool:
         """Whether tries wait less than --timeout.
 
         They do while a hang is being shrunk, and this exploration's answers tell how long an answer
         takes.
         """
-        return self._confirmed_hang is not None and self._slowest_answer is not None
+        return self.confirmed_hang is not None and self._slowest_answer is not None
 
-    def _timeout_for_try(self) -> float:
-        """The full --timeout, except while a hang is shrunk (see `_confirm_hang`)."""
-        if not self._suspecting:
-            return self.options.timeout
+    def timeout_for_try(self) -> float:
+        """The full --timeout, except while a hang is shrunk (see `confirmed`)."""
+        if not self.suspecting:
+            return self.timeout
         assert self._slowest_answer is not None
-        return min(self.options.timeout, max(SUSPECT_FLOOR, SUSPECT_FACTOR * self._slowest_answer))
+        return min(self.timeout, max(SUSPECT_FLOOR, SUSPECT_FACTOR * self._slowest_answer))
 
-    def _confirm_hang(self) -> None:
-        """Hangs cost little to shrink, and only confirmed ones are reported.
+    def confirmed(self, shrunk: Finding | None, *, out_of_time: bool) -> Finding | None:
+        """The hang to report: the shrunk one if it hangs again at the whole --timeout.
 
-        The first unanswered request of an exploration waits the whole --timeout. It waits again
+        Hangs cost little to shrink, and only confirmed ones are reported. The first unanswered
+        request of an exploration waits the whole --timeout (`confirmed_hang`). It waits again
         alone, if it may only have waited behind the others in flight. From then on, while
         Hypothesis shrinks it, a try counts as still hanging once it has waited SUSPECT_FACTOR times
-        the slowest answer of this exploration. That wait is at least SUSPECT_FLOOR and at most
-        --timeout.
+        the slowest answer so far. That wait is at least SUSPECT_FLOOR and at most --timeout.
 
-        The minimal request is then sent once more with the whole --timeout. It is sent again alone
-        if what came of it may be the other requests' doing (`Sent.doubtful_silence`). If it is
-        answered, the shrunk request is not reported. The first one, unanswered at the whole
-        --timeout, is. So no request answered within --timeout is reported as unanswered.
+        The minimal request `shrunk` is then sent once more with the whole --timeout. It is sent
+        again alone if what came of it may be the other requests' doing (`Sent.doubtful_silence`).
+        If it is answered, it is not reported: the first one, unanswered at the whole --timeout, is.
+        So no request answered within --timeout is reported as unanswered. None when there is
+        nothing to replace: no hang, or the shrunk one is the confirmed one.
         """
-        shrunk = self._latest.get(HANG_RULE)
-        if self._confirmed_hang is None or shrunk is None or shrunk is self._confirmed_hang:
-            return
-        kept = self._confirmed_hang
-        if self.lost is None and not self.out_of_time:
+        if self.confirmed_hang is None or shrunk is None or shrunk is self.confirmed_hang:
+            return None
+        kept = self.confirmed_hang
+        if self.lost is None and not out_of_time:
             case = Case(self.kind, shrunk.tool, shrunk.request.get("params", ABSENT), shrunk.label)
             try:
-                (outcome,) = trio.from_thread.run(self._before_deadline, self.dispatcher.send, [case], self.options.timeout)
+                (outcome,) = self.deadlines.call(partial(self.dispatcher.send, timeout=self.timeout), [case])
                 if outcome.doubtful or outcome.doubtful_silence:
-                    outcome = self._alone(case)
+                    outcome = self.alone(case)
             except (OutOfTime, ShareSpent):
                 outcome = None
             self.sent += outcome is not None
-            confirmed = self._judge(case, outcome) if outcome is not None else None
-            if confirmed is not None and confirmed.rule.id == HANG_RULE:
-                kept = confirmed
-        self._latest[HANG_RULE] = kept
-        self.findings = [kept if finding.rule.id == HANG_RULE else finding for finding in self.findings]
+            again = self.judge(case, outcome) if outcome is not None else None
+            if again is not None and again.rule.id == HANG_RULE:
+                kept = again
+        return kept
 
-    def _alone(self, case: Case) -> Sent:
+    def alone(self, case: Case) -> Sent:
         """`case` sent with nothing else in flight, at the whole --timeout.
 
         It is called from the worker thread.
         """
-        sent: Sent = trio.from_thread.run(self._before_deadline, self.dispatcher.alone, case, self.options.timeout)
-        return sent
+        return self.deadlines.call(partial(self.dispatcher.alone, timeout=self.timeout), case)
 
-    async def _before_deadline(self, send: Callable[..., Any], *arguments: Any) -> Any:
-        """Run `send(*arguments, timeout=...)` in trio, cut short at the deadline.
-
-        The deadline is --max-time, or this exploration's share of it. It cuts the send short even
-        while the target hangs.
-        """
-        *cases, timeout = arguments
-        with trio.move_on_at(on_trio_clock(self.share_deadline)) as scope:
-            return await send(*cases, timeout=timeout)
-        assert scope.cancelled_caught
-        raise OutOfTime() if time.monotonic() >= self.deadline else ShareSpent()
-
-    def _judge(self, case: Case, outcome: Sent, unwanted: frozenset[str] = frozenset()) -> Finding | None:
+    def judge(self, case: Case, outcome: Sent, unwanted: frozenset[str] = frozenset()) -> Finding | None:
         exchange = outcome.exchange
         if isinstance(exchange.reply, Answered):
             self._slowest_answer = max(self._slowest_answer or 0.0, exchange.reply.seconds)
@@ -204,19 +207,7 @@ class BatchTrials:
         self._observed(case, observation)
         if violation is None or violation.rule.id in unwanted:
             return None
-        finding = Finding(
-            rule=violation.rule,
-            tool=case.tool,
-            case=self.kind,
-            label=case.label,
-            request=exchange.request,
-            response=exchange.reply.message if isinstance(exchange.reply, Answered) else None,
-            message=describe_violation(violation, case, exchange),
-            why=violation.why,
-            expected=violation.expected,
-            stderr=exchange.stderr,
-            headers=exchange.headers,
-        )
+        finding = finding_of(violation, case, exchange, self.kind)
         return finding
 
     def _observed(self, case: Case, observation: Observation) -> None:

@@ -1,0 +1,78 @@
+"""One run's context: what every phase reads, built once per run.
+
+A phase gets the context, not a dozen parameters, and reads the options from it. The stores a
+tool's jobs share across phases (the arguments the server accepted, the schema keywords reached)
+live here too, so no phase reaches into another.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import TYPE_CHECKING, Any
+
+from fuzz.engine.dispatch import Dispatcher
+from fuzz.engine.options import RunOptions
+from fuzz.engine.plan import ToolPlan, Unit
+from fuzz.engine.schema_reach import SCHEMA_KINDS, SchemaReach
+from fuzz.judging.oracle import Criteria
+from fuzz.wire.target import Target
+from strategies import CaseKind
+from strategies.meta import Stateless
+
+if TYPE_CHECKING:
+    from fuzz.engine.jobs import Job
+
+
+@dataclass(frozen=True, eq=False)
+class RunContext:
+    """The run's target, options, plan and judging criteria, and the stores its phases share."""
+
+    options: RunOptions
+    target: Target
+    dispatcher: Dispatcher
+    criteria: Criteria
+    tool_plans: tuple[ToolPlan, ...]
+    deadline: float
+    """When the run's --max-time ends (monotonic)."""
+    known: dict[str, dict[str, tuple[Any, ...]]] = field(default_factory=dict)
+    """Known-good values by tool and field (`--argument`)."""
+    stateless: Stateless | None = None
+    """The stateless revision's envelope, when the run speaks it."""
+    accepted: dict[int, list[dict[str, Any]]] = field(default_factory=dict)
+    """By tool place: the arguments its valid-arguments jobs got a success for.
+
+    They are kept in plan and round order (`fuzz.engine.phases.trials.ACCEPTED_KEPT` at most).
+    Invalid arguments mutate them.
+    """
+    reach: dict[int, SchemaReach] = field(default_factory=dict)
+    """By tool place: the schema keywords its cases reached (`fuzz.engine.schema_reach`)."""
+
+    @cached_property
+    def listed(self) -> tuple[str, ...]:
+        """The names the server listed, then the --unavailable ones it did not."""
+        return tuple(tool.name for tool in self.target.tools) + tuple(sorted(self.options.selection.unavailable))
+
+    @property
+    def protocol_version(self) -> str | None:
+        return self.target.protocol_version
+
+    def kinds_of(self, tool_plan: ToolPlan) -> tuple[CaseKind, ...]:
+        """The planned case kinds of a plan entry this run sends (`options.kinds`)."""
+        chosen = self.options.kinds
+        return tuple(kind for kind in tool_plan.kinds if chosen is None or kind in chosen)
+
+    def reach_of(self, job: Job) -> SchemaReach | None:
+        """The job's tool's schema-reach counter, made on first use.
+
+        None for a job of no tool, and for a tool no case is drawn for from its schemas, such as an
+        unavailable or a destructive one.
+        """
+        kinds = self.kinds_of(self.tool_plans[job.index])
+        if job.unit is not Unit.TOOL or job.tool is None or not any(kind in SCHEMA_KINDS for kind in kinds):
+            return None
+        if job.index not in self.reach:
+            with_input = any(kind in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS) for kind in kinds)
+            with_output = any(kind in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT) for kind in kinds)
+            self.reach[job.index] = SchemaReach(job.tool, with_input=with_input, with_output=with_output)
+        return self.reach[job.index]

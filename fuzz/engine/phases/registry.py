@@ -1,0 +1,20 @@
+"""The phases of a run, in the order each job runs them.
+
+A new phase is a class of `fuzz.engine.phases.phase.Phase`'s shape in a module of its own, and a
+line here. `--phases` chooses among them by name.
+"""
+
+from __future__ import annotations
+
+from fuzz.engine.phases.boundary import BoundaryPhase
+from fuzz.engine.phases.phase import Phase
+from fuzz.engine.phases.random_search import RandomPhase
+from fuzz.engine.phases.sequences import SequencePhase
+
+PHASES: tuple[type[Phase], ...] = (
+    BoundaryPhase,
+    RandomPhase,
+    SequencePhase,
+)
+
+__all__ = ["PHASES"]
