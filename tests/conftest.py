@@ -26,7 +26,20 @@ SERVERS = Path(__file__).parent / "servers"
 TYPESCRIPT_SERVER = SERVERS / "typescript"
 
 
+def stdlib_server(name: str, *arguments: str) -> list[str]:
+    """The command of a hand-written test server: it needs the standard library only.
+
+    It starts with `-S`, without site-packages. The editable install's import hook then costs the
+    server nothing: 40 ms of CPU less per start, and the suite starts the notes server thousands of
+    times (each sequence on a fresh copy).
+    """
+    return [sys.executable, "-S", str(SERVERS / name), *arguments]
+
+
 def python_server(name: str, *arguments: str) -> StdioTarget:
+    """A test server as a stdio target; a hand-written one starts as `stdlib_server` says."""
+    if name.endswith("_server.py") and name != "fastmcp_server.py":
+        return StdioTarget(tuple(stdlib_server(name, *arguments)))
     return StdioTarget((sys.executable, str(SERVERS / name), *arguments))
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from tests.conftest import SERVERS, TYPESCRIPT_SERVER, processes_running
+from tests.conftest import SERVERS, TYPESCRIPT_SERVER, processes_running, stdlib_server
 
 pytestmark = pytest.mark.slow
 """Every test here starts real servers or whole runs (the fast tier, `-m "not slow"`, leaves them out)."""
@@ -402,8 +402,10 @@ def test_k_on_a_rule_sends_only_the_case_kinds_that_rule_judges(tmp_path: Path) 
 
 def test_a_sequence_finding_fails_the_sequences_rule_and_shows_its_steps(tmp_path: Path) -> None:
     """The notes server's bugs need a sequence: a note created, deleted, then asked for again."""
-    notes = [sys.executable, str(SERVERS / "notes_server.py")]
-    project = _project(tmp_path, f"test_notes = invariants(*{notes!r}, allow_destructive=True, phases='sequence', max_examples=100)\n")
+    notes = stdlib_server("notes_server.py")
+    # The three tools the bugs need: each finding of the others would be shrunk too, at a minute of CPU.
+    tools = ["create_note", "get_note", "delete_note"]
+    project = _project(tmp_path, f"test_notes = invariants(*{notes!r}, allow_destructive=True, phases='sequence', max_examples=100, tools={tools!r})\n")
     collected = _pytest(project, "--collect-only", "-q", "-k", "sequences")
     rules = {line.rsplit("::", 1)[1] for line in collected.stdout.splitlines() if f"::{SEQUENCES}::" in line}
     assert {"tool-failure", "unknown-tool", "internal-details-leak", "response-well-formed"} <= rules, collected.stdout

@@ -22,9 +22,9 @@ from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.judging.findings import SequenceStep, Use
 from fuzz.wire.target import open_target
 from strategies import CaseKind
-from tests.conftest import SERVERS, fuzz, made_once, python_server, serving_http
+from tests.conftest import SERVERS, fuzz, made_once, python_server, serving_http, stdlib_server
 
-NOTES = str(SERVERS / "notes_server.py")
+NOTES = stdlib_server("notes_server.py")
 
 
 def mcp_toolfuzz(*arguments: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
@@ -50,8 +50,7 @@ def sequence_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
             "--report",
             f"json:{directory / 'report.json'}",
             "--",
-            sys.executable,
-            NOTES,
+            *NOTES,
             cwd=directory,
         )
         assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
@@ -124,11 +123,11 @@ def test_each_sequence_replays_still_failing_from_an_empty_directory_then_fixed(
     for index, path in enumerate(sequence_files):
         copy = alone(path, tmp_path / f"empty{index}")
         steps = len(json.loads(copy.read_text())["steps"]) + 1
-        still = mcp_toolfuzz("replay", copy.name, "--", sys.executable, NOTES, cwd=copy.parent, timeout=120)
+        still = mcp_toolfuzz("replay", copy.name, "--", *NOTES, cwd=copy.parent, timeout=120)
         assert still.returncode == 1, still.stdout + still.stderr
         assert still.stdout.startswith(f"STILL FAILING {copy.name}: "), still.stdout
         assert f"(sequence of {steps} steps)" in still.stdout.splitlines()[0]
-        fixed = mcp_toolfuzz("replay", copy.name, "--", sys.executable, NOTES, "--fixed", cwd=copy.parent, timeout=120)
+        fixed = mcp_toolfuzz("replay", copy.name, "--", *NOTES, "--fixed", cwd=copy.parent, timeout=120)
         assert fixed.returncode == 0, fixed.stdout + fixed.stderr
         assert fixed.stdout.startswith(f"FIXED         {copy.name}: "), fixed.stdout
         assert f"no longer violated (sequence of {steps} steps)" in fixed.stdout.splitlines()[0]
@@ -139,7 +138,7 @@ def test_a_directory_of_sequences_replays_each_on_a_fresh_process(sequence_files
     directory.mkdir()
     for path in sequence_files:
         shutil.copy(path, directory / path.name)
-    still = mcp_toolfuzz("replay", str(directory), "--", sys.executable, NOTES, cwd=tmp_path, timeout=120)
+    still = mcp_toolfuzz("replay", str(directory), "--", *NOTES, cwd=tmp_path, timeout=120)
     assert still.returncode == 1 and still.stdout.count("STILL FAILING ") == len(sequence_files), still.stdout + still.stderr
 
 
@@ -186,9 +185,9 @@ def test_an_exported_sequence_replays_its_steps(sequence_files: list[Path], tmp_
             env={"MCP_SERVER_COMMAND": " ".join(command), "PATH": "/usr/bin:/bin"},
         )
 
-    buggy = pytest_with(sys.executable, NOTES)
+    buggy = pytest_with(*NOTES)
     assert buggy.returncode == 1 and f"{len(sequence_files)} failed" in buggy.stdout, buggy.stdout[-2000:]
-    fixed = pytest_with(sys.executable, NOTES, "--fixed")
+    fixed = pytest_with(*NOTES, "--fixed")
     assert fixed.returncode == 0 and f"{len(sequence_files)} passed" in fixed.stdout, fixed.stdout[-2000:]
 
 
@@ -222,7 +221,7 @@ def _sequence(created: str = "1a2b3c4d") -> corpus.Reproduction:
         tool="get_note",
         case=CaseKind.SEQUENCE,
         label="sequence step 3: get_note",
-        target={"transport": "stdio", "command": [sys.executable, NOTES]},
+        target={"transport": "stdio", "command": [*NOTES]},
         protocol_version="2025-11-25",
         tool_listing=None,
         handshake=(),

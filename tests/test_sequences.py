@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 import trio
 
-from fuzz.engine.phases.state_recheck import NOT_ON_A_FRESH_TARGET, checked_on_a_fresh_target
 from fuzz.engine.options import RunOptions
+from fuzz.engine.phases.state_recheck import NOT_ON_A_FRESH_TARGET, checked_on_a_fresh_target
 from fuzz.engine.plan import DestructiveMode, Selection, may_take_part
 from fuzz.judging.dressed_errors import dressed_error
 from fuzz.judging.findings import Finding
@@ -23,8 +23,9 @@ from fuzz.judging.rules import RULES_BY_ID
 from fuzz.wire.target import StdioTarget, open_target
 from strategies import CaseKind, Tool
 from strategies.learning import family, found_at, learned_from
+from tests.conftest import stdlib_server
 
-NOTES = [sys.executable, str(Path(__file__).parent / "servers" / "notes_server.py")]
+NOTES = stdlib_server("notes_server.py")
 
 
 def _run(tmp_path: Path, *arguments: str, server: list[str] = NOTES) -> dict[str, Any]:
