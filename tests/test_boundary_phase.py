@@ -18,11 +18,11 @@ from hypothesis import strategies as st
 from fuzz.engine.context import RunContext
 from fuzz.engine.jobs import Job
 from fuzz.engine.options import RunOptions
-from fuzz.engine.phases import trials
 from fuzz.engine.phases.batches import batch_size
 from fuzz.engine.phases.deterministic import CanonicalVerdicts
 from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.plan import Selection, ToolPlan, Unit
+from fuzz.judging import oracle
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
 from strategies.boundaries import Side, boundary_values, keyword_sites, reached
@@ -262,8 +262,8 @@ def test_a_search_past_a_canonical_rule_keeps_no_finding_per_case(monkeypatch: p
 
     monkeypatch.setattr(Exploration, "_check", measuring)
     described: list[str] = []
-    describe = trials.describe_violation
-    monkeypatch.setattr(trials, "describe_violation", lambda violation, *rest: described.append(violation.rule.id) or describe(violation, *rest))
+    describe = oracle.describe_violation
+    monkeypatch.setattr(oracle, "describe_violation", lambda violation, *rest: described.append(violation.rule.id) or describe(violation, *rest))
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
     result = fuzz(demo, max_examples=400, selection=Selection(tools=frozenset({"add"})), envelope=False, kinds=frozenset({CaseKind.UNKNOWN_TOOL}))
     (summary,) = [summary for summary in result.tools if summary.tool == "add"]
