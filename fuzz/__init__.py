@@ -3,7 +3,7 @@
 Imports go down the list below only, and `tests/test_layers.py` checks it.
 
 `faces/` is how a run is asked for.
-It holds the CLI (`cli`, with its grammar in `arguments`), the settings file, and MCP client configs.
+It holds the CLI (`_cli`, with its grammar in `_arguments`), the settings file, and MCP client configs.
 It also holds the pytest plugin, whose public import is `from fuzz.pytest_plugin import invariants`.
 All of them build the same `RunOptions`.
 
@@ -13,12 +13,12 @@ All read the same `RunResult` and the engine's events.
 
 `engine/` is what runs when.
 `run` takes a run from its options to its result.
-`scheduler` runs explorations `--workers` at a time, in rounds that spread `--max-time`.
+`_scheduler` runs explorations `--workers` at a time, in rounds that spread `--max-time`.
 `dispatch` sends every case.
-`processes` splits the tools between worker processes.
+`_processes` splits the tools between worker processes.
 `revisions` makes a run per revision.
 `engine/phases/` holds each kind of search, and a new phase goes there.
-`random_search`, for one, is a Hypothesis run per tool and case kind.
+`_random_search`, for one, is a Hypothesis run per tool and case kind.
 The engine emits events and knows no reporter.
 
 `corpus/` keeps findings on disk (`reproductions`).
@@ -32,7 +32,7 @@ A new rule goes here.
 
 `wire/` reaches a server and speaks to it, trusting nothing it reads.
 Its transports are stdio and Streamable HTTP, read through bounded `framing`.
-Its JSON-RPC `session` matches answers by id, with several requests in flight.
+Its JSON-RPC `_session` matches answers by id, with several requests in flight.
 No answer, an unreadable answer and a target gone are outcomes there, never exceptions.
 It also holds the two lifecycles and the wire `shapes`.
 The `target` is started, opened and restarted there.

@@ -4,8 +4,8 @@ This module is the public face: it names what a user may import. Every value a s
 carries a label. The label has been checked: it says what makes the value valid or invalid, and
 where. The modules behind the face each hold one family:
 
-- What is fuzzed. `names` draws unknown tool names. `arguments` draws valid and invalid
-  arguments from `inputSchema`. `outputs` draws valid and invalid structuredContent from
+- What is fuzzed. `_names` draws unknown tool names. `arguments` draws valid and invalid
+  arguments from `inputSchema`. `_outputs` draws valid and invalid structuredContent from
   `outputSchema`. `envelopes` draws well-formed and malformed request bodies. `meta` draws the
   stateless revision's `_meta` and headers, well-formed and broken. `cases` builds one request
   of one kind for one tool, from all of them.
@@ -15,7 +15,7 @@ where. The modules behind the face each hold one family:
   the dialect's validator accepts them. It also draws invalid ones, one checked mutation each.
   It is built on three parts. `generation` is a package: a JSON Schema generator on
   Hypothesis's public API, one module per family of values. `mutations` names the kinds of
-  mutation and the sites of a value that offer them. `mutators` says how each mutation is made.
+  mutation and the sites of a value that offer them. `_mutators` says how each mutation is made.
 - What all of them share. `schemas` holds the dialects, and the validators that judge every
   value. `characters` holds the characters and free text every strategy draws. `drawing` holds
   helpers for composite strategies.
@@ -38,12 +38,12 @@ Use them in your own Hypothesis tests::
 
 from __future__ import annotations
 
+from strategies._names import unknown_tool_names
+from strategies._outputs import outputs
 from strategies.arguments import arguments, invalid_arguments, valid_arguments
 from strategies.cases import MIRROR_ARGUMENT, Case, CaseKind, cases
 from strategies.envelopes import ABSENT, malformed_arguments, malformed_envelopes
 from strategies.labelled import Labelled
-from strategies.names import unknown_tool_names
-from strategies.outputs import outputs
 from strategies.schemas import InvalidSchema, SchemaCheck
 from strategies.tools import Tool
 

@@ -10,6 +10,9 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from strategies._names import LONGEST_NAME, unknown_tool_names
+from strategies._outputs import non_object_outputs, outputs
+from strategies._pools import pooled
 from strategies.arguments import VALID_LABEL, invalid_arguments, valid_arguments
 from strategies.characters import json_text
 from strategies.drawing import mapped, tupled
@@ -35,9 +38,6 @@ from strategies.meta import (
     unsupported_version_calls,
     with_meta,
 )
-from strategies.names import LONGEST_NAME, unknown_tool_names
-from strategies.outputs import non_object_outputs, outputs
-from strategies.pools import pooled
 from strategies.tools import Tool
 from strategies.values import Known, coerced_variants, valid_objects
 
@@ -77,7 +77,7 @@ class CaseKind(Enum):
     listed tool's name is about.
     """
     SEQUENCE = "sequence"
-    """A call at the end of a sequence of calls (`fuzz.engine.phases.sequences`).
+    """A call at the end of a sequence of calls (`fuzz.engine.phases._sequences`).
 
     It is judged as the kind it is on its own: valid or invalid arguments, or an unknown tool.
     No strategy of this module draws it.

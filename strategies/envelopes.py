@@ -15,10 +15,10 @@ from typing import Any
 
 from hypothesis import strategies as st
 
+from strategies._pools import pooled
 from strategies.characters import json_text
 from strategies.drawing import mapped
 from strategies.labelled import Labelled
-from strategies.pools import pooled
 
 
 class Absent(Enum):

@@ -13,7 +13,7 @@ takes it to its simplest while the one mutation stays.
 This module owns the closed set of mutations (`Mutation`). It owns the sites of a value
 (`sites`), and the properties an object lacks (`absent_property_sites`). It owns which
 mutations each site offers (`Site.mutations`), and how a site's place reads in a label
-(`format_path`). How each mutation is made is `strategies.mutators`. The drawing, the check and
+(`format_path`). How each mutation is made is `strategies._mutators`. The drawing, the check and
 the label are `strategies.values`.
 """
 

@@ -8,11 +8,11 @@ from typing import Any, TypeGuard
 
 from hypothesis import strategies as st
 
+from strategies._mutators import mutate
 from strategies.drawing import drawn, mapped, pick, tupled
 from strategies.generation import from_schema
 from strategies.labelled import Labelled
 from strategies.mutations import Mutation, Site, absent_property_sites, format_path, sites
-from strategies.mutators import mutate
 from strategies.schemas import SchemaCheck, every_object
 
 

@@ -18,9 +18,9 @@ from hypothesis import strategies as st
 from fuzz.engine.context import RunContext
 from fuzz.engine.jobs import Job
 from fuzz.engine.options import RunOptions
-from fuzz.engine.phases.batches import batch_size
+from fuzz.engine.phases._batches import batch_size
+from fuzz.engine.phases._random_search import Exploration
 from fuzz.engine.phases.deterministic import CanonicalVerdicts
-from fuzz.engine.phases.random_search import Exploration
 from fuzz.engine.plan import Selection, ToolPlan, Unit
 from fuzz.judging import oracle
 from fuzz.wire.target import StdioTarget

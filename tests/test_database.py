@@ -17,9 +17,9 @@ from typing import Any
 import pytest
 
 from fuzz.corpus.database import DatabaseChoice, ExampleStore
+from fuzz.engine._process_events import Done, ShardMerger
 from fuzz.engine.events import Event, RunStarted, Warned
 from fuzz.engine.options import RunOptions
-from fuzz.engine.process_events import Done, ShardMerger
 from fuzz.judging.findings import RunResult
 from fuzz.wire.target import demo_target
 from tests.conftest import SERVERS, one_line_exit_2, without_jsonrpc_ids
@@ -79,7 +79,7 @@ def test_a_wrong_database_is_one_line_and_exit_2(value: str, expected: str) -> N
 
 
 def test_without_the_redis_package_the_line_says_which_extra_to_install() -> None:
-    blocked = "import sys; sys.modules['redis'] = None; from fuzz.faces.cli import main; sys.exit(main(sys.argv[1:]))"
+    blocked = "import sys; sys.modules['redis'] = None; from fuzz.faces._cli import main; sys.exit(main(sys.argv[1:]))"
     run = subprocess.run([sys.executable, "-c", blocked, "run", "--database", "redis://127.0.0.1:1/0"], capture_output=True, text=True, timeout=60)
     line = one_line_exit_2(run)
     assert "needs the redis package, which is not installed: pip install 'mcp-toolfuzz[redis]'" in line

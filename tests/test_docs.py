@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from fuzz.faces.arguments import build_parser
+from fuzz.faces._arguments import build_parser
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -32,10 +32,10 @@ from strategies import CaseKind, InvalidSchema, SchemaCheck, Tool, cases, invali
 from strategies._hypothesis import install
 from strategies._hypothesis.fresh_generation import FRESH, fresh_generation
 from strategies._hypothesis.quick_draws import QuickDraws, quick
+from strategies._mutators import _JSON_TYPES
+from strategies._pools import draw_outside_a_test
 from strategies.cases import envelope_cases
 from strategies.drawing import deferred, drawn, mapped, tupled
-from strategies.mutators import _JSON_TYPES
-from strategies.pools import draw_outside_a_test
 
 ONE_OPTIONAL_INTEGER = {"type": "object", "properties": {"level": {"type": "integer"}}}
 

@@ -25,7 +25,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from strategies.ecma_patterns import Undecided, problem, search, to_python, unit_sensitive, untranslatable, verdict
-from strategies.generation.strings import pattern_keys
+from strategies.generation._strings import pattern_keys
 from strategies.labelled import Labelled
 from strategies.mutations import Mutation
 from strategies.schemas import InvalidSchema, SchemaCheck, matches_pattern

@@ -23,7 +23,7 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 
 from fuzz.judging.findings import RunResult, ToolSummary
-from fuzz.reports.markdown import code, prose
+from fuzz.reports._markdown import code, prose
 from fuzz.reports.problems import hints
 from fuzz.text import json_text, listing, printable, safe_line
 from strategies import CaseKind

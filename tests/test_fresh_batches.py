@@ -15,8 +15,8 @@ from hypothesis.internal.conjecture.engine import ConjectureRunner
 
 from fuzz.engine.novelty import STALE_BATCHES
 from fuzz.engine.options import RunPhase
-from fuzz.engine.phases.batches import batch_size
-from fuzz.engine.phases.random_search import Exploration
+from fuzz.engine.phases._batches import batch_size
+from fuzz.engine.phases._random_search import Exploration
 from fuzz.engine.plan import Selection
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind

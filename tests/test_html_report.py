@@ -19,8 +19,8 @@ from fuzz.engine.revisions import RevisionRuns
 from fuzz.judging.findings import Finding, RunResult, ToolSummary
 from fuzz.judging.rules import TOOL_FAILURE, UNKNOWN_TOOL
 from fuzz.judging.schema_coverage import KeywordCoverage, SchemaRole, SideReach
-from fuzz.reports import WRITERS, by_revision, html
-from fuzz.reports.html_tree import tag
+from fuzz.reports import WRITERS, _html, by_revision
+from fuzz.reports._html_tree import tag
 from strategies import CaseKind
 
 HOSTILE_TOOL = "<script>alert(1)</script>"
@@ -131,11 +131,11 @@ def rows(table: ElementTree.Element) -> list[list[str]]:
 
 @pytest.fixture(scope="module")
 def page() -> ElementTree.Element:
-    return parsed(html.render(made_result()))
+    return parsed(_html.render(made_result()))
 
 
 def test_the_page_is_one_file_that_loads_nothing(page: ElementTree.Element) -> None:
-    rendered = html.render(made_result())
+    rendered = _html.render(made_result())
     assert rendered.startswith('<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">')
     assert not [element.tag for element in page.iter() if element.tag in ("script", "link", "img", "iframe", "object", "embed", "base")]
     assert all(element.get("href", "#").startswith("#") for element in page.iter()), "links stay inside the page"
@@ -158,7 +158,7 @@ def test_the_verdict_says_what_the_exit_code_means_and_counts_each_level(page: E
         (clean, "The run passes · exit 0: no violation at should level or above"),
         (replace(clean, stopped_early="target lost"), "The run proves nothing yet · exit 2: it stopped early (target lost)"),
     ):
-        (verdict,) = [p for p in parsed(html.render(result)).iter("p") if "verdict" in p.get("class", "")]
+        (verdict,) = [p for p in parsed(_html.render(result)).iter("p") if "verdict" in p.get("class", "")]
         assert text(verdict).startswith(start)
 
 
@@ -226,9 +226,9 @@ def test_a_hostile_servers_strings_are_text_and_nothing_else(page: ElementTree.E
 def test_control_and_bidi_characters_are_shown_as_escapes() -> None:
     result = made_result()
     odd = replace(result.tools[0], tool="add\x1b[2J\u202eevil")
-    page = parsed(html.render(replace(result, tools=(odd, *result.tools[1:]))))
+    page = parsed(_html.render(replace(result, tools=(odd, *result.tools[1:]))))
     assert "add\\x1b[2J\\u202eevil" in {text(code) for code in page.iter("code")}
-    assert not any(character in html.render(replace(result, tools=(odd,))) for character in "\x1b\u202e")
+    assert not any(character in _html.render(replace(result, tools=(odd,))) for character in "\x1b\u202e")
 
 
 def test_the_builder_makes_no_element_a_browser_reads_raw_and_links_nowhere_else() -> None:
@@ -245,7 +245,7 @@ def test_every_revision_is_a_section_of_one_page() -> None:
     first = made_result()
     second = replace(first, protocol_version="2025-06-18", tools=first.tools[:1])
     runs = RevisionRuns((first, second), (), (), 3.0)
-    page = parsed(html.render_runs(runs.runs, by_revision.comparison_lines(runs), runs.exit_code))
+    page = parsed(_html.render_runs(runs.runs, by_revision.comparison_lines(runs), runs.exit_code))
     assert [text(h2) for h2 in page.iter("h2")] == ["Under 2025-11-25: 2 problems (2 findings on 2 tools)", "Under 2025-06-18: 1 problem (1 finding on 1 tool)"]
     assert "Revisions" in text(next(page.iter("pre")))
     ids = [element.get("id") for element in page.iter() if element.get("id")]

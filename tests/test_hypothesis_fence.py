@@ -42,7 +42,7 @@ import json
 from hypothesis.internal import filtering, lambda_sources
 from hypothesis.internal.conjecture.engine import ConjectureRunner
 from hypothesis.strategies._internal.strategies import FilteredStrategy
-import fuzz.faces.cli, fuzz.engine.run, fuzz.engine.scheduler, fuzz.faces.pytest_hooks, strategies
+import fuzz.faces._cli, fuzz.engine.run, fuzz.engine._scheduler, fuzz.faces.pytest_hooks, strategies
 
 def patched():
     return {

@@ -192,7 +192,7 @@ def test_a_finished_runs_engine_is_freed_by_collect_finished_runs_and_not_before
 _CONSTANTS_AFTER_GUARD = """
 import os, sys
 os.environ["HYPOTHESIS_NO_PLUGINS"] = "1"
-import fuzz.faces.cli, fuzz.engine.run, fuzz.engine.scheduler, strategies
+import fuzz.faces._cli, fuzz.engine.run, fuzz.engine._scheduler, strategies
 from strategies._hypothesis.threads import guard
 from hypothesis.internal.conjecture import providers
 guard()

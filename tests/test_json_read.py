@@ -24,7 +24,7 @@ from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.errors import HarnessError, ReportError
 from fuzz.judging.findings import FindingKey, Replayed, RunResult, ShardOfRun
 from fuzz.judging.rules import Level
-from fuzz.reports import html, json_report, junit, markdown, sarif
+from fuzz.reports import _html, _json_report, _junit, _markdown, _sarif
 from fuzz.reports.json_read import load, result_from_json
 from fuzz.reports.terminal import TerminalReporter
 from fuzz.wire.target import StdioTarget
@@ -41,17 +41,17 @@ def _terminal(result: RunResult) -> str:
     return stream.getvalue()
 
 
-def _junit(result: RunResult) -> str:
+def _junit_stamped(result: RunResult) -> str:
     """The JUnit XML, its suites' `timestamp` (the time it is rendered, to the second) made one."""
-    return re.sub(r'timestamp="[^"]*"', 'timestamp="T"', junit.render(result))
+    return re.sub(r'timestamp="[^"]*"', 'timestamp="T"', _junit.render(result))
 
 
 RENDERINGS: dict[str, Callable[[RunResult], object]] = {
-    "json": json_report.as_json,
-    "junit": _junit,
-    "sarif": sarif.as_sarif,
-    "markdown": markdown.render,
-    "html": html.render,
+    "json": _json_report.as_json,
+    "junit": _junit_stamped,
+    "sarif": _sarif.as_sarif,
+    "markdown": _markdown.render,
+    "html": _html.render,
     "terminal": _terminal,
 }
 
@@ -163,16 +163,16 @@ SHOWN: dict[str, Callable[[RunResult], bool]] = {
 def test_a_report_reads_back_into_the_run_it_was_written_from(name: str, tmp_path: Path) -> None:
     result = RUNS[name](tmp_path)
     assert SHOWN[name](result), f"the {name} run lacks what its round trip is meant to show"
-    json_report.write(result, tmp_path / "r.json")
+    _json_report.write(result, tmp_path / "r.json")
     back = load(tmp_path / "r.json")
     assert back == result
-    assert json_report.as_json(back) == json_report.as_json(result)
+    assert _json_report.as_json(back) == _json_report.as_json(result)
     for format_name, render in RENDERINGS.items():
         assert render(back) == render(result), f"{format_name} differs"
 
 
 def _document() -> dict[str, Any]:
-    document: dict[str, Any] = json.loads(json.dumps(json_report.as_json(_made(Path()))))
+    document: dict[str, Any] = json.loads(json.dumps(_json_report.as_json(_made(Path()))))
     return document
 
 

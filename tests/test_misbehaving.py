@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from fuzz.engine.plan import Selection
-from fuzz.faces.cli import main
+from fuzz.faces._cli import main
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
 from tests.conftest import SERVERS, fuzz, processes_running

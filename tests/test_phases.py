@@ -9,17 +9,17 @@ from typing import ClassVar
 
 import pytest
 
-from fuzz.engine import scheduler
+from fuzz.engine import _scheduler
 from fuzz.engine.jobs import Job
 from fuzz.engine.options import ALL_PHASES, RunOptions, RunPhase
-from fuzz.engine.phases.phase import Phase
+from fuzz.engine.phases._phase import Phase
 from fuzz.engine.phases.registry import PHASES
 from fuzz.engine.plan import Unit
 from fuzz.engine.run import run
 from fuzz.wire.target import StdioTarget
 from strategies.cases import ENVELOPE
 
-ENGINE = Path(scheduler.__file__).parent
+ENGINE = Path(_scheduler.__file__).parent
 
 
 def test_every_phases_choice_names_one_phase_of_the_registry_in_order() -> None:
@@ -30,7 +30,7 @@ def test_every_phases_choice_names_one_phase_of_the_registry_in_order() -> None:
 def test_the_scheduler_names_no_phase() -> None:
     """No import of a phase's module, no `RunPhase` member, no case kind: it runs what the
     registry lists, on jobs that say what they are."""
-    tree = ast.parse((ENGINE / "scheduler.py").read_text())
+    tree = ast.parse((ENGINE / "_scheduler.py").read_text())
     imported = {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
     phase_modules = {f"fuzz.engine.phases.{path.stem}" for path in (ENGINE / "phases").glob("*.py")}
     assert imported & phase_modules <= {"fuzz.engine.phases.registry", "fuzz.engine.phases.trials"}, imported & phase_modules
@@ -57,7 +57,7 @@ def test_a_phase_added_to_the_registry_runs_on_every_job_it_takes(monkeypatch: p
     options = RunOptions(target=demo, seed=1, max_examples=10, phases=ALL_PHASES - {RunPhase.SEQUENCE})
     before = run(options)
     _Recorder.seen.clear()
-    monkeypatch.setattr(scheduler, "PHASES", (*PHASES, _Recorder))
+    monkeypatch.setattr(_scheduler, "PHASES", (*PHASES, _Recorder))
     after = run(options)
     planned = {
         (Unit.ENVELOPE if summary.tool == ENVELOPE else Unit.TOOL, "" if summary.tool == ENVELOPE else summary.tool, kind.value)

@@ -1,4 +1,4 @@
-"""Pooled junk (`strategies.pools`): the same values in every process, the simplest first, a
+"""Pooled junk (`strategies._pools`): the same values in every process, the simplest first, a
 fraction of the choices a fresh draw makes, and never changed by the cases that carry them."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from hypothesis.internal.conjecture.data import ConjectureData
 
 from strategies import CaseKind, Tool, cases, malformed_envelopes
+from strategies._pools import FROM_POOL, POOL_SIZE, draw_outside_a_test, draw_pool, pooled
 from strategies.cases import _any_arguments, envelope_cases
 from strategies.envelopes import _small_json
-from strategies.pools import FROM_POOL, POOL_SIZE, draw_outside_a_test, draw_pool, pooled
 
 JUNK = st.dictionaries(st.text(max_size=8), st.none() | st.booleans() | st.integers(), max_size=3)
 
@@ -27,7 +27,7 @@ def test_a_pool_is_the_same_in_another_process() -> None:
     here = repr(draw_pool(JUNK, "test junk", POOL_SIZE))
     script = (
         "from hypothesis import strategies as st\n"
-        "from strategies.pools import POOL_SIZE, draw_pool\n"
+        "from strategies._pools import POOL_SIZE, draw_pool\n"
         "JUNK = st.dictionaries(st.text(max_size=8), st.none() | st.booleans() | st.integers(), max_size=3)\n"
         "print(repr(draw_pool(JUNK, 'test junk', POOL_SIZE)))\n"
     )

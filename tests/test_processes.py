@@ -1,4 +1,4 @@
-"""Worker processes (`--processes N`, `fuzz.engine.processes`): the tools split between processes, each
+"""Worker processes (`--processes N`, `fuzz.engine._processes`): the tools split between processes, each
 with its own copy of the target, merged into one run; that the findings do not depend on the
 process count is checked in test_corpus (same seed, 1, 2 and 3 processes, the same report)."""
 
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from fuzz.engine.processes import assign
+from fuzz.engine._processes import assign
 
 SERVERS = Path(__file__).parent / "servers"
 REFERENCE = (sys.executable, str(SERVERS / "reference_server.py"))

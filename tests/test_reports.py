@@ -21,8 +21,8 @@ from markdown_it import MarkdownIt
 
 from fuzz.engine.events import ToolFinished
 from fuzz.judging.schema_coverage import SchemaRole
-from fuzz.reports import json_report, junit, markdown
-from fuzz.reports.markdown import _fenced
+from fuzz.reports import _json_report, _junit, _markdown
+from fuzz.reports._markdown import _fenced
 from fuzz.reports.problems import group
 from fuzz.reports.terminal import TerminalReporter
 from tests.conftest import SERVERS, fuzz, made_once, python_server
@@ -199,11 +199,11 @@ def test_junit_carries_no_character_xml_cannot(tmp_path: Path) -> None:
     (finding, *_) = result.findings
     odd = replace(finding, stderr=("NUL \0 and ESC \x1b and a lone surrogate \ud800",))
     summaries = tuple(replace(summary, findings=(odd,)) if summary.findings else summary for summary in result.tools)
-    rendered = junit.render(replace(result, tools=summaries))
+    rendered = _junit.render(replace(result, tools=summaries))
     tree = ElementTree.fromstring(rendered.encode())
     failure = next(tree.iter("failure"))
     assert "NUL \\x00 and ESC \\x1b" in failure.text and "\\ud800" in failure.text
-    assert markdown.render(replace(result, tools=summaries)).count("## 1.") == 1
+    assert _markdown.render(replace(result, tools=summaries)).count("## 1.") == 1
     assert len(group(result.findings)) == len(result.findings) >= 1
 
 
@@ -217,7 +217,7 @@ def test_a_report_format_that_does_not_exist_is_one_line_and_exit_2(request_text
 def test_the_json_report_has_each_tools_schema_coverage(demo_reports: tuple[subprocess.CompletedProcess[str], Path]) -> None:
     _, out = demo_reports
     assert all(isinstance(tool["schemaCoverage"], list) for tool in json.loads((out / "r.json").read_text())["tools"])
-    tools = json_report.as_json(made_result())["tools"]
+    tools = _json_report.as_json(made_result())["tools"]
     assert tools[0]["schemaCoverage"] == [entry.as_json() for entry in ADD_COVERAGE]
     assert tools[0]["schemaCoverage"][1] == {
         "schema": "input",
@@ -261,7 +261,7 @@ def test_the_terminal_line_escapes_the_property_names() -> None:
 
 
 def test_markdown_has_a_schema_coverage_table_per_tool_the_unreached_first() -> None:
-    text = markdown.render(made_result())
+    text = _markdown.render(made_result())
     section = text.split("\n## Schema coverage\n", 1)[1]
     assert (
         "\n`add`: keywords 2 of 5 reached on every side\n\n| place | keyword | valid sent | invalid sent | answers |\n|---|---|---|---|---|\n"
@@ -282,7 +282,7 @@ def test_markdown_has_a_schema_coverage_table_per_tool_the_unreached_first() -> 
     assert not [element.tag for element in rendered.iter() if element.tag in ("script", "img", "b")]
     cells = {"".join(cell.itertext()) for cell in rendered.iter("td")}
     assert {f"arguments.{HOSTILE_PROPERTY}", "arguments.title"} <= cells
-    assert "## Schema coverage" not in markdown.render(replace(made_result(), tools=()))
+    assert "## Schema coverage" not in _markdown.render(replace(made_result(), tools=()))
 
 
 def test_the_demo_reports_schema_coverage_in_every_format(tmp_path: Path) -> None:

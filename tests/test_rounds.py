@@ -15,16 +15,16 @@ import trio
 import trio.testing
 
 from fuzz.demo_server import TOOLS as DEMO_TOOLS
+from fuzz.engine._scheduler import WAITING_LONG, WAITING_SHARE, Runner
 from fuzz.engine.dispatch import WAITING_WINDOW, Dispatcher
 from fuzz.engine.events import ToolStarted
 from fuzz.engine.jobs import Job
 from fuzz.engine.options import RunOptions, RunPhase
-from fuzz.engine.phases import sequences
+from fuzz.engine.phases import _sequences
+from fuzz.engine.phases._sequences import SequencePhase
 from fuzz.engine.phases.deterministic import BoundaryValues
-from fuzz.engine.phases.sequences import SequencePhase
 from fuzz.engine.plan import Unit
 from fuzz.engine.run import run
-from fuzz.engine.scheduler import WAITING_LONG, WAITING_SHARE, Runner
 from fuzz.judging.findings import Finding
 from fuzz.wire.target import StdioTarget
 from strategies import Case, CaseKind, Tool
@@ -159,10 +159,10 @@ def test_waiting_load_averages_the_explorations_waiting_over_the_last_second() -
 
 @pytest.mark.slow
 def test_what_other_explorations_of_a_tool_sent_survives_a_slow_check_of_a_finding(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A finding is checked on a fresh copy of the target (`fuzz.engine.phases.state_recheck`) between its
+    """A finding is checked on a fresh copy of the target (`fuzz.engine.phases._state_recheck`) between its
     exploration's end and its merge into the tool's summary; the tool's other explorations,
     which end meanwhile, must not be overwritten by that merge."""
-    checked = sequences.checked_on_a_fresh_target
+    checked = _sequences.checked_on_a_fresh_target
 
     async def slow_check(finding: Finding, *arguments: object) -> Finding:
         await trio.sleep(1.0)
@@ -170,7 +170,7 @@ def test_what_other_explorations_of_a_tool_sent_survives_a_slow_check_of_a_findi
 
     demo = StdioTarget((sys.executable, "-m", "fuzz.demo_server"))
     kinds = {summary.tool: set(summary.cases_sent) for summary in fuzz(demo, workers=2, max_examples=10).tools}
-    monkeypatch.setattr(sequences, "checked_on_a_fresh_target", slow_check)
+    monkeypatch.setattr(_sequences, "checked_on_a_fresh_target", slow_check)
     result = fuzz(demo, workers=2, max_examples=10)
     assert any(finding.rule.id == "tool-failure" for finding in result.findings)
     assert {summary.tool: set(summary.cases_sent) for summary in result.tools} == kinds

@@ -21,9 +21,9 @@ from fuzz.engine.events import RunFinished
 from fuzz.judging.coverage import tool_hint
 from fuzz.judging.findings import Finding, RunResult, SequenceStep, ToolSummary, Use
 from fuzz.judging.rules import TOOL_FAILURE
-from fuzz.reports import html, junit, markdown, sarif
+from fuzz.reports import _html, _junit, _markdown, _sarif
+from fuzz.reports._steps import path_text, use_text
 from fuzz.reports.problems import findings_text, group
-from fuzz.reports.steps import path_text, use_text
 from fuzz.reports.terminal import STEP_LIMIT, TerminalReporter
 from strategies import CaseKind
 from strategies.cases import SEQUENCES
@@ -171,7 +171,7 @@ def test_no_hint_for_the_sequences_whatever_their_answers() -> None:
 
 
 def test_markdown_shows_every_step_in_full_in_order_as_text() -> None:
-    rendered = markdown.render(made_result())
+    rendered = _markdown.render(made_result())
     assert_inert(rendered, "Markdown")
     section = rendered.split("\n## 2. ", 1)[1]
     assert section.startswith("`tool-failure` [MUST] · tool `get_note` · sequence case")
@@ -192,7 +192,7 @@ def test_markdown_shows_every_step_in_full_in_order_as_text() -> None:
 
 
 def test_html_shows_every_step_in_order_as_text() -> None:
-    page = parsed(html.render(made_result()))
+    page = parsed(_html.render(made_result()))
     assert not [element.tag for element in page.iter() if element.tag in ("script", "b", "img")]
     problems = [section for section in page.iter("section") if "problem" in (section.get("class") or "")]
     (sequence,) = [problem for problem in problems if "sequence case" in text(problem.find("h3"))]
@@ -214,11 +214,11 @@ def test_html_shows_every_step_in_order_as_text() -> None:
     ]
     (single,) = [problem for problem in problems if "valid-arguments case" in text(problem.find("h3"))]
     assert "Steps" not in text(single) and "Request (step" not in text(single)
-    assert_inert(html.render(made_result()), "HTML")
+    assert_inert(_html.render(made_result()), "HTML")
 
 
 def test_junit_fails_the_sequences_rule_with_the_steps_in_its_text() -> None:
-    rendered = junit.render(made_result())
+    rendered = _junit.render(made_result())
     assert_inert(rendered, "JUnit")
     xmlschema.XMLSchema(SCHEMAS / "JUnit.xsd").validate(ElementTree.fromstring(rendered.encode()))
     suites = {suite.get("name"): suite for suite in ElementTree.fromstring(rendered.encode()).iter("testsuite")}
@@ -235,7 +235,7 @@ def test_junit_fails_the_sequences_rule_with_the_steps_in_its_text() -> None:
 
 
 def test_sarif_has_the_steps_in_its_message_and_its_properties() -> None:
-    log = sarif.as_sarif(made_result(), Path.cwd())
+    log = _sarif.as_sarif(made_result(), Path.cwd())
     schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
     jsonschema.validators.validator_for(schema)(schema).validate(log)
     single, sequence = log["runs"][0]["results"]
@@ -261,13 +261,13 @@ def test_sarif_has_the_steps_in_its_message_and_its_properties() -> None:
     assert single["partialFingerprints"] != sequence["partialFingerprints"]
 
 
-@pytest.mark.parametrize("render", [markdown.render, html.render, junit.render, terminal_text], ids=["markdown", "html", "junit", "terminal"])
+@pytest.mark.parametrize("render", [_markdown.render, _html.render, _junit.render, terminal_text], ids=["markdown", "html", "junit", "terminal"])
 def test_several_sequence_findings_of_a_rule_are_one_problem_that_says_each_has_its_steps(render: Any) -> None:
     other = replace(SEQUENCE_FINDING, tool="archive_note", label="sequence step 3: archive_note")
     run = made_result()
     sequences = replace(run.tools[1], findings=(SEQUENCE_FINDING, other))
     rendered = render(replace(run, tools=(run.tools[0], sequences)))
-    if render is junit.render:
+    if render is _junit.render:
         assert rendered.count("step 1:") == 2, "each finding of the suite's rule with its steps"
         return
     assert "the sequence that ended in the request to" in rendered and "the JSON report has each one" in rendered

@@ -14,9 +14,9 @@ import pytest
 import trio
 
 from fuzz.engine.options import RunOptions
-from fuzz.engine.phases.state_recheck import NOT_ON_A_FRESH_TARGET, checked_on_a_fresh_target
+from fuzz.engine.phases._state_recheck import NOT_ON_A_FRESH_TARGET, checked_on_a_fresh_target
 from fuzz.engine.plan import DestructiveMode, Selection, may_take_part
-from fuzz.judging.dressed_errors import dressed_error
+from fuzz.judging._dressed_errors import dressed_error
 from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria
 from fuzz.judging.rules import RULES_BY_ID

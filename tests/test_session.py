@@ -15,11 +15,11 @@ import trio
 import trio.testing
 
 from fuzz.errors import TargetStartError
+from fuzz.wire._server_requests import ServerRequestAnswers
+from fuzz.wire._session import Session
+from fuzz.wire._transport import StdioTransport, TransportClosed
 from fuzz.wire.jsonrpc import ServerRequest
 from fuzz.wire.replies import AnomalyKind, Answered, Exchange, NoAnswer, TargetExited
-from fuzz.wire.server_requests import ServerRequestAnswers
-from fuzz.wire.session import Session
-from fuzz.wire.transport import StdioTransport, TransportClosed
 
 PRELUDE = "import json, sys, os, time\ndef send(m):\n    sys.stdout.write(json.dumps(m) + '\\n'); sys.stdout.flush()\n"
 

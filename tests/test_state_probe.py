@@ -14,7 +14,7 @@ import html5lib
 import pytest
 from markdown_it import MarkdownIt
 
-from fuzz.engine.phases.sequence_shrink import shortest, without_step
+from fuzz.engine.phases._sequence_shrink import shortest, without_step
 from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.rules import RULES_BY_ID
 from strategies import CaseKind

@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 import trio
 
+from fuzz.wire._session import Session
+from fuzz.wire._transport import StdioTransport
 from fuzz.wire.replies import Answered, Exchange, NoAnswer
-from fuzz.wire.session import Session
-from fuzz.wire.transport import StdioTransport
 from tests.conftest import SERVERS
 
 SCRIPT = """

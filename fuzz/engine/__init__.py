@@ -2,15 +2,15 @@
 
 `run` takes a run from its options (`options`) to its result. It opens the target, replays the
 corpus and plans the tools (`plan`). Then it runs the phases, until --max-time, Ctrl-C or SIGTERM
-stops it. It keeps what was found, and `keeping` holds what it keeps as it goes.
+stops it. It keeps what was found, and `_keeping` holds what it keeps as it goes.
 
-`scheduler` runs explorations `--workers` at a time, in rounds that spread --max-time. It starts
+`_scheduler` runs explorations `--workers` at a time, in rounds that spread --max-time. It starts
 extra workers while explorations wait on the target.
 
 `dispatch` sends every case of a run through one dispatcher. It keeps batches in flight. It re-sends
 a case alone when concurrency could explain what came of it. It makes one restart at a time.
 
-`processes` splits a run's tools between worker processes; `process_events` merges their events and results.
+`_processes` splits a run's tools between worker processes; `_process_events` merges their events and results.
 
 `revisions` makes a run per revision the target speaks (`--protocol-version all`).
 

@@ -5,7 +5,7 @@ wrong with it is told as it happens, as a `Warned` event from trio's thread. The
 it too.
 
 A worker process (`--processes`) opens its own connection to a Redis server on first use. It tells
-its warnings as its other events, and `fuzz.engine.process_events` says each once.
+its warnings as its other events, and `fuzz.engine._process_events` says each once.
 """
 
 from __future__ import annotations

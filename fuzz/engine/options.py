@@ -25,8 +25,8 @@ That measured best on a 2-core machine, against targets that answer in microseco
 demo and an `mcp` SDK server. There the harness computes more than it waits. Python threads that all
 compute only take turns, at a cost.
 
-While explorations wait on the target, extra workers start (`scheduler.EXTRA_WORKERS`). One more
-starts while they spend `scheduler.WAITING_SHARE` of their time waiting, as against an SDK server. A
+While explorations wait on the target, extra workers start (`_scheduler.EXTRA_WORKERS`). One more
+starts while they spend `_scheduler.WAITING_SHARE` of their time waiting, as against an SDK server. A
 target may answer slowly, drop requests or hang. Against such a target, --workers 4 from the start
 is faster still (README, *Cases in flight*).
 """
@@ -58,7 +58,7 @@ class RunPhase(Enum):
     SEQUENCE = "sequence"
     """Sequences of calls, later ones reusing what earlier answers gave.
 
-    See `fuzz.engine.phases.sequences`.
+    See `fuzz.engine.phases._sequences`.
     """
 
 
@@ -83,7 +83,7 @@ class Shard:
 class ProcessPart:
     """The part of a run one worker process makes: worker `index` of `count`.
 
-    See `fuzz.engine.processes`.
+    See `fuzz.engine._processes`.
     """
 
     index: int
@@ -138,7 +138,7 @@ class RunOptions:
     processes: int = 1
     """Worker processes, each with its own connection and share of the tools.
 
-    See `fuzz.engine.processes`. What is found does not depend on it. The CLI's default is
+    See `fuzz.engine._processes`. What is found does not depend on it. The CLI's default is
     `default_processes()`.
     """
     shard: Shard | None = None

@@ -1,9 +1,9 @@
 """Running the engine: a run from its options to its result.
 
 `run` opens the target and replays the corpus's reproductions of this target. It plans the tools,
-judges their names, and hands the explorations to the scheduler (`fuzz.engine.scheduler`). With
+judges their names, and hands the explorations to the scheduler (`fuzz.engine._scheduler`). With
 `--processes` above one, it forks worker processes instead, each running a shard
-(`fuzz.engine.processes`). It stops on --max-time, Ctrl-C or SIGTERM, keeping what was found, and
+(`fuzz.engine._processes`). It stops on --max-time, Ctrl-C or SIGTERM, keeping what was found, and
 returns the `RunResult`.
 
 `run_on` does the same on a target the caller keeps open: the pytest plugin's case. The engine emits
@@ -21,6 +21,9 @@ from collections.abc import Callable, Iterator, Sequence
 import trio
 
 from fuzz.corpus.database import use_user_cache
+from fuzz.engine._keeping import RunProgress, replay_corpus
+from fuzz.engine._processes import assign, run_in_processes
+from fuzz.engine._scheduler import Runner
 from fuzz.engine.context import RunContext
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.events import (
@@ -29,12 +32,9 @@ from fuzz.engine.events import (
     RunStarted,
 )
 from fuzz.engine.examples import announce_warnings, prepare_database
-from fuzz.engine.keeping import RunProgress, replay_corpus
 from fuzz.engine.known_arguments import resolve_known_arguments
 from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.plan import ToolPlan, excluded, plan, revision_kinds_for, with_envelope
-from fuzz.engine.processes import assign, run_in_processes
-from fuzz.engine.scheduler import Runner
 from fuzz.engine.sharding import plan_fingerprint, shard_places
 from fuzz.engine.stops import OutOfTime, TargetLost, on_trio_clock
 from fuzz.errors import HarnessError, first_leaf
@@ -55,7 +55,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
 
     Raises HarnessError when the run could not be made. On Ctrl-C, returns what was found so far,
     with `stopped_early` set. With `options.processes` above one, the tools are split between worker
-    processes (`fuzz.engine.processes`). Each of them runs this function with its `ProcessPart`.
+    processes (`fuzz.engine._processes`). Each of them runs this function with its `ProcessPart`.
     """
     use_user_cache()
     install_hypothesis_patches()
@@ -80,7 +80,7 @@ def _startup_frozen(options: RunOptions) -> Iterator[None]:
 
     This means the modules and Hypothesis's constants, frozen with `gc.freeze`. With `--processes`,
     the worker processes are forked frozen. No collection, there or here, then writes to the pages
-    the imports filled, so they stay shared (`fuzz.engine.processes`).
+    the imports filled, so they stay shared (`fuzz.engine._processes`).
 
     Why: a full collection walks every object the collector tracks. The imports alone make tens of
     thousands of them, and they are never garbage, so walking them is wasted time. Hypothesis's runs

@@ -63,7 +63,7 @@ def entry_point() -> None:
             del os.environ[_NO_PLUGINS]  # the target's environment stays the user's
         else:
             os.environ[_NO_PLUGINS] = chosen
-    from fuzz.faces.cli import entry_point as run_cli
+    from fuzz.faces._cli import entry_point as run_cli
 
     with library_warnings_silenced():
         run_cli()

@@ -10,7 +10,7 @@ with `headers=`, or `config=` with `server=`. It may also be `fixture=`: the nam
 that starts a server and returns its URL, its command or a `fuzz.wire.target` spec. Options
 include `tools=`, `rules=`, `profile=`, `mirror_tool=` and `arguments={"tool.field": value}`.
 The options become a `run` command line. It is parsed and built into a run exactly as the CLI
-does (`cli.run_options_from`), so both faces judge alike.
+does (`_cli.run_options_from`), so both faces judge alike.
 
 **One test per (tool, rule)**, collected as `test_my_server::TOOL::RULE`. Tool names are known
 at collection, because the target is started then and lists its tools. It starts once per
@@ -47,7 +47,7 @@ from typing import Any
 
 import pytest
 
-from fuzz.faces.pytest_invariants import Invariants, run_arguments
+from fuzz.faces._pytest_invariants import Invariants, run_arguments
 
 
 def invariants(
@@ -76,7 +76,7 @@ def invariants(
     if scope not in ("session", "module"):
         raise TypeError(f"invariants(scope={scope!r}): scope is 'session' or 'module'")
     if fixture is not None:
-        from fuzz.faces.pytest_items import fixture_test
+        from fuzz.faces._pytest_items import fixture_test
 
         return fixture_test(fixture, tuple(arguments), seed, max_examples)
     caller = sys._getframe(1)
@@ -88,21 +88,21 @@ def invariants(
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Close every target the session started (after failures, Ctrl-C and -x too)."""
-    if "fuzz.faces.pytest_items" in sys.modules:
-        sys.modules["fuzz.faces.pytest_items"].close_hosts(config)
+    if "fuzz.faces._pytest_items" in sys.modules:
+        sys.modules["fuzz.faces._pytest_items"].close_hosts(config)
 
 
 def pytest_pycollect_makeitem(collector: pytest.Collector, name: str, obj: object) -> pytest.Collector | None:
     if isinstance(obj, Invariants) and collector.funcnamefilter(name):  # type: ignore[attr-defined]
-        from fuzz.faces.pytest_items import collector_for
+        from fuzz.faces._pytest_items import collector_for
 
         return collector_for(collector, name, obj)
     return None
 
 
 def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> None:
-    if "fuzz.faces.pytest_items" in sys.modules:
-        sys.modules["fuzz.faces.pytest_items"].close_module_target(item, nextitem)
+    if "fuzz.faces._pytest_items" in sys.modules:
+        sys.modules["fuzz.faces._pytest_items"].close_module_target(item, nextitem)
 
 
 @pytest.fixture
@@ -116,17 +116,17 @@ def mcp_toolfuzz_command(request: pytest.FixtureRequest) -> list[str] | None:
     """
     import shlex
 
-    from fuzz.faces import settings_file
+    from fuzz.faces import _settings_file
 
     configured = request.config.getini("mcp_toolfuzz_command")
     if configured:
         return shlex.split(configured) if isinstance(configured, str) else list(configured)
-    path = settings_file.find(Path(str(request.config.rootpath)))
+    path = _settings_file.find(Path(str(request.config.rootpath)))
     if path is not None:
-        from fuzz.faces.arguments import build_parser
-        from fuzz.faces.cli import _run_parser
+        from fuzz.faces._arguments import build_parser
+        from fuzz.faces._cli import _run_parser
 
-        settings = settings_file.load(path, _run_parser(build_parser()))
+        settings = _settings_file.load(path, _run_parser(build_parser()))
         if settings.command:
             return list(settings.command)
     return None

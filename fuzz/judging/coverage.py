@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any
 
+from fuzz.judging._dressed_errors import dressed_error
 from fuzz.judging.answers import AnswerClass, Observation
-from fuzz.judging.dressed_errors import dressed_error
 from fuzz.judging.findings import RunResult, ToolSummary
 from fuzz.judging.profiles import PROFILES, resolve
 from fuzz.judging.rules import ERROR_AS_SUCCESS, RULES_BY_ID, Evidence, Revisions, Rule
@@ -38,7 +38,7 @@ SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITE
 DRESSED_ERROR = ERROR_AS_SUCCESS.id
 """A success whose own text or JSON says the call failed: not counted as a success.
 
-`fuzz.judging.dressed_errors` tells such a result.
+`fuzz.judging._dressed_errors` tells such a result.
 The bucket bears the name of the rule it violates."""
 BUCKETS = (SUCCESS, DRESSED_ERROR, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
 """How a case was answered, as reports name it."""

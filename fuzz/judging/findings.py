@@ -102,7 +102,7 @@ class Finding:
     steps: tuple[SequenceStep, ...] = ()
     """A sequence finding's requests before `request`, in order.
 
-    `fuzz.engine.phases.sequences` sends them."""
+    `fuzz.engine.phases._sequences` sends them."""
     uses: tuple[Use, ...] = ()
     """Where the values `request` reused came from, for a sequence finding."""
     judged_as: CaseKind | None = None
@@ -197,7 +197,7 @@ class ToolSummary:
     boundary_cases: int = 0
     """Cases the boundary phase sent, of its argument and output kinds.
 
-    The phase is `fuzz.engine.phases.boundary`."""
+    The phase is `fuzz.engine.phases._boundary`."""
     boundary_left_out: int = 0
     """Boundary values the phase's bound per schema left out.
 
@@ -206,7 +206,7 @@ class ToolSummary:
     """What the phase of this unit concluded about the target, in words.
 
     The sequence phase says whether the target keeps state, and what that earned.
-    See `fuzz.engine.phases.state_probe`."""
+    See `fuzz.engine.phases._state_probe`."""
 
     @property
     def total_sent(self) -> int:

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from fuzz.judging import rules
+from fuzz.judging._dressed_errors import dressed_error
 from fuzz.judging.answers import AnswerClass, Observation, observe
-from fuzz.judging.dressed_errors import dressed_error
 from fuzz.judging.findings import Finding
 from fuzz.judging.profiles import SEP_2145, Profile
 from fuzz.judging.rules import Rule

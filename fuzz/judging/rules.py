@@ -237,7 +237,7 @@ ERROR_AS_SUCCESS = Rule(
     "a call that failed is not answered as a success whose text or JSON says it failed",
     f"{_SEP}, Error Handling: Tool Execution Errors: Reported in tool results with `isError: true`: ... API "
     "failures, Business logic errors. (Advisory here: the failure is read from the result's own text or JSON, "
-    "see fuzz.judging.dressed_errors.)",
+    "see fuzz.judging._dressed_errors.)",
     depends_on_state=True,
 )
 STDOUT_NOT_PROTOCOL = Rule(

@@ -1,9 +1,9 @@
 """Renderings of a run, for people and for machines.
 
 `terminal` is live, for people. The other modules write the files `--report FORMAT:PATH` asks for,
-from the final RunResult. `json_report` writes the whole result, for machines. `junit` is for CI
-test views. `sarif` is for code-scanning dashboards. `markdown` is for step summaries and pull
-request comments. `html` writes one self-contained page, for a nightly job's artifacts.
+from the final RunResult. `_json_report` writes the whole result, for machines. `_junit` is for CI
+test views. `_sarif` is for code-scanning dashboards. `_markdown` is for step summaries and pull
+request comments. `_html` writes one self-contained page, for a nightly job's artifacts.
 
 `problems` groups findings for all of them. None of them drives the engine.
 """
@@ -14,13 +14,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from fuzz.judging.findings import RunResult
-from fuzz.reports import html, json_report, junit, markdown, sarif
+from fuzz.reports import _html, _json_report, _junit, _markdown, _sarif
 
 WRITERS: dict[str, Callable[[RunResult, Path], None]] = {
-    "json": json_report.write,
-    "junit": junit.write,
-    "sarif": sarif.write,
-    "markdown": markdown.write,
-    "html": html.write,
+    "json": _json_report.write,
+    "junit": _junit.write,
+    "sarif": _sarif.write,
+    "markdown": _markdown.write,
+    "html": _html.write,
 }
 """Each writes atomically: a reader never sees a half-written report."""

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 from fuzz import __version__
 from fuzz.engine.revisions import Behaviour, Difference, RevisionRuns, Uncompared
 from fuzz.files import write_json_atomically, write_text_atomically
-from fuzz.reports import html, json_report, junit, markdown, sarif
+from fuzz.reports import _html, _json_report, _junit, _markdown, _sarif
 from fuzz.reports.problems import headline
 from fuzz.reports.problems import shown as shown_tool
 from fuzz.text import listing, printable, safe_line, show
@@ -53,14 +53,14 @@ def _difference_json(difference: Difference) -> dict[str, Any]:
 def as_json(runs: RevisionRuns) -> dict[str, Any]:
     first = runs.runs[0]
     return {
-        "format": json_report.FORMAT_VERSION,
+        "format": _json_report.FORMAT_VERSION,
         "tool": {"name": "mcp-toolfuzz", "version": __version__},
         "protocolVersion": "all",
         "seed": first.seed,
         "target": first.target,
         "seconds": round(runs.seconds, 3),
         "exitCode": runs.exit_code,
-        "revisions": [json_report.as_json(result) for result in runs.runs],
+        "revisions": [_json_report.as_json(result) for result in runs.runs],
         "unfuzzed": [{"protocolVersion": item.version, "reason": item.reason} for item in runs.unfuzzed],
         "differences": [_difference_json(difference) for difference in runs.differences],
         "notCompared": [_uncompared_json(item) for item in runs.uncompared],
@@ -163,18 +163,18 @@ def print_comparison(runs: RevisionRuns, stream: TextIO) -> None:
         print(safe_line(line), file=stream, flush=True)
 
 
-def _markdown(runs: RevisionRuns) -> str:
+def _markdown_runs(runs: RevisionRuns) -> str:
     sections = [f"# mcp-toolfuzz under every revision: exit {runs.exit_code}", ""]
-    sections += [markdown._fenced("\n".join(comparison_lines(runs)), "text"), ""]
-    sections += [markdown.render(result, f"Under {result.protocol_version}", level=2) for result in runs.runs]
+    sections += [_markdown._fenced("\n".join(comparison_lines(runs)), "text"), ""]
+    sections += [_markdown.render(result, f"Under {result.protocol_version}", level=2) for result in runs.runs]
     return "\n".join(map(safe_line, "\n".join(sections).split("\n")))
 
 
 WRITERS: dict[str, Callable[[RevisionRuns, Path], None]] = {
     "json": lambda runs, path: write_json_atomically(as_json(runs), path),
-    "junit": lambda runs, path: write_text_atomically(junit.render_runs(runs.runs), path),
-    "sarif": lambda runs, path: write_json_atomically(sarif.as_sarif_runs(runs.runs), path),
-    "markdown": lambda runs, path: write_text_atomically(_markdown(runs), path),
-    "html": lambda runs, path: write_text_atomically(html.render_runs(runs.runs, comparison_lines(runs), runs.exit_code), path),
+    "junit": lambda runs, path: write_text_atomically(_junit.render_runs(runs.runs), path),
+    "sarif": lambda runs, path: write_json_atomically(_sarif.as_sarif_runs(runs.runs), path),
+    "markdown": lambda runs, path: write_text_atomically(_markdown_runs(runs), path),
+    "html": lambda runs, path: write_text_atomically(_html.render_runs(runs.runs, comparison_lines(runs), runs.exit_code), path),
 }
 """`fuzz.reports.WRITERS` for a run per revision; each writes atomically."""

@@ -1,7 +1,7 @@
 """A run's JSON report read back into the RunResult it was written from.
 
 `mcp-toolfuzz merge` uses it. Every report format renders from the read RunResult what it rendered
-from the run itself. `as_json` of it is the document read (`fuzz.reports.json_report`).
+from the run itself. `as_json` of it is the document read (`fuzz.reports._json_report`).
 
 What the report derives from the run is not read; it is made again from what is. That covers
 `exitCode`, `rules`, `coverage`, `problems`, each tool's `rules` and `hint`, and the baseline's
@@ -28,7 +28,7 @@ from fuzz.judging.findings import Finding, FindingKey, Replayed, RunResult, Sequ
 from fuzz.judging.profiles import PROFILES, Profile, resolve
 from fuzz.judging.rules import Level
 from fuzz.judging.schema_coverage import KeywordCoverage, SchemaRole, SideReach
-from fuzz.reports.json_report import FORMAT_VERSION
+from fuzz.reports._json_report import FORMAT_VERSION
 from fuzz.text import clip, json_text
 from strategies import CaseKind
 
@@ -59,7 +59,7 @@ def load(path: Path) -> RunResult:
 def result_from_json(document: object, source: str) -> RunResult:
     """The RunResult that `document` was written from.
 
-    `document` is `fuzz.reports.json_report.as_json` of that result. `source` names the document in
+    `document` is `fuzz.reports._json_report.as_json` of that result. `source` names the document in
     errors (its file). Raises ReportError when it is not a JSON report this mcp-toolfuzz writes.
     Raises it too for the report of a run under every revision.
     """

@@ -26,7 +26,7 @@ from dataclasses import dataclass, replace
 from fuzz.judging.coverage import exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.judging.findings import Finding, RunResult, ToolSummary
 from fuzz.judging.rules import RULES, Level, Rule
-from fuzz.reports.steps import aligned, labelled_lines, uses_text
+from fuzz.reports._steps import aligned, labelled_lines, uses_text
 from fuzz.text import json_text, listing, printable
 from strategies import CaseKind
 from strategies.cases import ENVELOPE

@@ -1,7 +1,7 @@
 """The terminal report, printed as the run goes.
 
 It prints a line per tool as it finishes. Under a tool's line, it says how many keywords of its
-schemas the run reached on every side. It names a few of those it did not (`keywords`).
+schemas the run reached on every side. It names a few of those it did not (`_keywords`).
 
 At the end, it prints every problem with its minimal request and answer. A sequence's come after its
 steps: a line for each request and one for each answer, clipped. A table of tools by violated rule
@@ -39,7 +39,8 @@ from fuzz.judging.coverage import (
 )
 from fuzz.judging.findings import FindingKey, RunResult
 from fuzz.judging.rules import RULES, Level
-from fuzz.reports import keywords
+from fuzz.reports import _keywords
+from fuzz.reports._steps import aligned, labelled_lines, uses_text
 from fuzz.reports.problems import (
     REPLAYS_SHOWN,
     Problem,
@@ -50,7 +51,6 @@ from fuzz.reports.problems import (
     shown,
     unexercised,
 )
-from fuzz.reports.steps import aligned, labelled_lines, uses_text
 from fuzz.text import LISTED, clip, listing, printable, safe_line, show
 from strategies import CaseKind
 from strategies.cases import ENVELOPE, SEQUENCES
@@ -114,7 +114,7 @@ class TerminalReporter:
                 f"  {shown(summary.tool):<{self._name_width}} {summary.total_sent:>6} cases  {_plural(count, 'finding') if count else 'ok'}{skipped}{accepted}"
             )
             if summary.schema_coverage:
-                self._print(f"    {keywords.line(summary.schema_coverage)}")
+                self._print(f"    {_keywords.line(summary.schema_coverage)}")
             if summary.boundary_left_out:
                 self._print(f"    boundary phase: {summary.boundary_cases} cases; {summary.boundary_left_out} more values left out by its bound per schema")
             if summary.conclusion:

@@ -2,10 +2,10 @@
 
 This layer sits below any judging. Its modules:
 
-`transport` speaks stdio: a subprocess's stdin and stdout, with stderr kept for reports.
-`streamable_http` speaks HTTP: POSTs, JSON or SSE answers, and the revision's headers.
+`_transport` speaks stdio: a subprocess's stdin and stdout, with stderr kept for reports.
+`_streamable_http` speaks HTTP: POSTs, JSON or SSE answers, and the revision's headers.
 `jsonrpc` holds messages and ids, and parses a line that may be garbage.
-`session` matches requests in flight by id and handles timeouts.
+`_session` matches requests in flight by id and handles timeouts.
 To it, "no answer" is an outcome, not an error.
 
 There are two lifecycles.

@@ -9,8 +9,8 @@ from typing import Any
 
 from fuzz import __version__
 from fuzz.errors import HandshakeError
+from fuzz.wire._session import Session
 from fuzz.wire.opening import NotSpoken, ServerDescription, result_of
-from fuzz.wire.session import Session
 
 OFFERED_PROTOCOL_VERSION = "2025-11-25"
 ACCEPTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")

@@ -18,11 +18,11 @@ from __future__ import annotations
 from typing import Any
 
 from fuzz.errors import HandshakeError
+from fuzz.wire._session import Session
 from fuzz.wire.handshake import ACCEPTED_PROTOCOL_VERSIONS, initialize
 from fuzz.wire.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from fuzz.wire.opening import Refused, ServerDescription, Silent, result_of
 from fuzz.wire.replies import NoAnswer, TargetExited
-from fuzz.wire.session import Session
 from fuzz.wire.stateless import (
     DISCOVER,
     STATELESS_PROTOCOL_VERSIONS,

@@ -11,6 +11,7 @@ from typing import Any
 
 from fuzz.errors import HandshakeError
 from fuzz.text import clip
+from fuzz.wire._session import Session
 from fuzz.wire.replies import (
     Answered,
     Exchange,
@@ -19,7 +20,6 @@ from fuzz.wire.replies import (
     TargetExited,
     UnreadableAnswer,
 )
-from fuzz.wire.session import Session
 
 
 class Silent(HandshakeError):

@@ -16,10 +16,10 @@ from typing import Any
 
 from fuzz import __version__
 from fuzz.errors import HandshakeError
+from fuzz.wire._session import Session
 from fuzz.wire.jsonrpc import UNSUPPORTED_PROTOCOL_VERSION
 from fuzz.wire.opening import NotSpoken, ServerDescription, result_of
 from fuzz.wire.replies import Answered, Exchange, UnreadableAnswer
-from fuzz.wire.session import Session
 from strategies.meta import (
     CLIENT_CAPABILITIES_KEY,
     CLIENT_INFO_KEY,

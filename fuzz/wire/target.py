@@ -16,13 +16,13 @@ import trio
 
 from fuzz.errors import HandshakeError, TargetStartError
 from fuzz.redaction import REDACTED, redact_command, redact_names, redact_url
+from fuzz.wire._session import Session
+from fuzz.wire._transport import StdioTransport, Transport
 from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from fuzz.wire.lifecycle import list_tools, open_session
 from fuzz.wire.opening import ServerDescription
 from fuzz.wire.replies import Answered, UnreadableAnswer
-from fuzz.wire.session import Session
 from fuzz.wire.stateless import alive
-from fuzz.wire.transport import StdioTransport, Transport
 from strategies import Tool
 from strategies.meta import Stateless
 
@@ -98,7 +98,7 @@ class HttpTarget:
         return recorded
 
     async def connect(self, *, max_message_bytes: int = DEFAULT_MAX_MESSAGE_BYTES) -> Transport:
-        from fuzz.wire.streamable_http import (
+        from fuzz.wire._streamable_http import (
             HttpTransport,  # httpx: ~80 ms of start-up a stdio run does not need
         )
 

@@ -1,7 +1,7 @@
 """Hypothesis's generation phase, without what makes a batch repeat the one before.
 
 Hypothesis's generation spends most of its examples on two things. Both serve a property-based
-test of one value well. Both serve a batch of cases (`fuzz.engine.phases.random_search`) badly.
+test of one value well. Both serve a batch of cases (`fuzz.engine.phases._random_search`) badly.
 
 - *Mutations*. After each new example, Hypothesis tries up to five mutations of it
   (`generate_mutations_from`). A mutation copies a part of the example over another part drawn

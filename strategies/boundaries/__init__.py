@@ -1,17 +1,17 @@
 """The boundary phase's values, and the sites the schema coverage counts.
 
-`values` puts each keyword of a schema at its edges. It is deterministic, and its values are
-checked like every label. `sites` says which sides of which keywords a value sent reached.
+`_values` puts each keyword of a schema at its edges. It is deterministic, and its values are
+checked like every label. `_sites` says which sides of which keywords a value sent reached.
 """
 
 from __future__ import annotations
 
-from strategies.boundaries.cases import BOUNDARY_KINDS as BOUNDARY_KINDS
-from strategies.boundaries.cases import boundary_cases as boundary_cases
-from strategies.boundaries.sites import KeywordSite as KeywordSite
-from strategies.boundaries.sites import Side as Side
-from strategies.boundaries.sites import keyword_sites as keyword_sites
-from strategies.boundaries.sites import reached as reached
-from strategies.boundaries.values import BOUNDARY_LIMIT as BOUNDARY_LIMIT
-from strategies.boundaries.values import Boundaries as Boundaries
-from strategies.boundaries.values import boundary_values as boundary_values
+from strategies.boundaries._cases import BOUNDARY_KINDS as BOUNDARY_KINDS
+from strategies.boundaries._cases import boundary_cases as boundary_cases
+from strategies.boundaries._sites import KeywordSite as KeywordSite
+from strategies.boundaries._sites import Side as Side
+from strategies.boundaries._sites import keyword_sites as keyword_sites
+from strategies.boundaries._sites import reached as reached
+from strategies.boundaries._values import BOUNDARY_LIMIT as BOUNDARY_LIMIT
+from strategies.boundaries._values import Boundaries as Boundaries
+from strategies.boundaries._values import boundary_values as boundary_values

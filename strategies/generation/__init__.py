@@ -7,10 +7,10 @@ for reaching rare shapes. Validating matters for truth.
 
 The modules divide the work:
 
-- `core` reads a schema as a whole and chooses a type. A whole schema has references,
+- `_core` reads a schema as a whole and chooses a type. A whole schema has references,
   combinators, `const`/`enum` and documented values.
-- `numbers`, `strings` and `collections` build the values of one type each.
-- `context` is what they share, so that no family imports `core`. It holds the schema's root
+- `_numbers`, `_strings` and `_collections` build the values of one type each.
+- `_context` is what they share, so that no family imports `_core`. It holds the schema's root
   and dialect, and the validator's verdict. It holds the generator itself, for subschemas, and
   the limits on depth and size.
 
@@ -31,7 +31,7 @@ How the hard keywords are read:
   properties. `dependentRequired` adds the dependent properties. `dependentSchemas` and
   draft-07 `dependencies` are merged in when their property is required, and checked
   otherwise.
-- `format`. The formats `strings` lists are generated. Others are annotations and generate
+- `format`. The formats `_strings` lists are generated. Others are annotations and generate
   plain strings.
 
 Shrinking leaves optional properties out, and drops extra properties and array items. It takes
@@ -41,6 +41,6 @@ properties at their simplest.
 
 from __future__ import annotations
 
-from strategies.generation.core import from_schema as from_schema
-from strategies.generation.core import from_subschema as from_subschema
-from strategies.generation.core import json_values as json_values
+from strategies.generation._core import from_schema as from_schema
+from strategies.generation._core import from_subschema as from_subschema
+from strategies.generation._core import json_values as json_values

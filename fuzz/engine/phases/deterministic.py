@@ -4,7 +4,7 @@ There are two sorts, both the same from one run to the next, with no seed. Canon
 simplest form of every shape the exploration will search. They include malformed envelopes, empty
 and near-miss names, and non-object outputs. Boundary cases put each keyword of the tool's schema at
 its edges, and one step past them (`strategies.boundaries`). They are made for the argument and
-mirror-output kinds. The boundary phase (`fuzz.engine.phases.boundary`) sends them.
+mirror-output kinds. The boundary phase (`fuzz.engine.phases._boundary`) sends them.
 """
 
 from __future__ import annotations

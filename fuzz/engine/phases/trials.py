@@ -1,6 +1,6 @@
 """Trying a batch: send an exploration's cases, judge each, make findings of violations.
 
-An exploration (`fuzz.engine.phases.random_search`) owns a `Trials`, apart from the search itself.
+An exploration (`fuzz.engine.phases._random_search`) owns a `Trials`, apart from the search itself.
 A case whose fate may be another request's doing is sent again alone here. A hang is confirmed at
 the whole --timeout before it is reported. And each answer teaches the exploration something: the
 arguments the server accepts, and the fields its refusals name. A new phase judges its cases the

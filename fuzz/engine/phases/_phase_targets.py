@@ -15,7 +15,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 from fuzz.engine.dispatch import Dispatcher, Sent
-from fuzz.engine.phases.spare_targets import SpareTargets
+from fuzz.engine.phases._spare_targets import SpareTargets
 from fuzz.engine.stops import Deadlines, TargetLost
 from fuzz.errors import HarnessError
 from fuzz.wire.lifecycle import list_tools

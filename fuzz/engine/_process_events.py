@@ -1,6 +1,6 @@
 """The worker processes' messages, and their events and results merged into one run's.
 
-`fuzz.engine.processes` hands the merged stream to its listener as if one process had made the run.
+`fuzz.engine._processes` hands the merged stream to its listener as if one process had made the run.
 """
 
 from __future__ import annotations

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from strategies.boundaries.sites import Side
-from strategies.boundaries.values import Boundaries
+from strategies.boundaries._sites import Side
+from strategies.boundaries._values import Boundaries
 from strategies.cases import MIRROR_ARGUMENT, Case, CaseKind
 from strategies.envelopes import call_params
 from strategies.tools import Tool

@@ -16,10 +16,10 @@ from fuzz.engine.context import RunContext
 from fuzz.engine.dispatch import Sent
 from fuzz.engine.jobs import Job
 from fuzz.engine.options import RunPhase
-from fuzz.engine.phases.batches import batch_size_for
+from fuzz.engine.phases._batches import batch_size_for
+from fuzz.engine.phases._phase import Phase
+from fuzz.engine.phases._random_search import exploration_of
 from fuzz.engine.phases.deterministic import BoundaryValues, canonical_for, send_canonical
-from fuzz.engine.phases.phase import Phase
-from fuzz.engine.phases.random_search import exploration_of
 from fuzz.engine.plan import Unit
 from fuzz.engine.stops import on_trio_clock
 from fuzz.judging.findings import ToolSummary

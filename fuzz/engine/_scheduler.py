@@ -24,6 +24,7 @@ from dataclasses import replace
 
 import trio
 
+from fuzz.engine._keeping import RunProgress, keep, merge
 from fuzz.engine.context import RunContext
 from fuzz.engine.events import (
     PROGRESS_EVERY,
@@ -35,7 +36,6 @@ from fuzz.engine.events import (
 )
 from fuzz.engine.examples import announce_warnings
 from fuzz.engine.jobs import Job, Outcome, Untried, built_on
-from fuzz.engine.keeping import RunProgress, keep, merge
 from fuzz.engine.phases.registry import PHASES
 from fuzz.engine.phases.trials import ACCEPTED_KEPT
 from fuzz.engine.stops import OutOfTime, TargetLost

@@ -2,7 +2,7 @@
 
 They are kept as the command line the CLI parses, so the plugin and the CLI build one run alike.
 This module sits below both the plugin's hooks (`fuzz.faces.pytest_hooks`) and its tests
-(`fuzz.faces.pytest_items`), which read it.
+(`fuzz.faces._pytest_items`), which read it.
 """
 
 from __future__ import annotations

@@ -45,6 +45,7 @@ import httpx
 import trio
 
 from fuzz.text import clip
+from fuzz.wire._transport import Arrival, Carried, TransportClosed, Undelivered
 from fuzz.wire.framing import (
     DEFAULT_MAX_MESSAGE_BYTES,
     KEPT_ENDS,
@@ -54,7 +55,6 @@ from fuzz.wire.framing import (
 )
 from fuzz.wire.jsonrpc import id_key
 from fuzz.wire.stateless import mirrored_headers, with_overrides
-from fuzz.wire.transport import Arrival, Carried, TransportClosed, Undelivered
 from strategies.meta import HeaderOverrides
 
 SESSION_HEADER = "Mcp-Session-Id"

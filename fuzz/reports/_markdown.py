@@ -29,7 +29,8 @@ from fuzz.judging.coverage import (
 )
 from fuzz.judging.findings import Finding, RunResult
 from fuzz.judging.schema_coverage import SideReach
-from fuzz.reports import keywords
+from fuzz.reports import _keywords
+from fuzz.reports._steps import called, uses_text
 from fuzz.reports.problems import (
     ENVELOPE_DISPLAY,
     REPLAYS_SHOWN,
@@ -40,7 +41,6 @@ from fuzz.reports.problems import (
     others,
     unexercised,
 )
-from fuzz.reports.steps import called, uses_text
 from fuzz.text import LISTED, json_text, printable, safe_line
 from strategies.cases import ENVELOPE
 
@@ -219,19 +219,19 @@ def _schema_coverage(result: RunResult, heading: str) -> list[str]:
         entries = summary.schema_coverage
         lines += [
             "",
-            f"{tool(summary.tool)}: keywords {keywords.reached(entries)}",
+            f"{tool(summary.tool)}: keywords {_keywords.reached(entries)}",
             "",
             "| place | keyword | valid sent | invalid sent | answers |",
             "|---|---|---|---|---|",
         ]
-        for entry in keywords.ordered(entries):
-            cells = [code(entry.path), code(entry.keyword), _sent(entry.valid), _sent(entry.invalid), prose(keywords.sides_answered(entry)) or "–"]
+        for entry in _keywords.ordered(entries):
+            cells = [code(entry.path), code(entry.keyword), _sent(entry.valid), _sent(entry.invalid), prose(_keywords.sides_answered(entry)) or "–"]
             lines.append("| " + " | ".join(map(_cell, cells)) + " |")
     return lines
 
 
 def _sent(side: SideReach | None) -> str:
-    return f"⚠ {side.sent}" if side is not None and side.sent == 0 else keywords.sent(side)
+    return f"⚠ {side.sent}" if side is not None and side.sent == 0 else _keywords.sent(side)
 
 
 def write(result: RunResult, path: Path) -> None:

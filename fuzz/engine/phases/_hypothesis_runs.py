@@ -16,7 +16,7 @@ from hypothesis import Phase as HypothesisPhase
 from hypothesis.database import ExampleDatabase
 
 from fuzz.engine.finished_runs import collect_finished_runs
-from fuzz.engine.phases.violations import RuleViolated, leaves_of_type, violations_in
+from fuzz.engine.phases._violations import RuleViolated, leaves_of_type, violations_in
 from fuzz.engine.stops import NothingNew, OutOfTime, ShareSpent, TargetLost
 
 _PHASES = (HypothesisPhase.explicit, HypothesisPhase.reuse, HypothesisPhase.generate, HypothesisPhase.target, HypothesisPhase.shrink)

@@ -48,7 +48,7 @@ SIGNS_SHOWN = 2
 SLOW_PROBE = 1.0
 """Seconds: a tool whose probe call took longer is called no more in the probe.
 
-Nor is it called in sequences (`fuzz.engine.phases.sequences.SLOW_CALL`).
+Nor is it called in sequences (`fuzz.engine.phases._sequences.SLOW_CALL`).
 """
 
 

@@ -1,6 +1,6 @@
 """Fresh targets for the sequence phase, one at hand whenever a sequence begins.
 
-On a target that keeps state (`fuzz.engine.phases.state_probe`), each sequence starts from a target
+On a target that keeps state (`fuzz.engine.phases._state_probe`), each sequence starts from a target
 no other sequence touched. Hypothesis runs hundreds of sequences, most of them while shrinking.
 Restarting a server takes far longer than a sequence, so restarts would take most of the phase's
 time.

@@ -10,7 +10,7 @@ far more cases per second than one (`benchmarks/throughput.py` measures it).
 
 What a run finds does not depend on the process count. A tool is fuzzed whole by one process, chosen
 from the plan alone (`assign`). Each exploration is seeded on its own and judged by its own answers
-(`fuzz.engine.scheduler`). So one process or four make the same findings from the same seed, and a
+(`fuzz.engine._scheduler`). So one process or four make the same findings from the same seed, and a
 test checks that the JSON reports agree. Only the first process replays the corpus.
 
 The first worker is the harness's own process. It runs its shard on its main thread, while a second
@@ -46,9 +46,9 @@ from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
+from fuzz.engine._process_events import Crashed, Done, Failed, ShardMerger
 from fuzz.engine.events import Event, Listener, RunFinished
 from fuzz.engine.options import ProcessPart, RunOptions
-from fuzz.engine.process_events import Crashed, Done, Failed, ShardMerger
 from fuzz.errors import (
     ConfigurationError,
     HandshakeError,

@@ -1,8 +1,8 @@
 """What every part of one schema's generation shares: the context and the limits.
 
-The families (`numbers`, `strings`, `collections`) build the strategy for one type of one
+The families (`_numbers`, `_strings`, `_collections`) build the strategy for one type of one
 subschema. A collection recurses into its items and properties through the context. The context
-carries the generator's entry (`core`). So no family imports the module that dispatches to it.
+carries the generator's entry (`_core`). So no family imports the module that dispatches to it.
 """
 
 from __future__ import annotations

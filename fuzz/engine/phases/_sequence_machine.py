@@ -1,4 +1,4 @@
-"""The state machine of the sequence phase (`fuzz.engine.phases.sequences`).
+"""The state machine of the sequence phase (`fuzz.engine.phases._sequences`).
 
 It has one rule per tool that takes part. One more rule calls the tools that appear during a
 sequence.
@@ -17,7 +17,7 @@ from strategies import Tool
 
 
 class SequenceExploration(Protocol):
-    """What the machine needs of `fuzz.engine.phases.sequences.SequenceExploration`."""
+    """What the machine needs of `fuzz.engine.phases._sequences.SequenceExploration`."""
 
     @property
     def tools(self) -> Sequence[Tool]: ...

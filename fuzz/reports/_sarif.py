@@ -31,8 +31,8 @@ from fuzz.files import write_json_atomically
 from fuzz.judging.findings import Finding, RunResult
 from fuzz.judging.profiles import resolve
 from fuzz.judging.rules import Level, Rule
+from fuzz.reports._steps import uses_text
 from fuzz.reports.problems import Problem, group, shown
-from fuzz.reports.steps import uses_text
 from fuzz.text import json_text, printable
 from strategies import CaseKind
 

@@ -1,7 +1,7 @@
 """The values at and one step past each keyword's boundary, for one place of a schema.
 
 Each candidate says what it is meant to be (`Candidate.side`, `Candidate.what`). None is
-trusted. `strategies.boundaries.values` places it in an otherwise simplest value. It keeps it
+trusted. `strategies.boundaries._values` places it in an otherwise simplest value. It keeps it
 only if the validator agrees. A valid one must be accepted, formats asserted. An invalid one
 must be rejected for this keyword at this place, and for nothing else.
 """
@@ -13,8 +13,8 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from strategies.boundaries._sites import KeywordSite, Side
 from strategies.boundaries.simplest import NOTHING, Simplest
-from strategies.boundaries.sites import KeywordSite, Side
 from strategies.mutations import is_json_number, string_items
 from strategies.verdicts import json_equal
 

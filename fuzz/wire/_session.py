@@ -22,6 +22,9 @@ from typing import Any
 import trio
 
 from fuzz.text import show
+from fuzz.wire._server_requests import ServerRequestAnswers
+from fuzz.wire._transport import Carried, Transport, TransportClosed, Undelivered
+from fuzz.wire._waiting import Batch, Marks, Waiter
 from fuzz.wire.framing import ENDLESS_FACTOR, Oversized
 from fuzz.wire.jsonrpc import (
     JSONRPC_VERSION,
@@ -46,9 +49,6 @@ from fuzz.wire.replies import (
     TargetExited,
     UnreadableAnswer,
 )
-from fuzz.wire.server_requests import ServerRequestAnswers
-from fuzz.wire.transport import Carried, Transport, TransportClosed, Undelivered
-from fuzz.wire.waiting import Batch, Marks, Waiter
 from strategies.meta import HeaderOverrides
 
 _FINISHED_IDS_KEPT = 10_000

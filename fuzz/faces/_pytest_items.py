@@ -18,8 +18,8 @@ from fuzz.engine.options import RunOptions, RunPhase
 from fuzz.engine.plan import ToolPlan, plan, revision_kinds_for, with_envelope
 from fuzz.engine.run import run_on
 from fuzz.errors import ConfigurationError, HarnessError
-from fuzz.faces.hosted import HostedTarget
-from fuzz.faces.pytest_invariants import Invariants
+from fuzz.faces._hosted import HostedTarget
+from fuzz.faces._pytest_invariants import Invariants
 from fuzz.judging.coverage import EXITED, NO_ANSWER, kinds_judging, rules_judged, tool_exercise
 from fuzz.judging.findings import RunResult, ToolSummary
 from fuzz.judging.rules import RULES
@@ -46,7 +46,7 @@ def _run_options(
     max_examples: int | None,
     spec: TargetSpec | None = None,
 ) -> RunOptions:
-    from fuzz.faces.cli import parsed_run, run_options_from
+    from fuzz.faces._cli import parsed_run, run_options_from
 
     given = list(arguments)
     if max_examples is None and "--max-examples" not in given:

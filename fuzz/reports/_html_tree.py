@@ -1,4 +1,4 @@
-"""The HTML report's building blocks (`fuzz.reports.html`).
+"""The HTML report's building blocks (`fuzz.reports._html`).
 
 A page is an `xml.etree.ElementTree` tree serialised with `method="html"`. So every string in it is
 a text node or an attribute value. The serialiser escapes it (`&`, `<`, `>`, `"`). No string is ever

@@ -5,7 +5,7 @@ It owns `from_schema` and what concerns a schema as a whole:
 - `$ref`s and `allOf`, merged.
 - `anyOf`/`oneOf`, `not`, `if`/`then`/`else`, and `const`/`enum`.
 - The values a schema documents: `examples` and `default`.
-- The choice of type. The type's strategy comes from `numbers`, `strings` or `collections`.
+- The choice of type. The type's strategy comes from `_numbers`, `_strings` or `_collections`.
 
 It also owns `json_values`: what an unconstrained schema (`true`, `{}`) generates.
 """
@@ -20,10 +20,10 @@ from hypothesis import strategies as st
 
 from strategies.characters import edge_rich_text, json_text
 from strategies.drawing import deferred
-from strategies.generation.collections import arrays_for, objects_for
-from strategies.generation.context import MAX_DEPTH, Context, Subschema, Verdict
-from strategies.generation.numbers import floats_for, integers_for, is_finite_number
-from strategies.generation.strings import strings_for
+from strategies.generation._collections import arrays_for, objects_for
+from strategies.generation._context import MAX_DEPTH, Context, Subschema, Verdict
+from strategies.generation._numbers import floats_for, integers_for, is_finite_number
+from strategies.generation._strings import strings_for
 from strategies.schemas import resolve_local_ref
 
 _TYPES = ("null", "boolean", "integer", "number", "string", "array", "object")

@@ -18,8 +18,8 @@ from typing import Any
 
 import trio
 
+from fuzz.wire._transport import Transport, TransportClosed
 from fuzz.wire.jsonrpc import JSONRPC_VERSION, METHOD_NOT_FOUND, ServerRequest, encode
-from fuzz.wire.transport import Transport, TransportClosed
 
 QUEUED = 64
 """Answers waiting to be written."""

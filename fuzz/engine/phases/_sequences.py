@@ -14,7 +14,7 @@ The target may say `notifications/tools/list_changed`. Then the sequence lists t
 tool that was listed and is gone is called once more, with the arguments it last had. It must be
 answered as an unknown tool. A tool that appears joins the sequence.
 
-The phase first asks whether the target keeps state at all (`fuzz.engine.phases.state_probe`). That
+The phase first asks whether the target keeps state at all (`fuzz.engine.phases._state_probe`). That
 takes a few calls per tool. A target that shows a sign gets the phase's whole budget: --max-examples
 sequences. Each sequence runs on a fresh target of its own. Over stdio, the target is restarted
 before a sequence when the one before called a tool not annotated read-only. A target that shows no
@@ -27,11 +27,11 @@ state. A target given by URL cannot be restarted. Its sequences share its state,
 they created.
 
 A violation fails the Hypothesis example with the rule's own exception, as in
-`fuzz.engine.phases.random_search`. So each rule shrinks to its shortest sequence: steps are
+`fuzz.engine.phases._random_search`. So each rule shrinks to its shortest sequence: steps are
 removed, and values simplified. The finding carries the steps before the violating request
 (`Finding.steps`). It also says where each reused value came from (`Use`). So a replay on a fresh
 target learns the values again. Once Hypothesis is done, the steps the violation does not need are
-taken out. Each removal is confirmed by such a replay (`fuzz.engine.phases.sequence_shrink`).
+taken out. Each removal is confirmed by such a replay (`fuzz.engine.phases._sequence_shrink`).
 """
 
 from __future__ import annotations
@@ -50,18 +50,18 @@ from fuzz.engine.context import RunContext
 from fuzz.engine.dispatch import Sent
 from fuzz.engine.jobs import Job
 from fuzz.engine.options import RunOptions, RunPhase
+from fuzz.engine.phases._hypothesis_runs import in_parts, run_settings, stop_of
+from fuzz.engine.phases._phase import Phase
+from fuzz.engine.phases._phase_targets import PhaseTargets
+from fuzz.engine.phases._random_search import derived_seed, where_raised
+from fuzz.engine.phases._sequence_blame import SingleRequestBugs
+from fuzz.engine.phases._sequence_machine import machine_class
+from fuzz.engine.phases._sequence_shrink import replayed, shortest, step_label
+from fuzz.engine.phases._spare_targets import SPARES, SpareTargets
+from fuzz.engine.phases._state_probe import StateProbe, StateSigns, simplest_arguments
+from fuzz.engine.phases._state_recheck import checked_on_a_fresh_target
+from fuzz.engine.phases._violations import leaves_of_type, violation_type
 from fuzz.engine.phases.deterministic import NO_VERDICTS, CanonicalVerdicts
-from fuzz.engine.phases.hypothesis_runs import in_parts, run_settings, stop_of
-from fuzz.engine.phases.phase import Phase
-from fuzz.engine.phases.phase_targets import PhaseTargets
-from fuzz.engine.phases.random_search import derived_seed, where_raised
-from fuzz.engine.phases.sequence_blame import SingleRequestBugs
-from fuzz.engine.phases.sequence_machine import machine_class
-from fuzz.engine.phases.sequence_shrink import replayed, shortest, step_label
-from fuzz.engine.phases.spare_targets import SPARES, SpareTargets
-from fuzz.engine.phases.state_probe import StateProbe, StateSigns, simplest_arguments
-from fuzz.engine.phases.state_recheck import checked_on_a_fresh_target
-from fuzz.engine.phases.violations import leaves_of_type, violation_type
 from fuzz.engine.plan import Unit, may_take_part
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.coverage import SUCCESS, answer_bucket
@@ -79,7 +79,7 @@ from strategies.learning import Learned, fits, fitting_fields, learned_from
 EXAMPLES_PER_RUN = 100
 """Sequences in one Hypothesis run at most.
 
-`fuzz.engine.phases.random_search.CASES_PER_RUN` says why a long search is many runs.
+`fuzz.engine.phases._random_search.CASES_PER_RUN` says why a long search is many runs.
 """
 
 SEQUENCE_STEPS = 10
@@ -88,7 +88,7 @@ SEQUENCE_STEPS = 10
 WITHOUT_STATE = 0.1
 """The share of the phase's budget a target gets that shows no sign of state.
 
-The budget is --max-examples sequences. The sign comes from `fuzz.engine.phases.state_probe`. This
+The budget is --max-examples sequences. The sign comes from `fuzz.engine.phases._state_probe`. This
 share is enough for what the probe cannot see, at a tenth of the cost. On a target without state,
 the whole budget took most of a run's time and found nothing.
 """
@@ -137,7 +137,7 @@ class SequencePhase(Phase):
         job.outcome = await explore_sequences(context, tools, share_deadline)
 
     async def checked(self, finding: Finding, tool: Tool | None) -> Finding:
-        """A single case's finding, rechecked alone on a new copy of the target (`state_recheck`)."""
+        """A single case's finding, rechecked alone on a new copy of the target (`_state_recheck`)."""
         context = self.context
         return await checked_on_a_fresh_target(finding, tool, context.options, context.criteria, context.protocol_version)
 
@@ -358,7 +358,7 @@ class SequenceExploration:
         return self.link.sent_on_a_fresh_target(cases)
 
     def _shortest(self, finding: Finding) -> Finding:
-        """`finding` without the steps its violation does not need (`sequence_shrink`).
+        """`finding` without the steps its violation does not need (`_sequence_shrink`).
 
         Each removal is confirmed by a replay on a fresh target. Where none can be had, the finding
         is kept as it is.

@@ -1,6 +1,6 @@
 """One exploration: Hypothesis searching one case kind of one tool, in a worker thread.
 
-Each Hypothesis example is a batch of cases (`fuzz.engine.phases.boundary.batch_size`). A batch is
+Each Hypothesis example is a batch of cases (`fuzz.engine.phases._boundary.batch_size`). A batch is
 sent with every request in flight at once. It goes through the run's `Dispatcher`, beside the
 batches of the other explorations. Hypothesis's per-example bookkeeping is paid once per batch, and
 so is one hand-off to trio's thread. A request the server drops costs one timeout for the batch, not
@@ -36,12 +36,12 @@ from fuzz.engine.examples import example_database
 from fuzz.engine.jobs import Job
 from fuzz.engine.novelty import Novelty
 from fuzz.engine.options import RunPhase
-from fuzz.engine.phases.batches import batch_size_for
+from fuzz.engine.phases._batches import batch_size_for
+from fuzz.engine.phases._hypothesis_runs import in_parts, run_settings, stop_of
+from fuzz.engine.phases._phase import Phase
+from fuzz.engine.phases._violations import violation_type
 from fuzz.engine.phases.deterministic import CanonicalVerdicts
-from fuzz.engine.phases.hypothesis_runs import in_parts, run_settings, stop_of
-from fuzz.engine.phases.phase import Phase
 from fuzz.engine.phases.trials import HANG_RULE, Trials
-from fuzz.engine.phases.violations import violation_type
 from fuzz.engine.plan import Unit
 from fuzz.engine.stops import NothingNew, OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.findings import Finding

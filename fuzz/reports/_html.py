@@ -12,7 +12,7 @@ each tool's cases of each kind were answered.
 
 Every string of the server's in it is escaped text. That covers its name, tool names, messages,
 JSON, paths and property names. The page is built as an element tree and serialised
-(`fuzz.reports.html_tree`), never pasted together.
+(`fuzz.reports._html_tree`), never pasted together.
 """
 
 from __future__ import annotations
@@ -25,10 +25,10 @@ from fuzz.files import write_text_atomically
 from fuzz.judging.coverage import BUCKETS, RuleState, exercise_by_tool, exercise_of_run, judged_rules, rule_state
 from fuzz.judging.findings import Finding, RunResult, ToolSummary, Use
 from fuzz.judging.rules import Level
-from fuzz.reports import keywords
-from fuzz.reports.html_tree import Child, Element, add, cell, json_block, lines_block, page, table, tag
+from fuzz.reports import _keywords
+from fuzz.reports._html_tree import Child, Element, add, cell, json_block, lines_block, page, table, tag
+from fuzz.reports._steps import called, path_text
 from fuzz.reports.problems import Problem, display, group, headline, hints, others, unexercised
-from fuzz.reports.steps import called, path_text
 
 _MARKS = {RuleState.VIOLATED: ("✗", "violated"), RuleState.CLEAN: ("✓", "clean"), RuleState.NOT_EXERCISED: ("–", "not-exercised")}
 
@@ -304,17 +304,17 @@ def _coverage(result: RunResult) -> list[Element]:
     for summary in covered:
         entries = summary.schema_coverage
         rows = []
-        for entry in keywords.ordered(entries):
+        for entry in _keywords.ordered(entries):
             cells: list[Child] = [tag("code", entry.path), tag("code", entry.keyword)]
             for side in (entry.valid, entry.invalid):
-                cells.append(tag("td", keywords.sent(side), cls="number zero" if side is not None and side.sent == 0 else "number"))
-            cells.append(keywords.sides_answered(entry) or "–")
+                cells.append(tag("td", _keywords.sent(side), cls="number zero" if side is not None and side.sent == 0 else "number"))
+            cells.append(_keywords.sides_answered(entry) or "–")
             rows.append(tag("tr", *map(cell, cells), cls=None if entry.fully_reached else "unreached"))
         complete = all(entry.fully_reached for entry in entries)
         parts.append(
             tag(
                 "details",
-                tag("summary", tag("code", display(summary.tool)), f": keywords {keywords.reached(entries)}"),
+                tag("summary", tag("code", display(summary.tool)), f": keywords {_keywords.reached(entries)}"),
                 table(["place", "keyword", "valid sent", "invalid sent", "answers"], rows, cls="coverage"),
                 open=not complete,
             )

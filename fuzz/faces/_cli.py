@@ -29,9 +29,9 @@ from fuzz.engine.options import RunOptions
 from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.engine.run import run as run_engine
 from fuzz.errors import ConfigurationError, HarnessError
-from fuzz.faces import settings_file
-from fuzz.faces.arguments import ReportRequest, build_parser
-from fuzz.faces.client_config import target_from_config
+from fuzz.faces import _settings_file
+from fuzz.faces._arguments import ReportRequest, build_parser
+from fuzz.faces._client_config import target_from_config
 from fuzz.judging.rules import RULES, Level
 from fuzz.reports import WRITERS
 from fuzz.reports.json_read import load as load_report
@@ -84,21 +84,21 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _with_settings(
     parser: argparse.ArgumentParser, options: argparse.Namespace, arguments: list[str], command: list[str]
 ) -> tuple[argparse.Namespace, list[str]]:
-    """`run`'s options with the settings file's under them (see `fuzz.faces.settings_file`)."""
-    path = options.config_file or settings_file.find(Path.cwd())
+    """`run`'s options with the settings file's under them (see `fuzz.faces._settings_file`)."""
+    path = options.config_file or _settings_file.find(Path.cwd())
     if path is None:
         return options, command
     run_at = arguments.index("run")
-    settings = settings_file.load(path, _run_parser(parser))
+    settings = _settings_file.load(path, _run_parser(parser))
     _check_settings(parser, settings)
     given = arguments[run_at + 1 :]
-    combined = parser.parse_args([*arguments[: run_at + 1], *settings_file.merged(settings, given)])
+    combined = parser.parse_args([*arguments[: run_at + 1], *_settings_file.merged(settings, given)])
     combined.settings_where = settings.where
     names_target = command or combined.url or combined.config
     return combined, command if names_target or not settings.command else list(settings.command)
 
 
-def _check_settings(parser: argparse.ArgumentParser, settings: settings_file.Settings) -> None:
+def _check_settings(parser: argparse.ArgumentParser, settings: _settings_file.Settings) -> None:
     """A value an option refuses, named with the settings file it came from."""
     parsed = parsed_run([part for group in settings.arguments for part in group], where=settings.where, parser=parser)
     database_choice(parsed, where=f"{settings.where}: database")

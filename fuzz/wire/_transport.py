@@ -17,7 +17,7 @@ It is never parsed as protocol.
 The process runs in its own process group.
 So closing the transport reaches every process the target started.
 
-The HTTP transport is in `fuzz.wire.streamable_http`.
+The HTTP transport is in `fuzz.wire._streamable_http`.
 """
 
 from __future__ import annotations

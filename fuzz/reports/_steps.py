@@ -1,4 +1,4 @@
-"""A sequence finding's steps as the reports tell them (`fuzz.engine.phases.sequences`).
+"""A sequence finding's steps as the reports tell them (`fuzz.engine.phases._sequences`).
 
 The steps are the requests sent before the violating one. They are numbered from 1, as the finding's
 label numbers its request: `sequence step 3: ...` follows steps 1 and 2. Each comes with its answer.

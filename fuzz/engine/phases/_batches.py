@@ -26,7 +26,7 @@ sees at once from one exploration. And a shrinking try sends the whole batch.
 CASES_PER_EXAMPLE_OVER_HTTP = 16
 """The batch over Streamable HTTP.
 
-There, each request is a POST of its own, on a pool of 64 connections (`fuzz.wire.streamable_http`).
+There, each request is a POST of its own, on a pool of 64 connections (`fuzz.wire._streamable_http`).
 Four explorations' batches of 16 fill it. A request that waited for a connection would wait on its
 --timeout.
 """

@@ -2,7 +2,7 @@
 
 A boundary value starts from the schema's simplest object: its required properties at their
 simplest (`strategies.boundaries.simplest`). One place of it is changed to a candidate of one
-keyword (`strategies.boundaries.candidates`).
+keyword (`strategies.boundaries._candidates`).
 
 Some places are missing from the simplest object: an optional property, or an item of an empty
 array. Such a place is taken from the *rich* object. That is the simplest object with every
@@ -28,9 +28,8 @@ from dataclasses import dataclass
 from itertools import zip_longest
 from typing import Any
 
-from strategies.boundaries.candidates import Candidate, candidates
-from strategies.boundaries.simplest import NOTHING, Simplest
-from strategies.boundaries.sites import (
+from strategies.boundaries._candidates import Candidate, candidates
+from strategies.boundaries._sites import (
     ANY_ITEM,
     BOUNDED_NUMBER,
     LENGTHS,
@@ -40,6 +39,7 @@ from strategies.boundaries.sites import (
     keyword_sites,
     nodes_at,
 )
+from strategies.boundaries.simplest import NOTHING, Simplest
 from strategies.labelled import Labelled
 from strategies.schemas import SchemaCheck, resolve_local_ref
 from strategies.values import encodes_as_json

@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 from fuzz.errors import ConfigurationError
-from fuzz.faces.client_config import expand_variables
+from fuzz.faces._client_config import expand_variables
 
 OWN_FILE = "mcp-toolfuzz.toml"
 TABLE = "mcp-toolfuzz"

@@ -35,12 +35,12 @@ from hypothesis import strategies as st
 from strategies.characters import json_text
 from strategies.drawing import drawn
 from strategies.ecma_patterns import verdict
-from strategies.generation.context import MAX_DEPTH, MAX_EXTRA_PROPERTIES, MAX_ITEMS
-from strategies.generation.strings import pattern_keys
+from strategies.generation._context import MAX_DEPTH, MAX_EXTRA_PROPERTIES, MAX_ITEMS
+from strategies.generation._strings import pattern_keys
 from strategies.schemas import matches_pattern
 
 if TYPE_CHECKING:
-    from strategies.generation.context import Context, Subschema
+    from strategies.generation._context import Context, Subschema
 
 _PRESENT = st.integers(0, 2)
 """Whether an optional property is drawn: two times in three, shrinking to absent.
