@@ -1,6 +1,8 @@
 """mcp-toolfuzz: the harness, with a package per layer.
 
 Imports go down the list below only, and `tests/test_layers.py` checks it.
+A module no other package imports is private, its name starting with `_`; each package's `__all__`
+names its public modules, and `tests/test_exports.py` checks both.
 
 `faces/` is how a run is asked for.
 It holds the CLI (`_cli`, with its grammar in `_arguments`), the settings file, and MCP client configs.
@@ -52,3 +54,19 @@ from __future__ import annotations
 # The one place the version is written: pyproject.toml reads it from here without importing
 # the package ([tool.setuptools.dynamic]); CHANGELOG.md says what each version holds.
 __version__ = "0.1.0"
+
+__all__ = [
+    "__version__",
+    "corpus",
+    "demo_server",
+    "engine",
+    "errors",
+    "faces",
+    "files",
+    "judging",
+    "pytest_plugin",
+    "redaction",
+    "reports",
+    "text",
+    "wire",
+]

@@ -22,6 +22,10 @@ where. The modules behind the face each hold one family:
 - `_hypothesis` is private. It fences every use of Hypothesis's private API: names, patches and
   marks. The run installs its patches; your own tests run Hypothesis as it ships.
 
+`__all__` names what a user may import, and no module. The modules without a leading `_` are
+those imported from outside this package: by the harness, or by `generation` and `boundaries`.
+The others are private.
+
 Use them in your own Hypothesis tests::
 
     from hypothesis import given

@@ -21,3 +21,14 @@ that goes away.
 The corpus reads the wire, to replay. It reads judging, to judge a replay again. The engine writes
 into it as findings are made.
 """
+
+__all__ = [
+    "baseline",
+    "database",
+    "export",
+    "ownership",
+    "replay",
+    "reproductions",
+    "sequence_replay",
+    "targets",
+]

@@ -25,3 +25,22 @@ Hypothesis runs when they end.
 `phases/` wires each kind of search to Hypothesis: the boundary phase, the random search, and call
 sequences.
 """
+
+__all__ = [
+    "context",
+    "dispatch",
+    "events",
+    "examples",
+    "finished_runs",
+    "jobs",
+    "known_arguments",
+    "novelty",
+    "options",
+    "phases",
+    "plan",
+    "revisions",
+    "run",
+    "schema_reach",
+    "sharding",
+    "stops",
+]

@@ -10,3 +10,8 @@ The pytest plugin is four modules. `pytest_hooks` is what pytest loads. `_pytest
 open for them, in a thread of its own. The public import is `from fuzz.pytest_plugin import
 invariants`.
 """
+
+__all__ = [
+    "console",
+    "pytest_hooks",
+]

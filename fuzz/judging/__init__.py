@@ -20,3 +20,14 @@ A rule about the listing is checked beside `tool_names` instead.
 Judging reads what the wire hands up.
 It knows nothing of the engine, the corpus or the reports.
 """
+
+__all__ = [
+    "answers",
+    "coverage",
+    "findings",
+    "oracle",
+    "profiles",
+    "rules",
+    "schema_coverage",
+    "tool_names",
+]

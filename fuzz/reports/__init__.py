@@ -16,6 +16,15 @@ from pathlib import Path
 from fuzz.judging.findings import RunResult
 from fuzz.reports import _html, _json_report, _junit, _markdown, _sarif
 
+__all__ = [
+    "WRITERS",
+    "by_revision",
+    "json_read",
+    "problems",
+    "shard_reports",
+    "terminal",
+]
+
 WRITERS: dict[str, Callable[[RunResult, Path], None]] = {
     "json": _json_report.write,
     "junit": _junit.write,

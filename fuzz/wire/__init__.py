@@ -16,3 +16,15 @@ There are two lifecycles.
 
 Nothing here imports the oracle, the engine or a report.
 """
+
+__all__ = [
+    "framing",
+    "handshake",
+    "jsonrpc",
+    "lifecycle",
+    "opening",
+    "replies",
+    "shapes",
+    "stateless",
+    "target",
+]

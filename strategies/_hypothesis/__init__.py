@@ -24,7 +24,7 @@ from strategies._hypothesis.filtered import keep_filtered_validation
 from strategies._hypothesis.fresh_generation import fresh_generation
 from strategies._hypothesis.threads import describe_one_at_a_time
 
-__all__ = ["REVIEWED", "WRITTEN_FOR", "install"]
+__all__ = ["REVIEWED", "WRITTEN_FOR", "fresh_generation", "install", "marks", "private", "threads"]
 
 WRITTEN_FOR = "6.170.27"
 """The Hypothesis release whose source each patch was last reviewed against."""

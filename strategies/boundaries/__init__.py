@@ -15,3 +15,16 @@ from strategies.boundaries._sites import reached as reached
 from strategies.boundaries._values import BOUNDARY_LIMIT as BOUNDARY_LIMIT
 from strategies.boundaries._values import Boundaries as Boundaries
 from strategies.boundaries._values import boundary_values as boundary_values
+
+__all__ = [
+    "BOUNDARY_KINDS",
+    "BOUNDARY_LIMIT",
+    "Boundaries",
+    "KeywordSite",
+    "Side",
+    "boundary_cases",
+    "boundary_values",
+    "keyword_sites",
+    "reached",
+    "simplest",
+]

@@ -44,3 +44,9 @@ from __future__ import annotations
 from strategies.generation._core import from_schema as from_schema
 from strategies.generation._core import from_subschema as from_subschema
 from strategies.generation._core import json_values as json_values
+
+__all__ = [
+    "from_schema",
+    "from_subschema",
+    "json_values",
+]

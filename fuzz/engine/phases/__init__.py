@@ -17,3 +17,9 @@ The phases share `trials` (send a batch, judge each answer), `_hypothesis_runs` 
 in parts, why a run stopped), `_batches` (how many cases go at once) and `_violations` (what a
 failing example raises).
 """
+
+__all__ = [
+    "deterministic",
+    "registry",
+    "trials",
+]
