@@ -36,9 +36,13 @@ def stdlib_server(name: str, *arguments: str) -> list[str]:
     return [sys.executable, "-S", str(SERVERS / name), *arguments]
 
 
+_WITH_PACKAGES = frozenset({"boundary_server.py", "reference_server.py", "fastmcp_server.py"})
+"""The `_server.py` files that import installed packages (jsonschema, fastmcp): started with site."""
+
+
 def python_server(name: str, *arguments: str) -> StdioTarget:
-    """A test server as a stdio target; a hand-written one starts as `stdlib_server` says."""
-    if name.endswith("_server.py") and name != "fastmcp_server.py":
+    """A test server as a stdio target; a hand-written stdlib one starts as `stdlib_server` says."""
+    if name.endswith("_server.py") and name not in _WITH_PACKAGES:
         return StdioTarget(tuple(stdlib_server(name, *arguments)))
     return StdioTarget((sys.executable, str(SERVERS / name), *arguments))
 
