@@ -284,6 +284,27 @@ def test_the_stateless_rules(kind: CaseKind, reply: Reply, rule: str | None) -> 
     assert _stateless_rule(kind, reply) == rule
 
 
+@pytest.mark.parametrize(
+    ("code", "revision", "rule"),
+    [
+        (-32050, "2026-07-28", "reserved-error-code"),  # in MCP's range, defined by no revision
+        (-32099, "2026-07-28", "reserved-error-code"),
+        (-32002, "2026-07-28", "reserved-error-code"),  # retired: resource not found
+        (-32042, "2026-07-28", "reserved-error-code"),  # retired: URL elicitation required
+        (-32020, "2026-07-28", None),  # defined: HeaderMismatch
+        (-32021, "2026-07-28", None),  # defined: MissingRequiredClientCapability
+        (-32019, "2026-07-28", None),  # the legacy range: SHOULD NOT, not this rule
+        (-32100, "2026-07-28", None),
+        (-32602, "2026-07-28", None),
+        (-32050, "2025-11-25", None),  # a rule of 2026-07-28 only
+        (-32002, "2025-11-25", None),
+    ],
+)
+def test_an_error_code_mcp_reserves_and_does_not_define_is_a_finding_under_2026_07_28(code: int, revision: str, rule: str | None) -> None:
+    criteria = Criteria(profile=published(revision), enabled=frozenset({"reserved-error-code"}), protocol_version=revision)
+    assert _rule_for(_case(CaseKind.UNKNOWN_TOOL), _answered(error={"code": code, "message": "no such tool"}), None, criteria) == rule
+
+
 def test_a_header_that_cannot_mirror_the_body_may_be_answered_minus_32020() -> None:
     """A `_meta` protocolVersion that is not a string (or a name that is not one) disagrees with
     any header: -32020 is as right as -32602, over HTTP only."""

@@ -302,6 +302,15 @@ def test_unsupported_version_bug_is_caught_with_the_first_revision_never_release
         assert "data.requested is null, not the revision requested" in finding.message, finding.message
 
 
+def test_reserved_error_code_bug_is_caught_on_the_calls_it_answers_minus_32050() -> None:
+    """Under 2026-07-28 the server answers a call's invalid params with `-32050` (in MCP's
+    reserved range, defined by no revision), where `-32602` is due: only that rule is broken."""
+    result = _only_finding("reserved-error-code", era=STATELESS, timeout=2.0)  # a patient timeout: a loaded machine's stall is no hang
+    for finding in result.findings:
+        assert finding.response is not None and finding.response["error"]["code"] == -32050, finding.response
+        assert "-32050 is in MCP's reserved range" in finding.message, finding.message
+
+
 @pytest.mark.slow
 def test_header_mismatch_bug_is_caught_with_the_name_header_left_out() -> None:
     """The server never compares `Mcp-Name` with the body: of the headers' disagreements, a

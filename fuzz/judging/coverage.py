@@ -185,6 +185,8 @@ def tool_exercise(summary: ToolSummary, rule_ids: Sequence[str], *, has_output_s
             return Exercise(rule.id, False, _refused_valid(summary) + ", so no structured output was checked")
         if evidence is Evidence.A_TOOL_ERROR:
             return if_any(sum(_answered(summary, kind, (TOOL_ERROR,)) for kind in summary.answers), "no tool execution error came")
+        if evidence is Evidence.A_PROTOCOL_ERROR:
+            return if_any(sum(_answered(summary, kind, (PROTOCOL_ERROR,)) for kind in summary.answers), "no JSON-RPC error came")
         if evidence is Evidence.AN_ERROR:
             return if_any(sum(_answered(summary, kind, (TOOL_ERROR, PROTOCOL_ERROR)) for kind in summary.answers), "no error came")
         return if_any(any_answer, "no case was answered")

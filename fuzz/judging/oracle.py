@@ -26,6 +26,9 @@ from fuzz.wire import stateless
 from fuzz.wire.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
+    MCP_DEFINED_CODES,
+    MCP_RESERVED_CODES,
+    MCP_RETIRED_CODES,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from fuzz.wire.replies import AnomalyKind, Answered, Exchange, UnreadableAnswer
@@ -121,6 +124,7 @@ def _candidates(
     if violated is not None:
         yield violated, f"answered with {observation.detail}"
     if answer is AnswerClass.PROTOCOL_ERROR:
+        yield from _reserved_code(criteria, observation)
         yield from _error_problems(case, exchange, observation)
     if answer is AnswerClass.INVALID_RESULT:
         yield rules.RESPONSE_WELL_FORMED, observation.detail
@@ -157,6 +161,17 @@ def _error_problems(case: Case, exchange: Exchange, observation: Observation) ->
             yield rules.HEADER_MISMATCH, f"answered with {observation.detail}, not -32020"
         elif status is not None and status != 400:
             yield rules.HEADER_MISMATCH, f"answered with {observation.detail} and HTTP status {status}, not 400 Bad Request"
+
+
+def _reserved_code(criteria: Criteria, observation: Observation) -> Iterator[tuple[Rule, str]]:
+    """Under 2026-07-28, an error code of MCP's reserved range it does not define, or a retired one."""
+    code = observation.error_code
+    if criteria.protocol_version not in stateless.STATELESS_PROTOCOL_VERSIONS or not isinstance(code, int):
+        return
+    if code in MCP_RETIRED_CODES:
+        yield rules.RESERVED_ERROR_CODE, f"answered with {observation.detail}: {code} ({MCP_RETIRED_CODES[code]}) is retired"
+    elif code in MCP_RESERVED_CODES and code not in MCP_DEFINED_CODES:
+        yield rules.RESERVED_ERROR_CODE, f"answered with {observation.detail}: {code} is in MCP's reserved range and the revision defines no such code"
 
 
 def _unsupported_version_problem(exchange: Exchange, observation: Observation) -> str | None:

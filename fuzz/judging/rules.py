@@ -45,6 +45,7 @@ class Evidence(Enum):
     STRUCTURED_OUTPUT = "structured output checked against an outputSchema"
     THE_LISTING = "the tools/list answer"
     A_TOOL_ERROR = "a tool execution error"
+    A_PROTOCOL_ERROR = "a JSON-RPC error"
     AN_ERROR = "an error of either kind"
     ANY_ANSWER = "any answer"
 
@@ -305,6 +306,18 @@ HEADER_MISMATCH = Rule(
     revisions=Revisions.STATELESS_OVER_HTTP,
     unjudged=_ONLY_STATELESS + " over Streamable HTTP",
 )
+RESERVED_ERROR_CODE = Rule(
+    "reserved-error-code",
+    Level.MUST,
+    "no JSON-RPC error code of MCP's reserved range (-32020 to -32099) that the revision does not define, nor a retired one",
+    f"{_STATELESS}, basic (Error Codes): error codes in the sub-range -32020 to -32099 are defined exclusively by the "
+    "MCP specification; implementations MUST NOT emit any code from this sub-range that is not defined by this "
+    "specification. Codes defined by earlier protocol versions remain reserved: implementations of this protocol "
+    "version MUST NOT emit -32002 (resource not found) or -32042 (URL elicitation required).",
+    evidence=Evidence.A_PROTOCOL_ERROR,
+    revisions=Revisions.STATELESS,
+    unjudged=_ONLY_STATELESS,
+)
 
 RULES: tuple[Rule, ...] = (
     UNKNOWN_TOOL,
@@ -327,5 +340,6 @@ RULES: tuple[Rule, ...] = (
     MALFORMED_META,
     UNSUPPORTED_VERSION,
     HEADER_MISMATCH,
+    RESERVED_ERROR_CODE,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

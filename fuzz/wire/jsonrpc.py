@@ -36,10 +36,20 @@ The validators and the reports do.
 So an answer nested deeper is an unreadable answer, not a crash of the harness."""
 HEADER_MISMATCH = -32020
 """2026-07-28: an HTTP header disagrees with the request body."""
+MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
+"""2026-07-28: the request needs a client capability the client did not declare.
+
+The error's data lists them in `data.requiredCapabilities`."""
 UNSUPPORTED_PROTOCOL_VERSION = -32022
 """2026-07-28: the request names a revision the server does not speak.
 
 The error's data carries `data.supported` and `data.requested`."""
+MCP_RESERVED_CODES = range(-32099, -32019)
+"""2026-07-28: the codes only the MCP specification may define (-32099 to -32020)."""
+MCP_DEFINED_CODES = frozenset({HEADER_MISMATCH, MISSING_REQUIRED_CLIENT_CAPABILITY, UNSUPPORTED_PROTOCOL_VERSION})
+"""The reserved codes 2026-07-28 defines."""
+MCP_RETIRED_CODES = {-32002: "resource not found, before 2026-07-28", -32042: "URL elicitation required, 2025-11-25 only"}
+"""Codes of earlier revisions that a 2026-07-28 server MUST NOT emit, with what they meant."""
 
 
 _LINE_ENCODER = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"))

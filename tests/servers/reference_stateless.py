@@ -9,6 +9,8 @@ Seeded bugs of this revision (`--bug RULE`):
 - malformed-meta: a `_meta` without `clientCapabilities` is served as if it had `{}`.
 - unsupported-version: `-32022` without `data.requested`.
 - header-mismatch (HTTP only): the `Mcp-Name` header is never compared with the body.
+- reserved-error-code: a call's invalid params are answered `-32050`, a code of MCP's reserved
+  range that no revision defines, where `-32602` is due.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ CACHING = {"ttlMs": 0, "cacheScope": "private"}
 """The caching hints a `server/discover` or `tools/list` result MUST carry: not to be cached."""
 
 INVALID_PARAMS, UNSUPPORTED_VERSION, HEADER_MISMATCH, NO_METHOD = -32602, -32022, -32020, -32601
+UNDEFINED_RESERVED = -32050
+"""In MCP's reserved range (-32020 to -32099), and defined by no revision: the reserved-error-code bug's code."""
 HTTP_STATUS = {INVALID_PARAMS: 400, UNSUPPORTED_VERSION: 400, HEADER_MISMATCH: 400, -32600: 400, -32700: 400, NO_METHOD: 404}
 
 
@@ -83,6 +87,8 @@ def answer(message: dict[str, Any], bug: str | None, tools: list[dict[str, Any]]
         result.update(CACHING)
     else:
         reply = call({key: value for key, value in params.items() if key != "_meta"})
+        if reply is not None and bug == "reserved-error-code" and reply.get("error", {}).get("code") == INVALID_PARAMS:
+            return error(UNDEFINED_RESERVED, reply["error"]["message"])
         if reply is None or "error" in reply:
             return reply
         result = reply["result"]
