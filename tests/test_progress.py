@@ -86,8 +86,7 @@ def test_a_pseudo_terminal_shows_progress_redrawn_and_a_pipe_shows_no_control_ch
         "--max-examples",
         "300",
         "--",
-        sys.executable,
-        str(python_server("lax_server.py").command[1]),
+        *python_server("lax_server.py").command,
     ]
     # Bytes, not text: text mode would turn each "\r" into a newline.
     in_a_terminal = subprocess.run(["script", "-qec", " ".join(command), "/dev/null"], capture_output=True, timeout=180, cwd=tmp_path)

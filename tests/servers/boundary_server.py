@@ -15,11 +15,11 @@ The bugs, one per tool, each where random search rarely goes:
 
 from __future__ import annotations
 
-import json
 import sys
 from typing import Any
 
 import jsonschema
+import stdio_loop
 
 CODES = [f"c{number:03d}" for number in range(155)]
 READ_ONLY = {"readOnlyHint": True}
@@ -109,23 +109,14 @@ def answer(method: str, params: Any, *, fixed: bool) -> dict[str, Any]:
         return {"result": {}}
     if method != "tools/call":
         return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
-    if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
+    if not stdio_loop.well_formed_call(params):
         return {"error": {"code": -32602, "message": "Invalid params: not a CallToolRequest"}}
     return call(params, fixed=fixed)
 
 
 def main() -> None:
     fixed = "--fixed" in sys.argv
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            print(json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}), flush=True)
-            continue
-        if not isinstance(message, dict) or "id" not in message or "method" not in message:
-            continue
-        reply = answer(message["method"], message.get("params"), fixed=fixed)
-        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], **reply}), flush=True)
+    stdio_loop.serve(lambda message: answer(message["method"], message.get("params"), fixed=fixed))
 
 
 if __name__ == "__main__":

@@ -11,10 +11,11 @@ compliant with SEP-2145 either way: the state probe of the sequence phase is wha
 
 from __future__ import annotations
 
-import json
 import random
 import sys
 from typing import Any
+
+import stdio_loop
 
 STATELESS = "--stateless" in sys.argv
 TICKS = [0]
@@ -39,7 +40,7 @@ def answer(message: dict[str, Any]) -> dict[str, Any]:
         return {"result": {}}
     if method != "tools/call":
         return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
-    if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
+    if not stdio_loop.well_formed_call(params):
         return {"error": {"code": -32602, "message": "Invalid params: not a CallToolRequest"}}
     name, arguments = params["name"], params.get("arguments", {})
     if name not in ("tick", "roll"):
@@ -52,16 +53,5 @@ def answer(message: dict[str, Any]) -> dict[str, Any]:
     return text(f"ticks: {1 if STATELESS else TICKS[0]}")
 
 
-def main() -> None:
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            print(json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}), flush=True)
-            continue
-        if isinstance(message, dict) and "id" in message and "method" in message:
-            print(json.dumps({"jsonrpc": "2.0", "id": message["id"], **answer(message)}), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    stdio_loop.serve(answer)

@@ -54,11 +54,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 import threading
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
+
+sys.path.append(str(Path(__file__).parent))  # for a test that imports this server: stdio_loop is beside it
+import stdio_loop
 
 PROTOCOL_VERSION = "2025-11-25"
 SERVER_INFO = {"name": "emoji-hang-server", "version": "0.1.0"}
@@ -169,35 +172,8 @@ def run_tool(name: str, arguments: dict[str, Any]) -> str:
 # --- JSON-RPC ----------------------------------------------------------------------------------
 
 
-def is_valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def error_response(msg_id: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
-
-
-def result_response(msg_id: Any, result: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
-
-
 def text_result(text: str, is_error: bool) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": is_error}
-
-
-def classify(msg: Any) -> str:
-    """One of "request", "notification", "response", "invalid"."""
-    if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
-        return "invalid"
-    if "method" in msg:
-        if not isinstance(msg["method"], str):
-            return "invalid"
-        if "id" in msg:
-            return "request" if is_valid_id(msg["id"]) else "invalid"
-        return "notification"
-    if "id" in msg and ("result" in msg) != ("error" in msg):
-        return "response"
-    return "invalid"
 
 
 HANG = "hang"
@@ -207,19 +183,19 @@ HANG = "hang"
 def call_tool(msg_id: Any, params: Any, hang: bool, later: Callable[[dict[str, Any]], None]) -> dict[str, Any] | str | None:
     """The answer; HANG for none ever; None when `later` will be given the answer (slow)."""
     if not isinstance(params, dict):
-        return error_response(msg_id, -32602, "Invalid params: tools/call params must be an object")
+        return stdio_loop.error_response(msg_id, -32602, "Invalid params: tools/call params must be an object")
     name = params.get("name")
     if not isinstance(name, str):
-        return error_response(msg_id, -32602, "Invalid params: 'name' must be a string")
+        return stdio_loop.error_response(msg_id, -32602, "Invalid params: 'name' must be a string")
     arguments = params.get("arguments", {})
     if not isinstance(arguments, dict):
-        return error_response(msg_id, -32602, "Invalid params: 'arguments' must be an object")
+        return stdio_loop.error_response(msg_id, -32602, "Invalid params: 'arguments' must be an object")
     if name not in TOOLS:
-        return result_response(msg_id, text_result(f"Unknown tool: {name}", True))
+        return stdio_loop.result_response(msg_id, text_result(f"Unknown tool: {name}", True))
     if hang and name in HANGING_TOOLS and contains_emoji(arguments):
         return HANG
     problem = check_arguments(name, arguments)
-    answer = result_response(msg_id, text_result(problem, True) if problem else text_result(run_tool(name, arguments), False))
+    answer = stdio_loop.result_response(msg_id, text_result(problem, True) if problem else text_result(run_tool(name, arguments), False))
     if name == "slow":
         later(answer)
         return None
@@ -230,60 +206,33 @@ def handle_request(msg: dict[str, Any], hang: bool, later: Callable[[dict[str, A
     msg_id, method, params = msg["id"], msg["method"], msg.get("params")
     if method == "initialize":
         if not isinstance(params, dict):
-            return error_response(msg_id, -32602, "Invalid params: initialize params must be an object")
-        return result_response(
+            return stdio_loop.error_response(msg_id, -32602, "Invalid params: initialize params must be an object")
+        return stdio_loop.result_response(
             msg_id,
             {"protocolVersion": PROTOCOL_VERSION, "capabilities": {"tools": {"listChanged": False}}, "serverInfo": SERVER_INFO},
         )
     if method == "ping":
-        return result_response(msg_id, {})
+        return stdio_loop.result_response(msg_id, {})
     if method == "tools/list":
-        return result_response(msg_id, {"tools": list_tools()})
+        return stdio_loop.result_response(msg_id, {"tools": list_tools()})
     if method == "tools/call":
         return call_tool(msg_id, params, hang, later)
-    return error_response(msg_id, -32601, f"Method not found: {method}")
+    return stdio_loop.error_response(msg_id, -32601, f"Method not found: {method}")
 
 
 # --- stdio -------------------------------------------------------------------------------------
 
-_stdout_lock = threading.Lock()
-
-
-def write(message: dict[str, Any]) -> None:
-    """Write one message as a line, atomically with respect to the slow tool's timer threads."""
-    data = (json.dumps(message, separators=(",", ":")) + "\n").encode("utf-8")
-    with _stdout_lock:
-        try:
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-        except (BrokenPipeError, ValueError):
-            os._exit(0)
-
 
 def answer_later(answer: dict[str, Any]) -> None:
     # A non-daemon timer: the answer is still written if stdin closes meanwhile.
-    threading.Timer(SLOW_SECONDS, write, args=(answer,)).start()
+    threading.Timer(SLOW_SECONDS, stdio_loop.send_compact, args=(answer,)).start()
 
 
 def serve_stdio(hang: bool) -> None:
-    for raw in sys.stdin.buffer:
-        if not raw.strip():
-            continue
-        try:
-            msg = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            write(error_response(None, -32700, "Parse error"))
-            continue
-        kind = classify(msg)
-        if kind == "invalid":
-            msg_id = msg.get("id") if isinstance(msg, dict) and is_valid_id(msg.get("id")) else None
-            write(error_response(msg_id, -32600, "Invalid Request: not a JSON-RPC 2.0 request, notification or response"))
-            continue
-        if kind != "request":
-            continue
+    for msg in stdio_loop.jsonrpc_requests():
         answer = handle_request(msg, hang, answer_later)
         if isinstance(answer, dict):
-            write(answer)
+            stdio_loop.send_compact(answer)
         # HANG: never answered, the loop goes on serving; None: the slow tool's timer answers.
 
 

@@ -22,9 +22,12 @@ every argument error is a tool execution error whose text repeats the hostile st
 from __future__ import annotations
 
 import argparse
-import json
 import sys
+from pathlib import Path
 from typing import Any
+
+sys.path.append(str(Path(__file__).parent))  # for a test that imports this server: stdio_loop is beside it
+import stdio_loop
 
 ESC = "\x1b"
 TITLE = f"{ESC}]0;pwned-title\x07"
@@ -84,30 +87,24 @@ def call(names: set[str], name: str, arguments: dict[str, Any]) -> dict[str, Any
     return {"result": {"content": [{"type": "text", "text": f"{name} ok {value}{ERROR_TAIL}"}]}}
 
 
-def answer(message: dict[str, Any], listed: list[dict[str, Any]], *, refuse_initialize: bool = False) -> dict[str, Any] | None:
-    if "id" not in message or "method" not in message:
-        return None
-    reply: dict[str, Any] = {"jsonrpc": "2.0", "id": message["id"]}
+def answer(message: dict[str, Any], listed: list[dict[str, Any]], *, refuse_initialize: bool = False) -> dict[str, Any]:
     method, params = message["method"], message.get("params")
     if method == "initialize" and refuse_initialize:
         print(STDERR_LINES[0], file=sys.stderr, flush=True)
-        reply["error"] = {"code": -32603, "message": f"cannot start{ERROR_TAIL}"}
-    elif method == "initialize":
-        reply["result"] = {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": SERVER_INFO}
-    elif method == "ping":
-        reply["result"] = {}
-    elif method == "tools/list":
-        reply["result"] = {"tools": listed}
-    elif method == "tools/call":
-        for line in STDERR_LINES:
-            print(line, file=sys.stderr, flush=True)
-        if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
-            reply["error"] = {"code": -32603, "message": f"Internal error{ERROR_TAIL}"}
-        else:
-            reply.update(call({tool["name"] for tool in listed}, params["name"], params.get("arguments", {})))
-    else:
-        reply["error"] = {"code": -32601, "message": f"Method not found{ERROR_TAIL}"}
-    return reply
+        return {"error": {"code": -32603, "message": f"cannot start{ERROR_TAIL}"}}
+    if method == "initialize":
+        return {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": SERVER_INFO}}
+    if method == "ping":
+        return {"result": {}}
+    if method == "tools/list":
+        return {"result": {"tools": listed}}
+    if method != "tools/call":
+        return {"error": {"code": -32601, "message": f"Method not found{ERROR_TAIL}"}}
+    for line in STDERR_LINES:
+        print(line, file=sys.stderr, flush=True)
+    if not stdio_loop.well_formed_call(params):
+        return {"error": {"code": -32603, "message": f"Internal error{ERROR_TAIL}"}}
+    return call({tool["name"] for tool in listed}, params["name"], params.get("arguments", {}))
 
 
 def main() -> None:
@@ -116,15 +113,7 @@ def main() -> None:
     parser.add_argument("--refuse-initialize", action="store_true")
     options = parser.parse_args()
     listed = tools(options.many)
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            print(json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}), flush=True)
-            continue
-        reply = answer(message, listed, refuse_initialize=options.refuse_initialize) if isinstance(message, dict) else None
-        if reply is not None:
-            print(json.dumps(reply), flush=True)
+    stdio_loop.serve(lambda message: answer(message, listed, refuse_initialize=options.refuse_initialize))
 
 
 if __name__ == "__main__":

@@ -31,6 +31,8 @@ import sys
 import threading
 from typing import Any
 
+import stdio_loop
+
 MODES = (
     "compliant",
     "deep",
@@ -52,21 +54,14 @@ FLOOD = 2_000
 SCHEMA = {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"], "additionalProperties": False}
 TOOL = {"name": "echo", "description": "Echo n.", "inputSchema": SCHEMA, "annotations": {"readOnlyHint": True}}
 
-out = sys.stdout.buffer
-lock = threading.Lock()
 calls = 0
-
-
-def write(data: bytes) -> None:
-    with lock:
-        out.write(data)
-        out.flush()
 
 
 def write_huge(before: bytes, after: bytes) -> None:
     """`before`, HUGE bytes of text, then `after`, in chunks (the server holds no 200 MB)."""
     chunk = b"x" * 1024 * 1024
-    with lock:
+    out = sys.stdout.buffer
+    with stdio_loop.LOCK:
         out.write(before)
         for _ in range(HUGE // len(chunk)):
             out.write(chunk)
@@ -74,16 +69,12 @@ def write_huge(before: bytes, after: bytes) -> None:
         out.flush()
 
 
-def send(message: dict[str, Any]) -> None:
-    write(json.dumps(message).encode() + b"\n")
-
-
 def result(msg_id: Any, value: dict[str, Any]) -> None:
-    send({"jsonrpc": "2.0", "id": msg_id, "result": value})
+    stdio_loop.send(stdio_loop.result_response(msg_id, value))
 
 
 def error(msg_id: Any, code: int, message: str) -> None:
-    send({"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}})
+    stdio_loop.send(stdio_loop.error_response(msg_id, code, message))
 
 
 def text(value: str, *, is_error: bool = False) -> dict[str, Any]:
@@ -107,26 +98,26 @@ def misbehave(mode: str, msg_id: Any, n: int) -> bool:
         return False
     head = b'{"jsonrpc":"2.0","id":' + json.dumps(msg_id).encode()
     if mode == "deep":
-        write(head + b',"result":' + b"[" * DEPTH + b"]" * DEPTH + b"}\n")
+        stdio_loop.write(head + b',"result":' + b"[" * DEPTH + b"]" * DEPTH + b"}\n")
     elif mode in ("huge", "huge-first"):
         write_huge(head + b',"result":{"content":[{"type":"text","text":"', b'"}]}}\n')
     elif mode == "huge-id-last":
         write_huge(b'{"result":{"content":[{"type":"text","text":"', b'"}]},"jsonrpc":"2.0","id":' + json.dumps(msg_id).encode() + b"}\n")
     elif mode == "endless":
-        write(b'{"result":{"content":[{"type":"text","text":"')
+        stdio_loop.write(b'{"result":{"content":[{"type":"text","text":"')
         while True:
-            write(b"x" * 65536)
+            stdio_loop.write(b"x" * 65536)
     elif mode in ("not-utf8", "not-utf8-ping-error"):
-        write(head + b',"result":{"content":[{"type":"text","text":"caf\xe9 \xff\xfe"}]}}\n')
+        stdio_loop.write(head + b',"result":{"content":[{"type":"text","text":"caf\xe9 \xff\xfe"}]}}\n')
     elif mode == "lone-surrogate":
-        write(head + b',"error":{"code":-32603,"message":"bad \\udfff here","data":"\\ud800"}}\n')
+        stdio_loop.write(head + b',"error":{"code":-32603,"message":"bad \\udfff here","data":"\\ud800"}}\n')
     elif mode == "stray-flood":
         for stray in range(FLOOD):
             result(10_000_000 + stray, text("stray"))
         return False
     elif mode == "request-flood":
         for asked in range(FLOOD):
-            send({"jsonrpc": "2.0", "id": f"ask-{msg_id}-{asked}", "method": "roots/list"})
+            stdio_loop.send({"jsonrpc": "2.0", "id": f"ask-{msg_id}-{asked}", "method": "roots/list"})
         return False
     else:
         return False
@@ -134,7 +125,7 @@ def misbehave(mode: str, msg_id: Any, n: int) -> bool:
 
 
 def call(mode: str, msg_id: Any, params: Any) -> None:
-    if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
+    if not stdio_loop.well_formed_call(params):
         error(msg_id, -32602, "Invalid params")
         return
     if params["name"] != "echo":
@@ -152,21 +143,15 @@ def call(mode: str, msg_id: Any, params: Any) -> None:
 
 def flood_notifications() -> None:
     while True:
-        send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "tick " * 20}})
+        stdio_loop.send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "tick " * 20}})
 
 
 def main() -> None:
     mode = sys.argv[1] if len(sys.argv) > 1 else "compliant"
     if mode not in MODES:
         sys.exit(f"unknown mode {mode!r}: one of {', '.join(MODES)}")
-    for line in sys.stdin.buffer:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            error(None, -32700, "Parse error")
-            continue
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
-            continue
+    # Its own dispatch: the notification flood starts after the initialize answer, not before.
+    for message in stdio_loop.requests(sys.stdin.buffer):
         msg_id, method, params = message["id"], message["method"], message.get("params")
         if method == "initialize":
             result(

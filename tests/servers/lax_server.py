@@ -22,7 +22,7 @@ import json
 import sys
 from typing import Any
 
-TOOLS = [
+TOOLS: list[dict[str, Any]] = [
     {
         "name": "toggle",
         "description": "Switch a counter on or off.",
@@ -117,6 +117,10 @@ def answer(message: dict[str, Any], root: str) -> dict[str, Any] | None:
 
 
 def main() -> None:
+    """Serve stdio with a loop of its own, not `stdio_loop`'s: the server must run alone.
+
+    A test (tests/test_reports.py) copies this one file elsewhere and runs it there.
+    """
     parser = argparse.ArgumentParser()
     parser.add_argument("--root", default="/srv/data")
     root = parser.parse_args().root

@@ -60,6 +60,8 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
+import stdio_loop
+
 PROTOCOL_VERSION = "2025-11-25"
 SERVER_INFO = {"name": "misbehaving-server", "version": "0.1.0"}
 THRESHOLD = 100
@@ -102,40 +104,8 @@ def list_tools(http: bool) -> list[dict[str, Any]]:
 # --- JSON-RPC core (shared by both transports) --------------------------------------------------
 
 
-def is_valid_id(value: Any) -> bool:
-    return isinstance(value, str) or (isinstance(value, int) and not isinstance(value, bool))
-
-
-def error_response(msg_id: Any, code: int, message: str) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "error": {"code": code, "message": message}}
-
-
-def result_response(msg_id: Any, result: dict[str, Any]) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": msg_id, "result": result}
-
-
 def tool_error(text: str) -> dict[str, Any]:
     return {"content": [{"type": "text", "text": text}], "isError": True}
-
-
-def classify(msg: Any) -> str:
-    """One of "request", "notification", "response", "invalid"."""
-    if not isinstance(msg, dict) or msg.get("jsonrpc") != "2.0":
-        return "invalid"
-    if "method" in msg:
-        if not isinstance(msg["method"], str):
-            return "invalid"
-        if "id" in msg:
-            return "request" if is_valid_id(msg["id"]) else "invalid"
-        return "notification"
-    if "id" in msg and ("result" in msg) != ("error" in msg):
-        return "response"
-    return "invalid"
-
-
-def invalid_request(msg: Any) -> dict[str, Any]:
-    msg_id = msg.get("id") if isinstance(msg, dict) and is_valid_id(msg.get("id")) else None
-    return error_response(msg_id, -32600, "Invalid Request: not a JSON-RPC 2.0 request, notification or response")
 
 
 class Call:
@@ -171,36 +141,36 @@ def check_arguments(arguments: dict[str, Any]) -> tuple[int | None, str | None]:
 
 def call_tool(msg_id: Any, params: Any, http: bool) -> Call:
     if not isinstance(params, dict):
-        return Call(error_response(msg_id, -32602, "Invalid params: tools/call params must be an object"))
+        return Call(stdio_loop.error_response(msg_id, -32602, "Invalid params: tools/call params must be an object"))
     name = params.get("name")
     if not isinstance(name, str):
-        return Call(error_response(msg_id, -32602, "Invalid params: 'name' must be a string"))
+        return Call(stdio_loop.error_response(msg_id, -32602, "Invalid params: 'name' must be a string"))
     arguments = params.get("arguments", {})
     if not isinstance(arguments, dict):
-        return Call(error_response(msg_id, -32602, "Invalid params: 'arguments' must be an object"))
+        return Call(stdio_loop.error_response(msg_id, -32602, "Invalid params: 'arguments' must be an object"))
     if name not in tool_names(http):
-        return Call(result_response(msg_id, tool_error(f"Unknown tool: {name}")))
+        return Call(stdio_loop.result_response(msg_id, tool_error(f"Unknown tool: {name}")))
     n, problem = check_arguments(arguments)
     if problem is not None:
-        return Call(result_response(msg_id, tool_error(problem)))
+        return Call(stdio_loop.result_response(msg_id, tool_error(problem)))
     assert n is not None
     if n < THRESHOLD:
-        return Call(result_response(msg_id, {"content": [{"type": "text", "text": f"{name} ok: n={n}"}], "isError": False}))
+        return Call(stdio_loop.result_response(msg_id, {"content": [{"type": "text", "text": f"{name} ok: n={n}"}], "isError": False}))
     if name == "crash":
         sys.stderr.write("fatal: n too large\n")
         sys.stderr.flush()
         os._exit(3)
     text = "x" * HUGE_SIZE if name == "huge" else f"{name} ok: n={n}"
-    return Call(result_response(msg_id, {"content": [{"type": "text", "text": text}], "isError": False}), name, n)
+    return Call(stdio_loop.result_response(msg_id, {"content": [{"type": "text", "text": text}], "isError": False}), name, n)
 
 
 def handle_request(msg: dict[str, Any], http: bool) -> Call:
     msg_id, method, params = msg["id"], msg["method"], msg.get("params")
     if method == "initialize":
         if not isinstance(params, dict):
-            return Call(error_response(msg_id, -32602, "Invalid params: initialize params must be an object"))
+            return Call(stdio_loop.error_response(msg_id, -32602, "Invalid params: initialize params must be an object"))
         return Call(
-            result_response(
+            stdio_loop.result_response(
                 msg_id,
                 {
                     "protocolVersion": PROTOCOL_VERSION,
@@ -210,12 +180,12 @@ def handle_request(msg: dict[str, Any], http: bool) -> Call:
             )
         )
     if method in ("ping", "logging/setLevel"):
-        return Call(result_response(msg_id, {}))
+        return Call(stdio_loop.result_response(msg_id, {}))
     if method == "tools/list":
-        return Call(result_response(msg_id, {"tools": list_tools(http)}))
+        return Call(stdio_loop.result_response(msg_id, {"tools": list_tools(http)}))
     if method == "tools/call":
         return call_tool(msg_id, params, http)
-    return Call(error_response(msg_id, -32601, f"Method not found: {method}"))
+    return Call(stdio_loop.error_response(msg_id, -32601, f"Method not found: {method}"))
 
 
 def wrong_id(answer: dict[str, Any]) -> dict[str, Any]:
@@ -235,43 +205,18 @@ def flood_notifications() -> list[dict[str, Any]]:
     ]
 
 
-def dumps(message: Any) -> str:
-    return json.dumps(message, separators=(",", ":"))
-
-
 # --- stdio transport ---------------------------------------------------------------------------
-
-_stdout_lock = threading.Lock()
 
 
 def write_lines(lines: list[str]) -> None:
-    """Write whole lines to stdout atomically with respect to other threads, and flush."""
-    data = "".join(line + "\n" for line in lines).encode("utf-8")
-    with _stdout_lock:
-        try:
-            sys.stdout.buffer.write(data)
-            sys.stdout.buffer.flush()
-        except (BrokenPipeError, ValueError):
-            os._exit(0)
+    """Write whole lines to stdout in one write, so other threads' lines come before or after."""
+    stdio_loop.write("".join(line + "\n" for line in lines).encode("utf-8"), quit_on_close=True)
 
 
 def serve_stdio() -> None:
-    for raw in sys.stdin.buffer:
-        if not raw.strip():
-            continue
-        try:
-            msg = json.loads(raw.decode("utf-8"))
-        except (UnicodeDecodeError, ValueError):
-            write_lines([dumps(error_response(None, -32700, "Parse error"))])
-            continue
-        kind = classify(msg)
-        if kind == "invalid":
-            write_lines([dumps(invalid_request(msg))])
-            continue
-        if kind != "request":
-            continue  # notifications and client responses need no answer
+    for msg in stdio_loop.jsonrpc_requests():
         call = handle_request(msg, http=False)
-        answer = dumps(call.answer) if call.trigger != "wrong_id" else dumps(wrong_id(call.answer))
+        answer = stdio_loop.compact(call.answer) if call.trigger != "wrong_id" else stdio_loop.compact(wrong_id(call.answer))
         if call.trigger == "hang":
             continue  # never answered; the loop goes on serving other requests
         elif call.trigger == "garbage":
@@ -282,7 +227,7 @@ def serve_stdio() -> None:
             # A non-daemon thread: the answer is still written if stdin closes meanwhile.
             threading.Timer(SLOW_SECONDS, write_lines, args=([answer],)).start()
         elif call.trigger == "flood":
-            write_lines([dumps(note) for note in flood_notifications()] + [answer])
+            write_lines([stdio_loop.compact(note) for note in flood_notifications()] + [answer])
         else:
             write_lines([answer])
 
@@ -294,7 +239,7 @@ _sessions_lock = threading.Lock()
 
 
 def sse_event(message: Any) -> str:
-    return f"event: message\ndata: {dumps(message)}\n\n"
+    return f"event: message\ndata: {stdio_loop.compact(message)}\n\n"
 
 
 class McpHandler(BaseHTTPRequestHandler):
@@ -318,7 +263,7 @@ class McpHandler(BaseHTTPRequestHandler):
         self.wfile.flush()
 
     def _send_json(self, status: int, message: Any, session: str | None = None) -> None:
-        self._send(status, dumps(message), "application/json", session)
+        self._send(status, stdio_loop.compact(message), "application/json", session)
 
     def _path_ok(self) -> bool:
         if self.path.split("?", 1)[0] == "/mcp":
@@ -330,12 +275,12 @@ class McpHandler(BaseHTTPRequestHandler):
         """Return (session id, ok); when not ok an error response has already been sent."""
         session = self.headers.get("Mcp-Session-Id")
         if session is None:
-            self._send_json(400, error_response(None, -32600, "Bad Request: missing Mcp-Session-Id header"))
+            self._send_json(400, stdio_loop.error_response(None, -32600, "Bad Request: missing Mcp-Session-Id header"))
             return None, False
         with _sessions_lock:
             known = session in _sessions
         if not known:
-            self._send_json(404, error_response(None, -32600, "Session not found"))
+            self._send_json(404, stdio_loop.error_response(None, -32600, "Session not found"))
             return None, False
         return session, True
 
@@ -354,7 +299,7 @@ class McpHandler(BaseHTTPRequestHandler):
         if not ok:
             return
         with _sessions_lock:
-            _sessions.discard(session)  # type: ignore[arg-type]
+            _sessions.discard(session)
         self._send(200)
 
     def do_POST(self) -> None:
@@ -362,20 +307,20 @@ class McpHandler(BaseHTTPRequestHandler):
             return
         length = self.headers.get("Content-Length")
         if length is None or not length.isdigit():
-            self._send_json(411, error_response(None, -32600, "Bad Request: Content-Length required"))
+            self._send_json(411, stdio_loop.error_response(None, -32600, "Bad Request: Content-Length required"))
             return
         raw = self.rfile.read(int(length))
         try:
             msg = json.loads(raw.decode("utf-8"))
         except (UnicodeDecodeError, ValueError):
-            self._send_json(400, error_response(None, -32700, "Parse error"))
+            self._send_json(400, stdio_loop.error_response(None, -32700, "Parse error"))
             return
         if isinstance(msg, list):
-            self._send_json(400, error_response(None, -32600, "Invalid Request: batches are not supported"))
+            self._send_json(400, stdio_loop.error_response(None, -32600, "Invalid Request: batches are not supported"))
             return
-        kind = classify(msg)
+        kind = stdio_loop.classify(msg)
         if kind == "invalid":
-            self._send_json(400, invalid_request(msg))
+            self._send_json(400, stdio_loop.invalid_request(msg))
             return
         if kind == "request" and msg["method"] == "initialize":
             call = handle_request(msg, http=True)
@@ -397,7 +342,7 @@ class McpHandler(BaseHTTPRequestHandler):
         if trigger == "hang":
             threading.Event().wait()  # never responds; the connection's thread blocks (daemon thread)
         elif trigger == "garbage":
-            self._send(200, f"DEBUG n={call.n}\n{dumps(call.answer)}\n", "application/json", session)
+            self._send(200, f"DEBUG n={call.n}\n{stdio_loop.compact(call.answer)}\n", "application/json", session)
         elif trigger == "wrong_id":
             self._send_json(200, wrong_id(call.answer), session)
         elif trigger == "double":

@@ -24,6 +24,8 @@ import secrets
 import sys
 from typing import Any
 
+import stdio_loop
+
 FIXED = "--fixed" in sys.argv or "--dressed" in sys.argv
 DRESSED = "--dressed" in sys.argv
 
@@ -117,7 +119,7 @@ def missing(note_id: str) -> dict[str, Any]:
     return text(f"No note {note_id!r}. Call list_notes to see the notes.", error=True)
 
 
-def call(name: str, arguments: dict[str, Any], send: Any) -> dict[str, Any]:
+def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     names = {tool["name"] for tool in listed()}
     if name not in names:
         if name == "archive_note" and not FIXED:
@@ -127,16 +129,16 @@ def call(name: str, arguments: dict[str, Any], send: Any) -> dict[str, Any]:
     if problem:
         return text(f"Invalid arguments: {problem}", error=True)
     if name == "create_note":
-        note_id = secrets.token_hex(4)
-        NOTES[note_id] = {"id": note_id, "title": arguments["title"], "body": arguments.get("body", "")}
-        return text(NOTES[note_id], structured={"id": note_id, "title": arguments["title"]})
+        created = secrets.token_hex(4)
+        NOTES[created] = {"id": created, "title": arguments["title"], "body": arguments.get("body", "")}
+        return text(NOTES[created], structured={"id": created, "title": arguments["title"]})
     if name == "list_notes":
         live = [{"id": key, "title": value["title"]} for key, value in NOTES.items() if value is not None]
         return text(live, structured={"notes": live})
     if name == "set_archive":
         if STATE["archive"] != arguments["enabled"]:
             STATE["archive"] = arguments["enabled"]
-            send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
+            stdio_loop.send({"jsonrpc": "2.0", "method": "notifications/tools/list_changed"})
         return text(f"archive {'on' if arguments['enabled'] else 'off'}")
     if name == "add_sheet":
         SHEETS.setdefault(arguments["name"], [])
@@ -147,7 +149,7 @@ def call(name: str, arguments: dict[str, Any], send: Any) -> dict[str, Any]:
         if not SHEETS[arguments["name"]]:
             raise Crash("list index out of range (empty sheet)")
         return text(SHEETS[arguments["name"]])
-    note_id = arguments.get("note_id") or arguments.get("noteId") or arguments.get("id")
+    note_id: Any = arguments.get("note_id") or arguments.get("noteId") or arguments.get("id")
     if note_id not in NOTES:
         return missing(note_id)
     try:
@@ -184,7 +186,7 @@ def _invalid(name: str, arguments: dict[str, Any]) -> str | None:
     return None
 
 
-def answer(message: dict[str, Any], send: Any) -> dict[str, Any] | None:
+def answer(message: dict[str, Any]) -> dict[str, Any]:
     method, params = message.get("method"), message.get("params")
     if method == "initialize":
         return {
@@ -200,30 +202,13 @@ def answer(message: dict[str, Any], send: Any) -> dict[str, Any] | None:
         return {"result": {}}
     if method != "tools/call":
         return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
-    if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
+    if not stdio_loop.well_formed_call(params):
         return {"error": {"code": -32602, "message": "Invalid params: not a CallToolRequest"}}
     try:
-        return call(params["name"], params.get("arguments", {}), send)
+        return call(params["name"], params.get("arguments", {}))
     except Crash as crash:
         return {"error": {"code": -32603, "message": f"Internal error: {crash}"}}
 
 
-def main() -> None:
-    def send(message: dict[str, Any]) -> None:
-        print(json.dumps(message), flush=True)
-
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            send({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
-            continue
-        if not isinstance(message, dict) or "id" not in message or "method" not in message:
-            continue
-        reply = answer(message, send)
-        if reply is not None:
-            send({"jsonrpc": "2.0", "id": message["id"], **reply})
-
-
 if __name__ == "__main__":
-    main()
+    stdio_loop.serve(answer)

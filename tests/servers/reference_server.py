@@ -54,6 +54,7 @@ from typing import Any
 
 import jsonschema
 import reference_stateless as stateless
+import stdio_loop
 
 TOOLS: list[dict[str, Any]] = [
     {
@@ -132,7 +133,6 @@ class Server:
     def __init__(self, bug: str | None, unknown_tool_code: int = -32602) -> None:
         self.bug = bug
         self.unknown_tool_code = unknown_tool_code
-        self.lock = threading.Lock()
         self.random = random.Random(0)
         self.server_request_id = 0
         self.era: str | None = None
@@ -140,28 +140,13 @@ class Server:
         self.tools = [*TOOLS, TOOLS[3]] if bug == "tool-name" else TOOLS
         """What tools/list lists."""
 
-    def write(self, message: dict[str, Any]) -> None:
-        with self.lock:
-            sys.stdout.write(json.dumps(message) + "\n")
-            sys.stdout.flush()
-
     def log(self, text: str) -> None:
         sys.stderr.write(f"[reference-server] {text}\n")
         sys.stderr.flush()
 
     def serve(self) -> None:
-        for line in sys.stdin.buffer:
-            if not line.strip():
-                continue
-            try:
-                message = json.loads(line)
-            except ValueError:
-                self.write({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}})
-                continue
-            if not isinstance(message, dict) or "method" not in message:
-                continue  # our own pings' answers, and anything else we did not ask for
-            if "id" not in message:
-                continue
+        """Answer stdin's requests; the client's answers to our pings are not requests."""
+        for message in stdio_loop.requests(sys.stdin.buffer, skip_blank=True):
             if self.era is None:
                 self.era = "handshake" if message["method"] == "initialize" else "stateless"
             if self.era == "stateless":
@@ -169,12 +154,12 @@ class Server:
             elif message["method"] == "tools/call":
                 threading.Thread(target=self.call, args=(message,), daemon=True).start()
             else:
-                self.write(self.answer(message))
+                stdio_loop.send(self.answer(message))
 
     def answer_stateless(self, message: dict[str, Any]) -> None:
         reply = self.stateless_reply(message)
         if reply is not None:
-            self.write({"jsonrpc": "2.0", "id": message["id"], **reply})
+            stdio_loop.reply(message, reply)
 
     def stateless_reply(self, message: dict[str, Any], headers: Any = None) -> dict[str, Any] | None:
         """The reply to a request under 2026-07-28 (`headers`: over HTTP, checked first)."""
@@ -207,17 +192,17 @@ class Server:
     def call(self, message: dict[str, Any]) -> None:
         time.sleep(self.random.random() * 0.002)
         self.log(f"tools/call {json.dumps(message.get('params'))[:200]}")
-        self.write({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}})
+        stdio_loop.send({"jsonrpc": "2.0", "method": "notifications/message", "params": {"level": "info", "data": "working"}})
         if self.random.random() < 0.1:
             self.server_request_id += 1
-            self.write({"jsonrpc": "2.0", "id": f"s{self.server_request_id}", "method": "ping"})
+            stdio_loop.send({"jsonrpc": "2.0", "id": f"s{self.server_request_id}", "method": "ping"})
         reply = self.call_result(message.get("params"))
         if reply is None:
             return
         if "error" in reply:
-            self.write({"jsonrpc": "2.0", "id": message["id"], "error": reply["error"]})
+            stdio_loop.reply(message, {"error": reply["error"]})
         else:
-            self.write({"jsonrpc": "2.0", "id": message["id"], "result": reply["result"]})
+            stdio_loop.reply(message, {"result": reply["result"]})
 
     def call_result(self, params: Any) -> dict[str, Any] | None:
         bug = self.bug
@@ -267,7 +252,7 @@ class Server:
             return success(str(arguments["a"] // arguments["b"]))
         if name == "echo":
             if bug == "stdout-not-protocol":
-                with self.lock:
+                with stdio_loop.LOCK:
                     sys.stdout.write(f"echo called with {arguments['text']!r}\n")
                     sys.stdout.flush()
             if bug == "response-well-formed":

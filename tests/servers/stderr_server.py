@@ -8,66 +8,48 @@ Handshake era only (2025-06-18); each `tools/call` is answered from a thread of 
 
 from __future__ import annotations
 
-import json
 import sys
 import threading
 from typing import Any
 
+import stdio_loop
+
 TOOLS = [{"name": "job", "inputSchema": {"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}}]
-LOCK = threading.Lock()
-
-
-def write(message: dict[str, Any]) -> None:
-    with LOCK:
-        sys.stdout.write(json.dumps(message) + "\n")
-        sys.stdout.flush()
 
 
 def call(message: dict[str, Any]) -> None:
     params = message.get("params")
-    if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
-        write({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32602, "message": "Invalid params"}})
+    if not stdio_loop.well_formed_call(params):
+        stdio_loop.reply(message, {"error": {"code": -32602, "message": "Invalid params"}})
         return
     name, arguments = params["name"], params.get("arguments", {})
     if name != "job":
-        write({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": f"Unknown tool: {name}"}], "isError": True}})
+        stdio_loop.reply(message, {"result": {"content": [{"type": "text", "text": f"Unknown tool: {name}"}], "isError": True}})
         return
     n = arguments.get("n")
     if type(n) is not int or set(arguments) != {"n"}:
-        write({"jsonrpc": "2.0", "id": message["id"], "result": {"content": [{"type": "text", "text": "n: an integer"}], "isError": True}})
+        stdio_loop.reply(message, {"result": {"content": [{"type": "text", "text": "n: an integer"}], "isError": True}})
     elif n % 2:
-        with LOCK:
+        with stdio_loop.LOCK:
             sys.stderr.write(f'Traceback (most recent call last):\n  File "job.py", line 1, in job\nRuntimeError: job {n} failed\n')
             sys.stderr.flush()
-        write({"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32603, "message": "Internal error"}})
+        stdio_loop.reply(message, {"error": {"code": -32603, "message": "Internal error"}})
 
 
-def answer(message: dict[str, Any]) -> dict[str, Any]:
+def answer(message: dict[str, Any]) -> dict[str, Any] | None:
+    """The reply's member; None for a `tools/call`, which a thread of its own answers."""
     method = message["method"]
+    if method == "tools/call":
+        threading.Thread(target=call, args=(message,), daemon=True).start()
+        return None
     if method == "initialize":
-        result: dict[str, Any] = {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "stderr-server", "version": "1"}}
-    elif method == "tools/list":
-        result = {"tools": TOOLS}
-    elif method == "ping":
-        result = {}
-    else:
-        return {"jsonrpc": "2.0", "id": message["id"], "error": {"code": -32601, "message": f"no method {method}"}}
-    return {"jsonrpc": "2.0", "id": message["id"], "result": result}
-
-
-def main() -> None:
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            continue
-        if not isinstance(message, dict) or "method" not in message or "id" not in message:
-            continue
-        if message["method"] == "tools/call":
-            threading.Thread(target=call, args=(message,), daemon=True).start()
-        else:
-            write(answer(message))
+        return {"result": {"protocolVersion": "2025-06-18", "capabilities": {"tools": {}}, "serverInfo": {"name": "stderr-server", "version": "1"}}}
+    if method == "tools/list":
+        return {"result": {"tools": TOOLS}}
+    if method == "ping":
+        return {"result": {}}
+    return {"error": {"code": -32601, "message": f"no method {method}"}}
 
 
 if __name__ == "__main__":
-    main()
+    stdio_loop.serve(answer, parse_error=False)

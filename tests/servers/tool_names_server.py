@@ -20,9 +20,12 @@ names and malformed requests only.
 
 from __future__ import annotations
 
-import json
 import sys
+from pathlib import Path
 from typing import Any
+
+sys.path.append(str(Path(__file__).parent))  # for a test that imports this server: stdio_loop is beside it
+import stdio_loop
 
 LONG_BAD = "n" * 129
 LONG_GOOD = "m" * 128
@@ -59,25 +62,12 @@ def answer(method: str, params: Any) -> dict[str, Any]:
         return {"result": {}}
     if method != "tools/call":
         return {"error": {"code": -32601, "message": f"no method {method}"}}
-    if not isinstance(params, dict) or not isinstance(params.get("name"), str) or not isinstance(params.get("arguments", {}), dict):
+    if not stdio_loop.well_formed_call(params):
         return {"error": {"code": -32602, "message": "Invalid params: not a CallToolRequest"}}
     if params["name"] not in NAMES:
         return {"result": {"content": [{"type": "text", "text": "Unknown tool. Re-run tools/list and retry."}], "isError": True}}
     return {"result": {"content": [{"type": "text", "text": "ok"}]}}
 
 
-def main() -> None:
-    for line in sys.stdin:
-        try:
-            message = json.loads(line)
-        except ValueError:
-            print(json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": -32700, "message": "Parse error"}}), flush=True)
-            continue
-        if not isinstance(message, dict) or "id" not in message or "method" not in message:
-            continue
-        reply = answer(message["method"], message.get("params"))
-        print(json.dumps({"jsonrpc": "2.0", "id": message["id"], **reply}), flush=True)
-
-
 if __name__ == "__main__":
-    main()
+    stdio_loop.serve(lambda message: answer(message["method"], message.get("params")))
