@@ -235,6 +235,37 @@ def test_a_ctrl_c_that_lands_in_a_gc_callback_is_delivered_again_not_printed_and
         assert run.stdout.strip() == "0" and "Exception ignored" in run.stderr
 
 
+_INTERRUPTED_IN_A_TRIO_RUN = textwrap.dedent("""
+    import gc, trio
+    from fuzz.faces.console import interrupts_kept
+    interrupts_kept()
+
+    def callback(phase, info):
+        if phase == "start":
+            raise KeyboardInterrupt  # what trio's SIGINT handler raises where the main thread is
+
+    async def main():
+        gc.callbacks.insert(0, callback)
+        gc.collect()
+        gc.callbacks.remove(callback)
+        await trio.sleep(30)
+
+    try:
+        trio.run(main)
+    except KeyboardInterrupt:
+        print("interrupted")
+""")
+
+
+def test_a_ctrl_c_delivered_again_interrupts_the_trio_run_it_landed_in() -> None:
+    """Tripped again, SIGINT's handler runs at once, inside the hook. In a run, that is trio's
+    handler, which raises KeyboardInterrupt where it finds the main thread: unprotected, inside the
+    hook, where Python dropped it, and the run went on for minutes after a Ctrl-C (once in CI).
+    The hook is protected: trio hands the interrupt to the run instead."""
+    run = subprocess.run([sys.executable, "-c", _INTERRUPTED_IN_A_TRIO_RUN], capture_output=True, text=True, timeout=60)
+    assert (run.stdout.strip(), run.stderr) == ("interrupted", "")
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize(
     ("arguments", "expected"),

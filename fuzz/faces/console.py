@@ -40,6 +40,8 @@ import sys
 import warnings
 from collections.abc import Iterator
 
+import trio
+
 from fuzz.engine.finished_runs import collect_runs_when_they_end
 
 _NO_PLUGINS = "HYPOTHESIS_NO_PLUGINS"
@@ -87,11 +89,15 @@ def interrupts_kept() -> None:
     """Make a KeyboardInterrupt that Python can only report trip SIGINT again.
 
     Such places are a garbage-collector callback, a `__del__` or a weakref callback
-    (`sys.unraisablehook`). SIGINT's handler then runs once that code has returned. Any other such
-    exception is reported as before.
+    (`sys.unraisablehook`). Any other such exception is reported as before.
+
+    SIGINT's handler runs at once, inside the hook. So the hook is protected from
+    KeyboardInterrupt: trio's handler then hands the interrupt to the run, at its next checkpoint.
+    Unprotected, the handler raised it inside the hook, and Python dropped it: Ctrl-C was lost.
     """
     reported = sys.unraisablehook
 
+    @trio.lowlevel.enable_ki_protection
     def hook(unraisable: sys.UnraisableHookArgs) -> None:
         if isinstance(unraisable.exc_value, KeyboardInterrupt):
             _thread.interrupt_main(signal.SIGINT)
