@@ -50,13 +50,13 @@ class ScriptedRunner(Runner):
         self.scripts = scripts
         self.events: list[tuple[str, int, int, float]] = []
         self.waiting_since: dict[int, float] = {}
-        self.options = SimpleNamespace(workers=workers, timeout=5.0, phases=frozenset({RunPhase.SEQUENCE}))
+        self.context = SimpleNamespace(  # type: ignore[assignment]
+            options=SimpleNamespace(workers=workers, timeout=5.0, phases=frozenset({RunPhase.SEQUENCE})),
+            dispatcher=SimpleNamespace(waiting_long=self.waiting_long, waiting_load=lambda: load),
+            deadline=time.monotonic() + 600,
+            tool_plans=(),
+        )
         self.phases = (SequencePhase(None),)  # type: ignore[arg-type]  # takes the sequence jobs, and counts them as waiting
-        self.dispatcher = SimpleNamespace(waiting_long=self.waiting_long, waiting_load=lambda: load)
-        self.deadline = time.monotonic() + 600
-        self.listed = ()
-        self.stateless = None
-        self.tool_plans = ()
         self._announced = 0
 
     def waiting_long(self, *, longer_than: float) -> int:

@@ -99,20 +99,14 @@ class Runner:
 
     def __init__(self, context: RunContext, listener: Listener, progress: RunProgress, owned: frozenset[int] | None = None) -> None:
         self.context = context
-        self.options = context.options
-        self.target = context.target
-        self.dispatcher = context.dispatcher
-        self.criteria = context.criteria
-        self.tool_plans = context.tool_plans
-        self.deadline = context.deadline
-        self.owned = frozenset(range(len(self.tool_plans))) if owned is None else owned
+        self.owned = frozenset(range(len(context.tool_plans))) if owned is None else owned
         """The places in the plan of the tools this process fuzzes (`_owned`)."""
-        self.phases = tuple(phase(context) for phase in PHASES if phase.chosen_by in self.options.phases)
+        self.phases = tuple(phase(context) for phase in PHASES if phase.chosen_by in context.options.phases)
         """The chosen phases, one each for this run, in the registry's order."""
         self.listener = listener
         self.progress = progress
         self.started = time.monotonic()
-        self._unfinished_kinds = {index: len(context.kinds_of(tool_plan)) if index in self.owned else 0 for index, tool_plan in enumerate(self.tool_plans)}
+        self._unfinished_kinds = {index: len(context.kinds_of(tool_plan)) if index in self.owned else 0 for index, tool_plan in enumerate(context.tool_plans)}
         self._announced = 0
         """Tools announced finished: always a prefix of the plan, so they go in order."""
 
@@ -120,7 +114,7 @@ class Runner:
         """The first round's jobs: one per owned plan entry and chosen case kind, in plan order."""
         return [
             Job(index, tool_plan.unit, tool_plan.tool, kind)
-            for index, tool_plan in enumerate(self.tool_plans)
+            for index, tool_plan in enumerate(self.context.tool_plans)
             if index in self.owned
             for kind in self.context.kinds_of(tool_plan)
         ]
@@ -143,7 +137,7 @@ class Runner:
         changed = trio.lowlevel.ParkingLot()
 
         def next_round_of(job: Job) -> None:
-            if time.monotonic() >= self.deadline - _LEAST_SHARE:
+            if time.monotonic() >= self.context.deadline - _LEAST_SHARE:
                 return
             following = job.next_round()
             latest[(job.index, job.kind)] = following
@@ -160,12 +154,12 @@ class Runner:
             the run's dispatcher does not watch its target. So it makes far fewer calls a second
             than the random search.
             """
-            beyond = worker_number - self.options.workers + 1
+            beyond = worker_number - self.context.options.workers + 1
             on_their_own = sum(1 for job in running if self._on_its_own_target(job))
             if (
                 beyond > 0
-                and self.dispatcher.waiting_long(longer_than=WAITING_LONG) + on_their_own < beyond
-                and not (beyond == 1 and self.dispatcher.waiting_load() >= WAITING_SHARE * max(1, self.options.workers))
+                and self.context.dispatcher.waiting_long(longer_than=WAITING_LONG) + on_their_own < beyond
+                and not (beyond == 1 and self.context.dispatcher.waiting_load() >= WAITING_SHARE * max(1, self.context.options.workers))
             ):
                 return None
             for job in pending:
@@ -179,7 +173,7 @@ class Runner:
                     return job
             return None
 
-        ahead_slots = trio.CapacityLimiter(_AHEAD_PER_WORKER * max(1, self.options.workers))
+        ahead_slots = trio.CapacityLimiter(_AHEAD_PER_WORKER * max(1, self.context.options.workers))
 
         async def prepare(job: Job) -> None:
             try:
@@ -216,7 +210,7 @@ class Runner:
             nursery.start_soon(_tick, changed)
             nursery.start_soon(self._report_progress, running)
             async with trio.open_nursery() as workers:
-                for worker_number in range(max(1, self.options.workers) + EXTRA_WORKERS):
+                for worker_number in range(max(1, self.context.options.workers) + EXTRA_WORKERS):
                     workers.start_soon(worker, worker_number)
             if stop and isinstance(stop[0], TargetLost):
                 await self._judge_what_blames_the_loss(jobs)
@@ -246,7 +240,7 @@ class Runner:
         """
         while True:
             await trio.sleep(PROGRESS_EVERY)
-            announce_warnings(self.options, self.progress.warnings, self.listener)
+            announce_warnings(self.context.options, self.progress.warnings, self.listener)
             running = [job for job in jobs if job.outcome is not None and not job.done.is_set()]
             summaries = self.progress.summaries.values()
             now = time.monotonic()
@@ -256,7 +250,7 @@ class Runner:
                     cases=sum(summary.total_sent for summary in summaries) + sum(job.outcome.sent for job in running if job.outcome),
                     findings=sum(len(summary.findings) for summary in summaries),
                     seconds=now - self.started,
-                    left=max(0.0, self.deadline - now) if self.options.max_time is not None else None,
+                    left=max(0.0, self.context.deadline - now) if self.context.options.max_time is not None else None,
                 )
             )
 
@@ -266,18 +260,18 @@ class Runner:
         Returns True when the share cut it short.
         """
         now = time.monotonic()
-        if now >= self.deadline:
+        if now >= self.context.deadline:
             raise OutOfTime()
         self._summary_for(job.index)
         if job.built_on is not None and job.built_on.outcome is not None and job.built_on.outcome.unsatisfiable:
             self._finished(job)
             return False
-        share = now + (self.deadline - now) * min(self.options.workers, left) / left
+        share = now + (self.context.deadline - now) * min(self.context.options.workers, left) / left
         for phase in self.phases:
             if phase.takes(job):
                 await phase.run(job, share)
         if job.outcome is None:
-            job.outcome = Untried(job.tool, job.kind, self.tool_plans[job.index].name, job.round, job.earlier)
+            job.outcome = Untried(job.tool, job.kind, self.context.tool_plans[job.index].name, job.round, job.earlier)
         await trio.to_thread.run_sync(in_worker_thread(job.outcome.conclude), abandon_on_cancel=True)
         return await self._finish_job(job, job.outcome)
 
@@ -288,7 +282,7 @@ class Runner:
         """
         kept = self.context.accepted.setdefault(job.index, [])
         kept.extend(outcome.accepted[: ACCEPTED_KEPT - len(kept)])
-        self.progress.restarts = self.target.restarts
+        self.progress.restarts = self.context.target.restarts
         known_rules = {(finding.case, finding.rule.id) for finding in self.progress.summaries[job.index].findings}
         findings = []
         for finding in outcome.findings:
@@ -296,10 +290,10 @@ class Runner:
                 continue
             for phase in self.phases:
                 finding = await phase.checked(finding, outcome.tool)
-            findings.append(keep(finding, self.options, self.target, outcome.tool))
+            findings.append(keep(finding, self.context.options, self.context.target, outcome.tool))
         outcome.findings = findings
         # read again after the awaits: the tool's other jobs may have merged theirs meanwhile
-        summary = merge(self.progress.summaries[job.index], outcome, self.tool_plans[job.index].kinds)
+        summary = merge(self.progress.summaries[job.index], outcome, self.context.tool_plans[job.index].kinds)
         reach = self.context.reach.get(job.index)
         summary = replace(summary, schema_coverage=reach.entries() if reach is not None else ())
         for phase in self.phases:
@@ -322,10 +316,10 @@ class Runner:
         summaries. Each tool has one owner among the processes, so they are made once per run. They
         are kept whenever the run stops.
         """
-        if TOOL_NAME.id not in self.criteria.profile.rules or not self.criteria.is_enabled(TOOL_NAME.id):
+        if TOOL_NAME.id not in self.context.criteria.profile.rules or not self.context.criteria.is_enabled(TOOL_NAME.id):
             return  # the published profile under a revision before 2025-11-25 has no such rule
-        places = {tool_plan.tool.name: index for index, tool_plan in enumerate(self.tool_plans) if index in self.owned and tool_plan.tool is not None}
-        for name, finding in listing_findings(listing, places, self.criteria.profile.rule(TOOL_NAME.id)).items():
+        places = {tool_plan.tool.name: index for index, tool_plan in enumerate(self.context.tool_plans) if index in self.owned and tool_plan.tool is not None}
+        for name, finding in listing_findings(listing, places, self.context.criteria.profile.rule(TOOL_NAME.id)).items():
             summary = self._summary_for(places[name])
             self.progress.summaries[places[name]] = replace(summary, findings=(*summary.findings, finding))
             self.listener(FindingMade(finding))
@@ -339,7 +333,7 @@ class Runner:
 
         A tool with none to run, say a destructive one, is announced as soon as those before it are.
         """
-        while self._announced < len(self.tool_plans) and self._unfinished_kinds[self._announced] == 0:
+        while self._announced < len(self.context.tool_plans) and self._unfinished_kinds[self._announced] == 0:
             if self._announced in self.owned:
                 self.listener(ToolFinished(self._summary_for(self._announced)))
             self._announced += 1
@@ -347,7 +341,7 @@ class Runner:
     def _summary_for(self, index: int) -> ToolSummary:
         """The tool's summary; made on first use, when the tool is announced started."""
         if index not in self.progress.summaries:
-            tool_plan = self.tool_plans[index]
+            tool_plan = self.context.tool_plans[index]
             name = tool_plan.name
             self.progress.summaries[index] = ToolSummary(name, {}, (), tool_plan.skips)
             self.listener(ToolStarted(name))
