@@ -45,11 +45,11 @@ from __future__ import annotations
 from strategies._names import unknown_tool_names
 from strategies._outputs import outputs
 from strategies.arguments import arguments, invalid_arguments, valid_arguments
-from strategies.cases import MIRROR_ARGUMENT, Case, CaseKind, cases
+from strategies.cases import MIRROR_ARGUMENT, Case, CaseKind, TaskMode, cases
 from strategies.envelopes import ABSENT, malformed_arguments, malformed_envelopes
 from strategies.labelled import Labelled
 from strategies.schemas import InvalidSchema, SchemaCheck
-from strategies.tools import Tool
+from strategies.tools import TaskSupport, Tool
 
 tool_names = unknown_tool_names
 tool_calls = cases
@@ -62,6 +62,8 @@ __all__ = [
     "InvalidSchema",
     "Labelled",
     "SchemaCheck",
+    "TaskMode",
+    "TaskSupport",
     "Tool",
     "arguments",
     "cases",

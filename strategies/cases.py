@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Collection, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from enum import Enum
 from typing import Any
 
@@ -34,7 +34,9 @@ from strategies.meta import (
     canonical_header_mismatches,
     canonical_malformed_metas,
     header_mismatches,
+    in_task,
     malformed_metas,
+    sent_as_task,
     unsupported_version_calls,
     with_meta,
 )
@@ -76,12 +78,34 @@ class CaseKind(Enum):
     `fuzz.judging.tool_names` judges it. No strategy draws it. It names what a finding on a
     listed tool's name is about.
     """
+    CALL_WITHOUT_TASK = "call-without-task"
+    """A call, not as a task, to a tool whose `execution.taskSupport` is `required` (2025-11-25).
+
+    It carries valid arguments, so that a server that runs the tool anyway shows it.
+    """
+    TASK_FOR_FORBIDDEN = "task-for-forbidden"
+    """A call as a task to a tool that does not take tasks, on a server that takes them for
+    `tools/call` (2025-11-25). It carries valid arguments, so that a body run shows.
+    """
     SEQUENCE = "sequence"
     """A call at the end of a sequence of calls (`fuzz.engine.phases._sequences`).
 
     It is judged as the kind it is on its own: valid or invalid arguments, or an unknown tool.
     No strategy of this module draws it.
     """
+
+
+TASK_KINDS = (CaseKind.CALL_WITHOUT_TASK, CaseKind.TASK_FOR_FORBIDDEN)
+"""The kinds a tool's declared task support adds (2025-11-25)."""
+
+
+class TaskMode(Enum):
+    """Whether a strategy's cases are sent as tasks (`Case.as_task`)."""
+
+    NEVER = "never"
+    SOMETIMES = "sometimes"
+    """Drawn: plain calls and tasks both, shrinking towards a plain call."""
+    ALWAYS = "always"
 
 
 STATELESS_KINDS = (CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION, CaseKind.HEADER_MISMATCH)
@@ -119,6 +143,9 @@ class Case:
     """
     headers: HeaderOverrides = ()
     """HTTP header values sent instead of those the request implies."""
+    as_task: bool = False
+    """Sent as a task: with `params.task` (2025-11-25), or declaring the tasks extension in its
+    `_meta` (2026-07-28). The engine follows the task the answer creates to its end."""
 
     def message(self, request_id: int | str, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The exact JSON-RPC request to send.
@@ -127,10 +154,17 @@ class Case:
         unless the case carries its own.
         """
         params = self.params
+        if self.as_task:
+            params, meta = in_task(params, meta)
         if meta is not None and not self.own_meta and isinstance(params, dict) and "_meta" not in params:
             params = {**params, "_meta": dict(meta)}
         body = call_message(params)
         return {"jsonrpc": body.pop("jsonrpc"), "id": request_id, **body}
+
+    @classmethod
+    def from_request(cls, kind: CaseKind, tool: str, request: Mapping[str, Any], label: str) -> Case:
+        """The case that sends `request` again, as a task if it was sent as one."""
+        return cls(kind, tool, request.get("params", ABSENT), label, as_task=sent_as_task(request))
 
     @property
     def has_params(self) -> bool:
@@ -152,6 +186,7 @@ def cases(
     accepted: Sequence[dict[str, Any]] = (),
     known: Known | None = None,
     stateless: Stateless | None = None,
+    tasks: TaskMode = TaskMode.NEVER,
 ) -> st.SearchStrategy[Case]:
     """Requests of `kind` aimed at `tool`.
 
@@ -160,7 +195,30 @@ def cases(
       time.
     - `known` holds known-good values that every argument object holds.
     - `stateless` says the run speaks 2026-07-28. The stateless kinds need it.
+    - `tasks` says whether the cases are sent as tasks.
     """
+    drawn = _cases(tool, kind, listed_names, accepted=accepted, known=known, stateless=stateless)
+    if tasks is TaskMode.ALWAYS:
+        return mapped(drawn, as_task)
+    if tasks is TaskMode.SOMETIMES:
+        return mapped(tupled(drawn, st.booleans()), lambda pair: as_task(pair[0]) if pair[1] else pair[0])
+    return drawn
+
+
+def as_task(case: Case) -> Case:
+    """`case`, sent as a task."""
+    return replace(case, as_task=True)
+
+
+def _cases(
+    tool: Tool,
+    kind: CaseKind,
+    listed_names: Collection[str],
+    *,
+    accepted: Sequence[dict[str, Any]],
+    known: Known | None,
+    stateless: Stateless | None,
+) -> st.SearchStrategy[Case]:
 
     def case(params: Any, label: str) -> Case:
         return Case(kind=kind, tool=tool.name, params=params, label=label)
@@ -188,6 +246,9 @@ def cases(
 
     if kind is CaseKind.VALID_ARGUMENTS:
         return mapped(valid_objects(tool.input_check, known=known), lambda value: case(call_params(tool.name, value), VALID_LABEL))
+    if kind in TASK_KINDS:
+        label = _TASK_KIND_LABELS[kind]
+        return mapped(valid_objects(tool.input_check, known=known), lambda value: case(call_params(tool.name, value), label))
     if kind is CaseKind.INVALID_ARGUMENTS:
         return mapped(invalid_arguments(tool, accepted=accepted, known=known), lambda a: case(call_params(tool.name, a.value), a.label))
     if kind is CaseKind.UNAVAILABLE_TOOL:
@@ -204,6 +265,12 @@ def cases(
             lambda drawn: case(call_params(drawn[0].value, drawn[1]), f"unknown tool: {drawn[0].label}"),
         )
     return mapped(malformed_arguments(tool.name), lambda p: case(p.value, f"malformed: {p.label}"))
+
+
+_TASK_KIND_LABELS = {
+    CaseKind.CALL_WITHOUT_TASK: "call without a task to a tool that requires one, with valid arguments",
+    CaseKind.TASK_FOR_FORBIDDEN: "call as a task to a tool that forbids tasks, with valid arguments",
+}
 
 
 HEADER_NAME_LONGEST = 2048

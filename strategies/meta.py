@@ -29,6 +29,42 @@ PROTOCOL_VERSION_KEY = "io.modelcontextprotocol/protocolVersion"
 CLIENT_CAPABILITIES_KEY = "io.modelcontextprotocol/clientCapabilities"
 CLIENT_INFO_KEY = "io.modelcontextprotocol/clientInfo"
 REQUIRED_KEYS = (PROTOCOL_VERSION_KEY, CLIENT_CAPABILITIES_KEY)
+TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
+"""The tasks extension of 2026-07-28 (SEP-2663), declared in `clientCapabilities.extensions`."""
+TASK_TTL_MS = 60_000
+"""The lifetime a 2025-11-25 task-augmented call asks for (`params.task.ttl`): long enough to be
+polled and fetched, short enough that a server keeps few of a run's tasks."""
+
+
+def sent_as_task(request: Mapping[str, Any]) -> bool:
+    """Whether `request` was sent as a task: it carries `params.task`, or its `_meta` declares the
+    tasks extension (the inverse of `in_task`)."""
+    params = request.get("params")
+    if not isinstance(params, Mapping):
+        return False
+    if isinstance(params.get("task"), Mapping):
+        return True
+    meta = params.get("_meta")
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, Mapping) else None
+    extensions = capabilities.get("extensions") if isinstance(capabilities, Mapping) else None
+    return isinstance(extensions, Mapping) and TASKS_EXTENSION in extensions
+
+
+def in_task(params: Any, meta: Mapping[str, Any] | None) -> tuple[Any, Mapping[str, Any] | None]:
+    """`params` and `meta` of a call sent as a task.
+
+    Under 2025-11-25 (no `meta`), params carry `task: {"ttl": ...}`. Under 2026-07-28 the
+    `_meta` envelope declares the tasks extension, and the server decides whether to make a task.
+    Params that are not an object are returned as they are.
+    """
+    if meta is None:
+        return ({**params, "task": {"ttl": TASK_TTL_MS}} if isinstance(params, dict) else params), None
+    capabilities = meta.get(CLIENT_CAPABILITIES_KEY)
+    capabilities = dict(capabilities) if isinstance(capabilities, Mapping) else {}
+    extensions = capabilities.get("extensions")
+    capabilities["extensions"] = {**(extensions if isinstance(extensions, Mapping) else {}), TASKS_EXTENSION: {}}
+    return params, {**meta, CLIENT_CAPABILITIES_KEY: capabilities}
+
 
 VERSION_HEADER = "MCP-Protocol-Version"
 METHOD_HEADER = "Mcp-Method"

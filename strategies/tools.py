@@ -4,9 +4,21 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from strategies.schemas import InvalidSchema, SchemaCheck
+
+
+class TaskSupport(Enum):
+    """How a tool takes task-augmented calls: its `execution.taskSupport` (2025-11-25).
+
+    Absent, or a value the revision does not define, is `forbidden`, the revision's default.
+    """
+
+    FORBIDDEN = "forbidden"
+    OPTIONAL = "optional"
+    REQUIRED = "required"
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +58,13 @@ class Tool:
         return bool(schema.get("properties") or schema.get("patternProperties") or schema.get("required")) or isinstance(
             schema.get("additionalProperties"), dict
         )
+
+    @property
+    def task_support(self) -> TaskSupport:
+        """What its listing declares in `execution.taskSupport`; `forbidden` when nothing is."""
+        execution = self.listing.get("execution")
+        declared = execution.get("taskSupport") if isinstance(execution, Mapping) else None
+        return next((support for support in TaskSupport if support.value == declared), TaskSupport.FORBIDDEN)
 
     @classmethod
     def from_listing(cls, entry: Any) -> Tool:

@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+import test_tasks
 
 from fuzz.engine.options import RunPhase
 from fuzz.engine.plan import DestructiveMode, Selection
@@ -358,7 +359,9 @@ def test_each_handshake_era_bug_is_also_caught_under_the_stateless_revision(bug:
 
 
 def test_every_rule_has_a_seeded_bug_test() -> None:
-    tested = {match.group(1).replace("_", "-") for name in globals() if (match := re.match(r"test_(\w+?)_bug_is_caught", name))}
+    """Here, or for the task rules in tests/test_tasks.py (a task server of their own)."""
+    names = [*globals(), *vars(test_tasks)]
+    tested = {match.group(1).replace("_", "-") for name in names if (match := re.match(r"test_(\w+?)_bug_is_caught", name))}
     assert tested == {rule.id for rule in RULES}
 
 

@@ -28,8 +28,10 @@ def test_each_rule_judged_on_its_kind_names_the_kind() -> None:
     for rule in RULES:
         if rule.evidence is Evidence.AN_ANSWER_OF_ITS_KIND:
             assert rule.judged_on is not None, rule.id
-        if rule.revisions is not Revisions.EVERY:
+        if rule.revisions in (Revisions.STATELESS, Revisions.STATELESS_OVER_HTTP):
             assert "2026-07-28" in rule.unjudged, rule.id
+        if rule.revisions in (Revisions.TASKS, Revisions.TASKS_AUGMENTED, Revisions.TASKS_EXTENSION):
+            assert "tasks" in rule.unjudged, rule.id
 
 
 def test_a_profile_s_restatement_of_a_rule_is_the_same_rule() -> None:

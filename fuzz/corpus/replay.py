@@ -37,7 +37,8 @@ from fuzz.wire.target import (
     demo_target,
     open_target,
 )
-from strategies import ABSENT, Case, InvalidSchema, Tool
+from fuzz.wire.tasks import follow
+from strategies import Case, InvalidSchema, Tool
 
 
 class ReplayStatus(Enum):
@@ -67,7 +68,7 @@ def case_of(reproduction: Reproduction, request: dict[str, Any] | None = None) -
     sequence's is judged as the kind of case it was judged as when found.
     """
     sent = reproduction.request if request is None else request
-    return Case(reproduction.judged_kind, reproduction.tool, sent.get("params", ABSENT), reproduction.label)
+    return Case.from_request(reproduction.judged_kind, reproduction.tool, sent, reproduction.label)
 
 
 async def replay_on(target: Target, reproduction: Reproduction, *, timeout: float | None = None, fresh: bool = False) -> ReplayOutcome:
@@ -98,6 +99,7 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
         request, notes, listed = played.request, [*notes, *played.notes], listed if played.tools is None else played.tools
         tool = tool or next((known for known in (*listed, *target.tools) if known.name == reproduction.tool), None)
     exchange = await target.session.send_request(with_id(request), timeout=wait, headers=reproduction.headers)
+    exchange = await follow(target.session, exchange, target.task_era, timeout=wait, meta=target.request_meta)
     answers_ping = True
     if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not target.session.closed:
         answers_ping = await target.ping(timeout=wait)
@@ -108,7 +110,7 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
         enabled=frozenset({reproduction.rule}),
     )
     violation = judge(case_of(reproduction, request), exchange, tool, criteria, answers_ping=answers_ping)
-    response = getattr(exchange.reply, "message", None)
+    response = getattr(exchange.final.reply, "message", None)
     if target.session.closed or not answers_ping:
         await target.restart()
     told = f" (sequence of {steps_in(reproduction)} steps{''.join(f'; {note}' for note in notes)})" if reproduction.is_sequence else ""

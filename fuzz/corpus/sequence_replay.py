@@ -24,6 +24,7 @@ from fuzz.judging.findings import SequenceStep, Use
 from fuzz.wire.lifecycle import list_tools
 from fuzz.wire.replies import Answered
 from fuzz.wire.target import Target
+from fuzz.wire.tasks import follow
 from strategies import Tool
 from strategies.learning import found_at
 
@@ -78,7 +79,8 @@ async def play_steps(target: Target, reproduction: Steps, timeout: float) -> Pla
     for index, step in enumerate(reproduction.steps):
         request = resolved(step.request, step.uses, answers, notes, f"step {index + 1}")
         exchange = await target.session.send_request(with_id(request), timeout=timeout)
-        reply = exchange.reply
+        exchange = await follow(target.session, exchange, target.task_era, timeout=timeout, meta=target.request_meta)
+        reply = exchange.final.reply
         if target.session.closed:
             return Played(reproduction.request, tuple(notes), f"the target exited at step {index + 1} of {count}")
         answers.append(reply.message if isinstance(reply, Answered) else None)

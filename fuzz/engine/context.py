@@ -13,11 +13,12 @@ from typing import TYPE_CHECKING, Any
 
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.engine.options import RunOptions
-from fuzz.engine.plan import ToolPlan, Unit
+from fuzz.engine.plan import ToolPlan, Unit, task_mode
 from fuzz.engine.schema_reach import SCHEMA_KINDS, SchemaReach
 from fuzz.judging.oracle import Criteria
 from fuzz.wire.target import Target
-from strategies import CaseKind
+from strategies import Case, CaseKind, Tool
+from strategies.cases import TaskMode, as_task
 from strategies.meta import Stateless
 
 if TYPE_CHECKING:
@@ -56,6 +57,19 @@ class RunContext:
     @property
     def protocol_version(self) -> str | None:
         return self.target.protocol_version
+
+    def task_mode(self, tool: Tool | None, kind: CaseKind) -> TaskMode:
+        """Whether `kind`'s cases for `tool` go as tasks on this run's target (`plan.task_mode`)."""
+        return task_mode(self.target.task_era, tool, kind)
+
+    def as_planned(self, tool: Tool | None, kind: CaseKind, cases: list[Case]) -> list[Case]:
+        """Deterministic `cases` sent as tasks where every case of theirs must be.
+
+        Where tasks are only sometimes sent, the plain call is the simpler one.
+        """
+        if self.task_mode(tool, kind) is not TaskMode.ALWAYS:
+            return cases
+        return [as_task(case) for case in cases]
 
     def kinds_of(self, tool_plan: ToolPlan) -> tuple[CaseKind, ...]:
         """The planned case kinds of a plan entry this run sends (`options.kinds`)."""

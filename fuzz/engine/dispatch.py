@@ -39,6 +39,7 @@ import trio
 from fuzz.errors import HarnessError
 from fuzz.wire.replies import Exchange, NoAnswer, NotDelivered, TargetExited
 from fuzz.wire.target import Target
+from fuzz.wire.tasks import follow
 from strategies import Case
 
 PRESUMED_DROPPED = 1.0
@@ -255,7 +256,24 @@ class Dispatcher:
             )
             for index, exchange in zip(cut_off, again, strict=True):
                 exchanges[index] = exchange
+        if any(case.as_task for case in batch):
+            await self._follow_tasks(batch, exchanges, timeout)
         return exchanges
+
+    async def _follow_tasks(self, batch: Sequence[Case], exchanges: list[Exchange], timeout: float) -> None:
+        """Follow each task a case sent as a task created, to its end, all at once.
+
+        Each exchange then carries its task's lifecycle (`fuzz.wire.tasks.follow`).
+        """
+        era, session, meta = self.target.task_era, self.target.session, self.target.request_meta
+
+        async def follow_one(index: int) -> None:
+            exchanges[index] = await follow(session, exchanges[index], era, timeout=timeout, meta=meta)
+
+        async with trio.open_nursery() as nursery:
+            for index, case in enumerate(batch):
+                if case.as_task:
+                    nursery.start_soon(follow_one, index)
 
     async def _enter(self, count: int) -> tuple[int, int]:
         """Count `count` requests in flight, once no request is being sent alone.

@@ -27,8 +27,9 @@ from enum import Enum
 
 from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import Skip
-from strategies import CaseKind, Tool
-from strategies.cases import ENVELOPE, SEQUENCES, STATELESS_KINDS
+from fuzz.wire.tasks import TaskEra
+from strategies import CaseKind, TaskSupport, Tool
+from strategies.cases import ENVELOPE, SEQUENCES, STATELESS_KINDS, TaskMode
 from strategies.meta import Stateless
 from strategies.values import can_reject_an_object
 from strategies.verdicts import json_equal
@@ -89,12 +90,13 @@ class ToolPlan:
         return _UNIT_NAMES[self.unit]
 
 
-def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[CaseKind, ...] = ()) -> tuple[ToolPlan, ...]:
+def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[CaseKind, ...] = (), tasks: TaskEra = TaskEra.NONE) -> tuple[ToolPlan, ...]:
     """One plan per tool to fuzz: listed tools, then unlisted unavailable ones.
 
     The unavailable tools come after, when the server does not list them. `revision_kinds` are the
-    kinds the spoken revision adds (`revision_kinds_for`). They go where argument cases go. Raises
-    ConfigurationError when the selection names tools that cannot be used.
+    kinds the spoken revision adds (`revision_kinds_for`), and each tool's task support adds its own
+    under `tasks` (`task_kinds_for`). They go where argument cases go. Raises ConfigurationError
+    when the selection names tools that cannot be used.
     """
     entries = list(listed)
     tools = _first_of_each(entries)
@@ -103,7 +105,8 @@ def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[Cas
     plans: list[ToolPlan] = []
     for tool in tools:
         if _selected(tool, selection):
-            plans.append(_definition_free(_plan_tool(tool, selection, revision_kinds), entries))
+            added = (*revision_kinds, *task_kinds_for(tool, tasks))
+            plans.append(_definition_free(_plan_tool(tool, selection, added), entries))
     for name in sorted(selection.unavailable - names):
         unlisted = Tool(name=name, input_schema={"type": "object"})
         plans.append(ToolPlan(unlisted, (CaseKind.UNAVAILABLE_TOOL,)))
@@ -156,6 +159,42 @@ def revision_kinds_for(stateless: Stateless | None) -> tuple[CaseKind, ...]:
     if stateless is None:
         return ()
     return tuple(kind for kind in STATELESS_KINDS if stateless.over_http or kind is not CaseKind.HEADER_MISMATCH)
+
+
+def task_kinds_for(tool: Tool, tasks: TaskEra) -> tuple[CaseKind, ...]:
+    """The case kinds `tool`'s declared task support adds.
+
+    Only under 2025-11-25, on a server that takes tasks for `tools/call`: a tool that requires tasks
+    gets calls without one, and a tool that forbids them gets calls as one. 2026-07-28 declares no
+    support per tool: the server decides per call.
+    """
+    if tasks is not TaskEra.AUGMENTED:
+        return ()
+    support = tool.task_support
+    if support is TaskSupport.REQUIRED:
+        return (CaseKind.CALL_WITHOUT_TASK,)
+    return (CaseKind.TASK_FOR_FORBIDDEN,) if support is TaskSupport.FORBIDDEN else ()
+
+
+_TASKABLE_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL)
+"""The kinds whose calls may go as tasks: what a plain call of theirs must get, a task must end in."""
+
+
+def task_mode(tasks: TaskEra, tool: Tool | None, kind: CaseKind) -> TaskMode:
+    """Whether `kind`'s cases for `tool` are sent as tasks, on a server that speaks `tasks`.
+
+    A tool that requires tasks gets its argument cases as tasks, always; one that takes them
+    optionally, sometimes (drawn). An unknown name may go either way. Under 2026-07-28 any call may
+    declare the extension, and the server decides.
+    """
+    if kind is CaseKind.TASK_FOR_FORBIDDEN:
+        return TaskMode.ALWAYS
+    if tasks is TaskEra.NONE or kind not in _TASKABLE_KINDS:
+        return TaskMode.NEVER
+    if tasks is TaskEra.EXTENSION or kind is CaseKind.UNKNOWN_TOOL or tool is None:
+        return TaskMode.SOMETIMES
+    support = tool.task_support
+    return TaskMode.ALWAYS if support is TaskSupport.REQUIRED else TaskMode.SOMETIMES if support is TaskSupport.OPTIONAL else TaskMode.NEVER
 
 
 def may_take_part(tool: Tool, selection: Selection) -> bool:

@@ -42,6 +42,7 @@ from fuzz.judging.findings import INTERRUPTED, TERMINATED, RunResult, ShardOfRun
 from fuzz.judging.oracle import Criteria
 from fuzz.judging.profiles import resolve
 from fuzz.wire.target import Target, open_target
+from fuzz.wire.tasks import TaskEra, task_era
 from strategies._hypothesis import install as install_hypothesis_patches
 from strategies._hypothesis.threads import guard as guard_hypothesis
 from strategies.ecma_patterns import problem, untranslatable
@@ -152,6 +153,7 @@ def _finished(options: RunOptions, listener: Listener, progress: RunProgress, st
         target_description=options.target.describe(),
         protocol_version=description.protocol_version if description else None,
         server_info=description.server_info if description else {},
+        tasks=task_era(description).value if description else TaskEra.NONE.value,
         options=options.as_json(),
         tools=tuple(progress.summaries[index] for index in sorted(progress.summaries)),
         seconds=time.monotonic() - started,
@@ -200,7 +202,7 @@ async def _fuzz(options: RunOptions, listener: Listener, progress: RunProgress, 
 async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, progress: RunProgress, deadline: float) -> None:
     progress.description = target.description
     stateless = target.stateless
-    plans = plan(target.tools, options.selection, revision_kinds_for(stateless))
+    plans = plan(target.tools, options.selection, revision_kinds_for(stateless), target.task_era)
     progress.excluded = excluded(target.tools, options.selection)
     known = resolve_known_arguments(options.known_arguments, target.tools)
     tool_plans = with_envelope(plans, options.envelope, sequences=RunPhase.SEQUENCE in options.phases)

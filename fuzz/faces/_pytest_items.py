@@ -27,6 +27,7 @@ from fuzz.reports.problems import findings_text, shown
 from fuzz.text import printable
 from fuzz.wire.lifecycle import ALL_VERSIONS
 from fuzz.wire.target import HttpTarget, StdioTarget, TargetSpec
+from fuzz.wire.tasks import task_era
 from strategies import CaseKind
 from strategies.cases import ENVELOPE, SEQUENCES
 
@@ -137,7 +138,10 @@ def _judged_rules(options: RunOptions, host: HostedTarget) -> list[str]:
     published profile before 2025-11-25, would pass unjudged.
     """
     target = host.target
-    return rules_judged(options.profile, options.rules, target.description.protocol_version, over_http=isinstance(target.spec, HttpTarget))
+    description = target.description
+    return rules_judged(
+        options.profile, options.rules, description.protocol_version, over_http=isinstance(target.spec, HttpTarget), tasks=task_era(description)
+    )
 
 
 def _tool_plans(options: RunOptions, host: HostedTarget) -> list[ToolPlan]:

@@ -35,6 +35,7 @@ class AnswerClass(Enum):
     SUCCESS = "a successful tool result"
     TOOL_EXECUTION_ERROR = "a tool execution error (a result with isError: true)"
     INPUT_REQUIRED = "a result asking for more input (resultType input_required)"
+    TASK_UNENDED = "a task that did not end within --timeout, or whose polls got no task"
     PROTOCOL_ERROR = "a JSON-RPC error"
     INVALID_RESULT = "a result that is not a CallToolResult"
     MALFORMED_ANSWER = "an answer that is not a JSON-RPC 2.0 response"
@@ -66,7 +67,12 @@ class Observation:
 
 
 def observe(exchange: Exchange, protocol_version: str = LATEST_KNOWN_VERSION) -> Observation:
-    reply = exchange.reply
+    """What kind of answer the call of `exchange` got: its task's final one, when it made a task."""
+    task = exchange.task
+    if task is not None and task.answer is None:
+        last = task.statuses[-1] if task.statuses else "no status"
+        return Observation(AnswerClass.TASK_UNENDED, f"a task that had not ended when the harness stopped polling (last status {last!r})")
+    reply = exchange.final.reply
     if isinstance(reply, TargetExited):
         return Observation(AnswerClass.TARGET_EXITED, f"the target exited with code {reply.returncode}")
     if isinstance(reply, NoAnswer):

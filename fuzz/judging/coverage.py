@@ -23,10 +23,11 @@ from fuzz.judging.findings import RunResult, ToolSummary
 from fuzz.judging.profiles import PROFILES, resolve
 from fuzz.judging.rules import ERROR_AS_SUCCESS, RULES_BY_ID, Evidence, Revisions, Rule
 from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS
+from fuzz.wire.tasks import TaskEra
 from strategies import CaseKind
 from strategies.cases import ENVELOPE, SEQUENCES
 
-SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED = (
+SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED, TASK_UNENDED = (
     "success",
     "tool-error",
     "input-required",
@@ -34,13 +35,14 @@ SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITE
     "no-answer",
     "malformed-answer",
     "target-exited",
+    "task-unended",
 )
 DRESSED_ERROR = ERROR_AS_SUCCESS.id
 """A success whose own text or JSON says the call failed: not counted as a success.
 
 `fuzz.judging._dressed_errors` tells such a result.
 The bucket bears the name of the rule it violates."""
-BUCKETS = (SUCCESS, DRESSED_ERROR, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED)
+BUCKETS = (SUCCESS, DRESSED_ERROR, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED, TASK_UNENDED)
 """How a case was answered, as reports name it."""
 
 _BUCKET_OF = {
@@ -53,6 +55,7 @@ _BUCKET_OF = {
     AnswerClass.INVALID_RESULT: MALFORMED,
     AnswerClass.MALFORMED_ANSWER: MALFORMED,
     AnswerClass.TARGET_EXITED: EXITED,
+    AnswerClass.TASK_UNENDED: TASK_UNENDED,
 }
 _ANSWERED = (SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, MALFORMED)
 
@@ -242,26 +245,30 @@ def judged_rules(result: RunResult) -> list[str]:
 
     Those --rules and --exclude-rules left out are not.
     Nor are those of another revision or transport than the run's."""
-    return rules_judged(result.profile, result.options.get("rules"), result.protocol_version, over_http=result.target.get("transport") == "http")
+    over_http = result.target.get("transport") == "http"
+    return rules_judged(result.profile, result.options.get("rules"), result.protocol_version, over_http=over_http, tasks=TaskEra(result.tasks))
 
 
-def rules_judged(profile: str, enabled: Iterable[str] | None, protocol_version: str | None, *, over_http: bool) -> list[str]:
+def rules_judged(profile: str, enabled: Iterable[str] | None, protocol_version: str | None, *, over_http: bool, tasks: TaskEra = TaskEra.NONE) -> list[str]:
     """`judged_rules` of a run with these options.
 
     It also leaves out the rules the profile does not state under the spoken revision.
     For example, the published profile has no tool-name before 2025-11-25."""
     stated = resolve(profile, protocol_version).rules
-    rules = spoken_rules(rules_of(profile, enabled), protocol_version, over_http=over_http)
+    rules = spoken_rules(rules_of(profile, enabled), protocol_version, over_http=over_http, tasks=tasks)
     return [rule for rule in rules if rule in stated]
 
 
-def spoken_rules(rule_ids: Iterable[str], protocol_version: str | None, *, over_http: bool) -> list[str]:
+def spoken_rules(rule_ids: Iterable[str], protocol_version: str | None, *, over_http: bool, tasks: TaskEra = TaskEra.NONE) -> list[str]:
     """Of `rule_ids`, those a run under `protocol_version` can judge.
 
     The stateless revision's rules are judged only under it.
-    The header rule is judged only over HTTP, too."""
+    The header rule is judged only over HTTP, too.
+    The task rules are judged only on a server that declares tasks, of their kind."""
     stateless = protocol_version in STATELESS_PROTOCOL_VERSIONS
     spoken = {Revisions.EVERY, *((Revisions.STATELESS,) if stateless else ()), *((Revisions.STATELESS_OVER_HTTP,) if stateless and over_http else ())}
+    if tasks is not TaskEra.NONE:
+        spoken |= {Revisions.TASKS, Revisions.TASKS_AUGMENTED if tasks is TaskEra.AUGMENTED else Revisions.TASKS_EXTENSION}
     return [rule for rule in rule_ids if RULES_BY_ID[rule].revisions in spoken]
 
 

@@ -281,6 +281,9 @@ class RunResult:
     """What went wrong while the run ran, without stopping it; each said once.
 
     An example is the example database left out."""
+    tasks: str = "none"
+    """Which tasks the server declared for `tools/call`: "none", "2025-11-25" or "2026-07-28"
+    (`fuzz.wire.tasks.TaskEra`). The task rules are judged only where it declared some."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:

@@ -17,6 +17,7 @@ from typing import Any
 
 from fuzz.judging import rules
 from fuzz.judging._dressed_errors import dressed_error
+from fuzz.judging._task_checks import task_problems
 from fuzz.judging.answers import AnswerClass, Observation, observe
 from fuzz.judging.findings import Finding
 from fuzz.judging.profiles import SEP_2145, Profile
@@ -26,9 +27,12 @@ from fuzz.wire import stateless
 from fuzz.wire.jsonrpc import (
     HEADER_MISMATCH,
     INVALID_PARAMS,
+    INVALID_REQUEST,
     MCP_DEFINED_CODES,
     MCP_RESERVED_CODES,
     MCP_RETIRED_CODES,
+    METHOD_NOT_FOUND,
+    MISSING_REQUIRED_CLIENT_CAPABILITY,
     UNSUPPORTED_PROTOCOL_VERSION,
 )
 from fuzz.wire.replies import AnomalyKind, Answered, Exchange, UnreadableAnswer
@@ -38,7 +42,7 @@ from fuzz.wire.shapes import (
     WITHOUT_OUTPUT_SCHEMA,
 )
 from strategies import ABSENT, Case, CaseKind, Tool
-from strategies.meta import PROTOCOL_VERSION_KEY
+from strategies.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY
 from strategies.verdicts import json_equal
 
 
@@ -84,14 +88,23 @@ def assess(
     expected = criteria.profile.expectations[case.kind].expected
     for rule, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
         if criteria.is_enabled(rule.id):
-            return observation, Violation(criteria.profile.rule(rule.id), observation, expected, why)
+            said = rule.title if rule.id in _LIFECYCLE_RULES else expected
+            return observation, Violation(criteria.profile.rule(rule.id), observation, said, why)
     return observation, None
 
 
-def _candidates(
-    case: Case, exchange: Exchange, tool: Tool | None, criteria: Criteria, observation: Observation, answers_ping: bool
-) -> Iterator[tuple[Rule, str]]:
-    """Every rule this exchange violates, most fundamental first, with why."""
+_LIFECYCLE_RULES = frozenset(
+    rule.id for rule in (rules.TASK_LIFECYCLE, rules.TASK_RELATED_META, rules.TASK_FAILED_ON_TOOL_ERROR, rules.TASK_COMPLETED_ON_TOOL_ERROR)
+)
+"""The rules the way to a task's answer violates, not the answer: what they expect is their title."""
+
+
+def _candidates(case: Case, sent: Exchange, tool: Tool | None, criteria: Criteria, observation: Observation, answers_ping: bool) -> Iterator[tuple[Rule, str]]:
+    """Every rule this exchange violates, most fundamental first, with why.
+
+    A call that made a task is judged by its final answer (`Exchange.final`), and by the task rules.
+    """
+    exchange = sent.final
     answer = observation.answer
     if answer is AnswerClass.TARGET_EXITED:
         if exchange.reply.closed_by_harness:  # type: ignore[union-attr]
@@ -120,12 +133,18 @@ def _candidates(
     if answer is AnswerClass.MALFORMED_ANSWER:
         yield rules.RESPONSE_WELL_FORMED, observation.detail
         return
-    violated = criteria.profile.expectations[case.kind].violated_by(answer)
+    if case.as_task:
+        yield from task_problems(case, sent, criteria.protocol_version, observation)
+    if answer is AnswerClass.TASK_UNENDED:
+        return
+    refused_for_capability = answer is AnswerClass.PROTOCOL_ERROR and _undeclared_capability(sent, observation)
+    violated = None if refused_for_capability else criteria.profile.expectations[case.kind].violated_by(answer)
     if violated is not None:
-        yield violated, f"answered with {observation.detail}"
+        yield violated, f"answered with {observation.detail}{_made_task(sent)}"
     if answer is AnswerClass.PROTOCOL_ERROR:
         yield from _reserved_code(criteria, observation)
-        yield from _error_problems(case, exchange, observation)
+        if not refused_for_capability:
+            yield from _error_problems(case, sent, observation)
     if answer is AnswerClass.INVALID_RESULT:
         yield rules.RESPONSE_WELL_FORMED, observation.detail
         return
@@ -142,6 +161,15 @@ def _candidates(
         yield rules.STDOUT_NOT_PROTOCOL, garbage[0].describe()
 
 
+_REFUSED_FOR_TASKS: dict[CaseKind, tuple[Rule, tuple[int, ...]]] = {
+    CaseKind.CALL_WITHOUT_TASK: (rules.TASK_REQUIRED, (METHOD_NOT_FOUND, INVALID_REQUEST)),
+    CaseKind.TASK_FOR_FORBIDDEN: (rules.TASK_FORBIDDEN, (METHOD_NOT_FOUND,)),
+}
+"""The codes the task kinds' refusals may carry (2025-11-25). A call without a task to a tool that
+requires one may also get -32600: the tasks page's Error Handling allows it for a request type that
+requires tasks."""
+
+
 def _error_problems(case: Case, exchange: Exchange, observation: Observation) -> Iterator[tuple[Rule, str]]:
     """A JSON-RPC error of the wrong code for its case kind, or over HTTP the wrong status."""
     code, status = observation.error_code, observation.status
@@ -156,11 +184,47 @@ def _error_problems(case: Case, exchange: Exchange, observation: Observation) ->
         problem = _unsupported_version_problem(exchange, observation)
         if problem is not None:
             yield rules.UNSUPPORTED_VERSION, f"answered with {observation.detail}: {problem}"
+    elif case.kind in _REFUSED_FOR_TASKS:
+        rule, codes = _REFUSED_FOR_TASKS[case.kind]
+        if code not in codes:
+            yield rule, f"answered with {observation.detail}, not {' or '.join(map(str, codes))}"
     elif case.kind is CaseKind.HEADER_MISMATCH:
         if code != HEADER_MISMATCH:
             yield rules.HEADER_MISMATCH, f"answered with {observation.detail}, not -32020"
         elif status is not None and status != 400:
             yield rules.HEADER_MISMATCH, f"answered with {observation.detail} and HTTP status {status}, not 400 Bad Request"
+
+
+def _made_task(sent: Exchange) -> str:
+    """`, the final answer of task "ID"`, for a call that made a task; "" for another."""
+    return "" if sent.task is None else f", the final answer of the task it made ({sent.task.task_id!r})"
+
+
+def _undeclared_capability(sent: Exchange, observation: Observation) -> bool:
+    """Whether the answer is -32021 naming a capability the request did not declare (2026-07-28).
+
+    That is the right answer of a server that cannot serve the call without it: a tool that must
+    run as a task, to a call that did not declare the tasks extension, for one.
+    """
+    if observation.error_code != MISSING_REQUIRED_CLIENT_CAPABILITY or not isinstance(observation.error_data, dict):
+        return False
+    required = observation.error_data.get("requiredCapabilities")
+    if not isinstance(required, dict) or not required:
+        return False
+    params = sent.request.get("params")
+    meta = params.get("_meta") if isinstance(params, dict) else None
+    declared = meta.get(CLIENT_CAPABILITIES_KEY) if isinstance(meta, dict) else None
+    return not _covers(declared if isinstance(declared, dict) else {}, required)
+
+
+def _covers(declared: dict[str, Any], required: dict[str, Any]) -> bool:
+    """Whether `declared` capabilities hold every one `required` names, at every depth."""
+    for name, needed in required.items():
+        if name not in declared:
+            return False
+        if isinstance(needed, dict) and needed and not (isinstance(declared[name], dict) and _covers(declared[name], needed)):
+            return False
+    return True
 
 
 def _reserved_code(criteria: Criteria, observation: Observation) -> Iterator[tuple[Rule, str]]:
@@ -287,7 +351,7 @@ def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> 
     It gives the rule, what was sent and why, and what came back.
     Then it gives what was expected, and the spec sentence."""
     rule = violation.rule
-    reply = exchange.reply
+    reply = exchange.final.reply
     if isinstance(reply, Answered):
         answer = json.dumps(reply.message, ensure_ascii=False)
     else:
@@ -298,9 +362,19 @@ def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> 
     return (
         f"{rule.id} ({rule.level.label}): {violation.why}. "
         f"Sent {case.label} to {case.tool!r}: {show(exchange.request, limit)}. "
-        f"Answer: {clip(answer, limit)}. "
+        f"{_lifecycle_story(exchange)}Answer: {clip(answer, limit)}. "
         f"Expected {violation.expected}. {rule.source}"
     )
+
+
+def _lifecycle_story(exchange: Exchange) -> str:
+    """`It made task "t1"; tasks/get: working, completed; then tasks/result. `; "" without a task."""
+    task = exchange.task
+    if task is None:
+        return ""
+    polls = ", ".join(status or "no task" for status in task.statuses) or "no answer"
+    fetched = "; then tasks/result" if task.steps and task.steps[-1].request.get("method") == "tasks/result" else ""
+    return f"It made task {show(task.task_id, 80)}; tasks/get: {polls}{fetched}. "
 
 
 def finding_of(violation: Violation, case: Case, exchange: Exchange, kind: CaseKind, **more: Any) -> Finding:
@@ -315,7 +389,7 @@ def finding_of(violation: Violation, case: Case, exchange: Exchange, kind: CaseK
         "case": kind,
         "label": case.label,
         "request": exchange.request,
-        "response": exchange.reply.message if isinstance(exchange.reply, Answered) else None,
+        "response": exchange.final.reply.message if isinstance(exchange.final.reply, Answered) else None,
         "message": describe_violation(violation, case, exchange),
         "why": violation.why,
         "expected": violation.expected,

@@ -88,6 +88,8 @@ _SEP_2145_EXPECTATIONS: dict[CaseKind, Expectation] = {
         _all(_RESULT_CLASSES, rules.UNSUPPORTED_VERSION),
     ),
     CaseKind.HEADER_MISMATCH: Expectation("a JSON-RPC error -32020 with HTTP status 400", _all(_RESULT_CLASSES, rules.HEADER_MISMATCH)),
+    CaseKind.CALL_WITHOUT_TASK: Expectation("a JSON-RPC error -32601 (Method not found)", _all(_RESULT_CLASSES, rules.TASK_REQUIRED)),
+    CaseKind.TASK_FOR_FORBIDDEN: Expectation("a JSON-RPC error -32601 (Method not found)", _all(_RESULT_CLASSES, rules.TASK_FORBIDDEN)),
 }
 
 SEP_2145 = Profile(

@@ -56,6 +56,9 @@ class Revisions(Enum):
     EVERY = "every revision"
     STATELESS = "2026-07-28"
     STATELESS_OVER_HTTP = "2026-07-28 over Streamable HTTP"
+    TASKS = "a server that takes tasks for tools/call (2025-11-25, or the 2026-07-28 extension)"
+    TASKS_AUGMENTED = "2025-11-25, on a server that takes tasks for tools/call"
+    TASKS_EXTENSION = "2026-07-28, on a server with the tasks extension"
 
 
 @dataclass(frozen=True, slots=True, eq=False)
@@ -319,6 +322,77 @@ RESERVED_ERROR_CODE = Rule(
     unjudged=_ONLY_STATELESS,
 )
 
+_TASKS = "MCP 2025-11-25, basic/utilities/tasks"
+_TASKS_EXTENSION = "SEP-2663 (the tasks extension io.modelcontextprotocol/tasks, 2026-07-28)"
+_NO_TASKS = "the server takes no tasks for tools/call"
+
+TASK_REQUIRED = Rule(
+    "task-required",
+    Level.MUST,
+    "a call without a task to a tool that requires one gets -32601",
+    f'{_TASKS}, Tool-Level Negotiation: if execution.taskSupport is "required", clients MUST invoke the tool as a '
+    "task. Servers MUST return a -32601 (Method not found) error if a client does not attempt to do so.",
+    judged_on=CaseKind.CALL_WITHOUT_TASK,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    revisions=Revisions.TASKS_AUGMENTED,
+    unjudged="no tool the cases may run declares execution.taskSupport required on a server that takes tasks (2025-11-25)",
+)
+TASK_FORBIDDEN = Rule(
+    "task-forbidden",
+    Level.SHOULD,
+    "a call as a task to a tool that forbids tasks gets -32601",
+    f'{_TASKS}, Tool-Level Negotiation: if execution.taskSupport is not present or "forbidden", clients MUST NOT '
+    "attempt to invoke the tool as a task. Servers SHOULD return a -32601 (Method not found) error if a client "
+    "attempts to do so.",
+    judged_on=CaseKind.TASK_FOR_FORBIDDEN,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    revisions=Revisions.TASKS_AUGMENTED,
+    unjudged="no tool the cases may run forbids tasks on a server that takes them (2025-11-25)",
+)
+TASK_LIFECYCLE = Rule(
+    "task-lifecycle",
+    Level.MUST,
+    "a task a call created can be polled to its end, in the shapes the revision defines",
+    f"{_TASKS}, Behavior Requirements: receivers that accept a task-augmented request MUST return a CreateTaskResult "
+    "as the response; tasks MUST begin in the working status; receivers MUST include createdAt and lastUpdatedAt in "
+    f"all task responses, and the actual ttl in tasks/get responses. {_TASKS_EXTENSION}, Task Polling: a server MUST "
+    "NOT return CreateTaskResult until a tasks/get for the returned taskId would resolve; if the status is completed, "
+    "the server MUST return a Task with a result field; if failed, with the error that occurred.",
+    revisions=Revisions.TASKS,
+    unjudged=_NO_TASKS,
+)
+TASK_RELATED_META = Rule(
+    "task-related-meta",
+    Level.MUST,
+    "tasks/result's result names its task in _meta",
+    f"{_TASKS}, Associating Task-Related Messages: all requests, notifications, and responses related to a task "
+    "MUST include the io.modelcontextprotocol/related-task key in their _meta field, with the value set to an "
+    "object with a taskId matching the associated task ID.",
+    revisions=Revisions.TASKS_AUGMENTED,
+    unjudged=_NO_TASKS,
+)
+TASK_FAILED_ON_TOOL_ERROR = Rule(
+    "task-failed-on-tool-error",
+    Level.SHOULD,
+    "a task whose tool result is an error ends failed (2025-11-25)",
+    f"{_TASKS}, Task Execution Errors: for tasks that wrap tool call requests, when the tool result has isError "
+    "set to true, the task should reach failed status.",
+    evidence=Evidence.A_TOOL_ERROR,
+    revisions=Revisions.TASKS_AUGMENTED,
+    unjudged=_NO_TASKS,
+)
+TASK_COMPLETED_ON_TOOL_ERROR = Rule(
+    "task-completed-on-tool-error",
+    Level.MUST,
+    "a task whose tool result is an error ends completed, never failed (2026-07-28)",
+    f"{_TASKS_EXTENSION}, Task Status: completed: the request completed successfully and results are available "
+    "in the result field. This includes tool calls that returned results with isError: true. failed: the request "
+    "failed due to a JSON-RPC error during execution. This status MUST NOT be used for non-JSON-RPC errors.",
+    evidence=Evidence.A_TOOL_ERROR,
+    revisions=Revisions.TASKS_EXTENSION,
+    unjudged=_NO_TASKS,
+)
+
 RULES: tuple[Rule, ...] = (
     UNKNOWN_TOOL,
     INVALID_ARGUMENTS,
@@ -341,5 +415,11 @@ RULES: tuple[Rule, ...] = (
     UNSUPPORTED_VERSION,
     HEADER_MISMATCH,
     RESERVED_ERROR_CODE,
+    TASK_REQUIRED,
+    TASK_FORBIDDEN,
+    TASK_LIFECYCLE,
+    TASK_RELATED_META,
+    TASK_FAILED_ON_TOOL_ERROR,
+    TASK_COMPLETED_ON_TOOL_ERROR,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

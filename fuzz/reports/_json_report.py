@@ -28,6 +28,7 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "failOn": result.fail_on.value,
         "excludedTools": list(result.excluded_tools),
         "serverInfo": result.server_info,
+        "tasks": result.tasks,
         "options": result.options,
         "shard": result.shard.as_json() if result.shard is not None else None,
         "stoppedEarly": result.stopped_early,

@@ -30,6 +30,7 @@ from fuzz.judging.rules import Level
 from fuzz.judging.schema_coverage import KeywordCoverage, SchemaRole, SideReach
 from fuzz.reports._json_report import FORMAT_VERSION
 from fuzz.text import clip, json_text
+from fuzz.wire.tasks import TaskEra
 from strategies import CaseKind
 
 T = TypeVar("T")
@@ -40,6 +41,8 @@ _KINDS = {kind.value: kind for kind in CaseKind}
 _LEVEL_LABELS = {level.label: level for level in Level}
 _LEVEL_VALUES = {level.value: level for level in Level}
 _ROLES = {role.value: role for role in SchemaRole}
+_TASK_ERAS = {era.value: era.value for era in TaskEra}
+"""A report written before the task rules has no `tasks`: its server was judged as declaring none."""
 _WRITTEN_BY = "the JSON report `mcp-toolfuzz run --report json:PATH` writes"
 
 
@@ -82,6 +85,7 @@ def result_from_json(document: object, source: str) -> RunResult:
         target_description=root["targetDescription"].string(),
         protocol_version=protocol_version,
         server_info=root["serverInfo"].json_object(),
+        tasks=root["tasks"].choice(_TASK_ERAS, "a task era") if root.has("tasks") else TaskEra.NONE.value,
         options=root["options"].json_object(),
         tools=tuple(tools),
         seconds=root["seconds"].number(),

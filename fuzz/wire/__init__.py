@@ -27,4 +27,5 @@ __all__ = [
     "shapes",
     "stateless",
     "target",
+    "tasks",
 ]

@@ -27,6 +27,7 @@ from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES, Frame, Oversized
 JSONRPC_VERSION = "2.0"
 INVALID_PARAMS = -32602
 METHOD_NOT_FOUND = -32601
+INVALID_REQUEST = -32600
 MAX_DEPTH = 64
 """The deepest nesting of arrays and objects an answer may have.
 

@@ -110,3 +110,29 @@ class Exchange:
     stderr: tuple[str, ...] = ()
     headers: HeaderOverrides = ()
     """The HTTP header values sent instead of those the request implies."""
+    task: TaskLifecycle | None = None
+    """What followed, when this request was a call sent as a task and its answer made one."""
+
+    @property
+    def final(self) -> Exchange:
+        """The exchange that answers the call: its task's answer, when it made a task that ended."""
+        return self.task.answer if self.task is not None and self.task.answer is not None else self
+
+
+@dataclass(frozen=True, slots=True)
+class TaskLifecycle:
+    """What followed a call whose answer created a task (`fuzz.wire.tasks.follow`).
+
+    Its `answer` is judged as the call's own answer would be. The steps are kept to show.
+    """
+
+    task_id: str
+    steps: tuple[Exchange, ...]
+    """The task requests sent after the call, in order: `tasks/get` polls, then `tasks/result`
+    under 2025-11-25."""
+    statuses: tuple[str, ...]
+    """Each poll's `status`, as answered; "" for a poll that got no task."""
+    answer: Exchange | None
+    """The call's final answer: `tasks/result`'s exchange (2025-11-25), or the terminal
+    `tasks/get`'s `result` or `error` as an answer (2026-07-28). None when the task did not end
+    within --timeout, or the polls got no task: then there is no answer to judge."""

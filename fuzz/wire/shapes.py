@@ -51,6 +51,10 @@ OBJECT_STRUCTURED_CONTENT = ("2025-06-18", "2025-11-25")
 
 2026-07-28 allows any JSON value."""
 STATELESS_ERA = "2026-07-28"
+TASKS_ERA = "2025-11-25"
+"""The one revision whose core defines tasks; 2026-07-28 moved them into an extension."""
+TASK_RESULTS = ("CreateTaskResult", "GetTaskResult", "CancelTaskResult", "ListTasksResult")
+"""The task methods' result types of `TASKS_ERA`, checked against its schema."""
 
 
 def _properties_null_as_absent(validator: Validator, properties: Mapping[str, Any], instance: Any, schema: Mapping[str, Any]) -> Iterator[ValidationError]:
@@ -73,7 +77,7 @@ def _validators() -> dict[tuple[str, str], Validator]:
     return {
         (era, name): _WireValidator({**schema, "$ref": f"#/$defs/{name}"})
         for era, schema in eras.items()
-        for name in ("CallToolResult", "InputRequiredResult", "Error")
+        for name in ("CallToolResult", "InputRequiredResult", "Error", *TASK_RESULTS)
         if name in schema["$defs"]
     }
 
@@ -119,6 +123,14 @@ def _plainly_valid(result: Any, era: str) -> bool:
     if era == STATELESS_ERA:
         return result.get("resultType") == "complete" and result.get("_meta") is None
     return all((member := result.get(name)) is None or type(member) is dict for name in ("structuredContent", "_meta"))
+
+
+def task_result_problem(result: Any, name: str) -> str | None:
+    """Why `result` is not the 2025-11-25 task result `name` (one of `TASK_RESULTS`), or None."""
+    validator = _VALIDATORS[(TASKS_ERA, name)]
+    if validator.is_valid(result):
+        return None
+    return f"not a {name} ({TASKS_ERA}): {_first_problem(validator, result, 'result')}"
 
 
 def error_object_problem(error: Any) -> str | None:

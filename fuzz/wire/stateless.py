@@ -36,8 +36,15 @@ DISCOVER = "server/discover"
 SERVER_INFO_KEY = "io.modelcontextprotocol/serverInfo"
 """Where a stateless result's `_meta` names the server."""
 
-NAME_BEARING = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""The methods whose `Mcp-Name` header mirrors a member of params."""
+NAME_BEARING = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
+"""The methods whose `Mcp-Name` header mirrors a member of params (the task methods by SEP-2663)."""
 
 
 def request_meta(version: str) -> dict[str, Any]:

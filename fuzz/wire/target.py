@@ -23,6 +23,7 @@ from fuzz.wire.lifecycle import list_tools, open_session
 from fuzz.wire.opening import ServerDescription
 from fuzz.wire.replies import Answered, UnreadableAnswer
 from fuzz.wire.stateless import alive
+from fuzz.wire.tasks import TaskEra, task_era
 from strategies import Tool
 from strategies.meta import Stateless
 
@@ -221,6 +222,11 @@ class Target:
 
         None under the handshake."""
         return self.description.request_meta
+
+    @property
+    def task_era(self) -> TaskEra:
+        """Which tasks the server declares for `tools/call`, if any."""
+        return task_era(self.description)
 
     @property
     def stateless(self) -> Stateless | None:

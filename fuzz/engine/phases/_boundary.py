@@ -79,4 +79,4 @@ class BoundaryPhase(Phase):
         if job.tool is None:
             return cases, 0, 0
         boundary, left_out = await trio.to_thread.run_sync(in_worker_thread(self.values.cases), job.tool, job.kind, abandon_on_cancel=True)
-        return cases + boundary, len(boundary), left_out
+        return self.context.as_planned(job.tool, job.kind, cases + boundary), len(boundary), left_out

@@ -87,6 +87,7 @@ class Exploration:
         """For a later round: what the first round's deterministic cases came to."""
         self.stateless = context.stateless
         """The stateless revision's envelope, when the run speaks it; its kinds need it."""
+        self.context = context
         self.tool = job.tool
         self.kind = job.kind
         self.listed = context.listed
@@ -167,7 +168,7 @@ class Exploration:
                     for case, finding in zip(cases, self.trials.judge_sent(cases, sent), strict=True):
                         self._keep_canonical(case, finding)
                 probes = (
-                    coercion_cases(self.tool, self.accepted_bases[0])
+                    self.context.as_planned(self.tool, self.kind, coercion_cases(self.tool, self.accepted_bases[0]))
                     if self.tool and self.accepted_bases and self.kind is CaseKind.INVALID_ARGUMENTS and self.round == 0
                     else []
                 )
@@ -249,7 +250,15 @@ class Exploration:
                 strategy = (
                     envelope_cases()
                     if self.tool is None
-                    else cases(self.tool, self.kind, self.listed, accepted=self.accepted_bases, known=self.known, stateless=self.stateless)
+                    else cases(
+                        self.tool,
+                        self.kind,
+                        self.listed,
+                        accepted=self.accepted_bases,
+                        known=self.known,
+                        stateless=self.stateless,
+                        tasks=self.context.task_mode(self.tool, self.kind),
+                    )
                 )
                 if self._silent_labels:
                     strategy = strategy.filter(lambda case: case.label not in self._silent_labels)

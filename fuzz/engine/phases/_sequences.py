@@ -62,7 +62,7 @@ from fuzz.engine.phases._state_probe import StateProbe, StateSigns, simplest_arg
 from fuzz.engine.phases._state_recheck import checked_on_a_fresh_target
 from fuzz.engine.phases._violations import leaves_of_type, violation_type
 from fuzz.engine.phases.deterministic import NO_VERDICTS, CanonicalVerdicts
-from fuzz.engine.plan import Unit, may_take_part
+from fuzz.engine.plan import Unit, may_take_part, task_mode
 from fuzz.engine.stops import OutOfTime, ShareSpent, TargetLost
 from fuzz.judging.coverage import SUCCESS, answer_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
@@ -72,7 +72,7 @@ from strategies import Case, CaseKind, Tool
 from strategies._hypothesis.marks import seeded
 from strategies._hypothesis.threads import BUILDING, in_worker_thread
 from strategies.arguments import valid_arguments
-from strategies.cases import SEQUENCES
+from strategies.cases import SEQUENCES, TaskMode
 from strategies.envelopes import call_params
 from strategies.learning import Learned, fits, fitting_fields, learned_from
 
@@ -393,6 +393,10 @@ class SequenceExploration:
         self._sequence = _Sequence(listed={tool.name: tool for tool in self.tools}, changes_seen=self.link.target.session.tools_changed)
         return self._sequence
 
+    def _as_task(self, tool: Tool) -> bool:
+        """Whether a step calls `tool` as a task: when a plain call to it must be refused."""
+        return task_mode(self.link.target.task_era, tool, CaseKind.VALID_ARGUMENTS) is TaskMode.ALWAYS
+
     def call(self, tool: Tool, arguments: dict[str, Any], uses: tuple[Use, ...] = (), *, kind: CaseKind | None = None) -> None:
         """One step: send, judge, learn, and follow a change of the tool list."""
         sequence = self._sequence
@@ -402,7 +406,7 @@ class SequenceExploration:
         if kind is None:
             kind = CaseKind.VALID_ARGUMENTS if tool.input_check.accepts(arguments) else CaseKind.INVALID_ARGUMENTS
         label = step_label(len(sequence.steps) + 1, tool.name, uses)
-        case = Case(kind, tool.name, call_params(tool.name, arguments), label)
+        case = Case(kind, tool.name, call_params(tool.name, arguments), label, as_task=self._as_task(tool))
         sent = self.link.send(case)
         self.sent += 1
         self._dirty = self._dirty or not _read_only(tool)
@@ -419,7 +423,8 @@ class SequenceExploration:
             reject()
         answer = answer_bucket(observation, arguments)
         self.answers[answer] = self.answers.get(answer, 0) + 1
-        response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
+        reply = exchange.final.reply
+        response = reply.message if isinstance(reply, Answered) else None
         if violation is not None:
             finding = finding_of(
                 violation,

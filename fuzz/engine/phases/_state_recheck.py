@@ -43,7 +43,7 @@ async def checked_on_a_fresh_target(finding: Finding, tool: Tool | None, options
         or finding.case not in (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS)
     ):
         return finding
-    case = Case(finding.case, finding.tool, finding.request.get("params"), finding.label)
+    case = Case.from_request(finding.case, finding.tool, finding.request, finding.label)
     try:
         async with open_target(
             options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size

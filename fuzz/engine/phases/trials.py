@@ -24,7 +24,7 @@ from fuzz.judging.findings import Finding
 from fuzz.judging.oracle import Criteria, assess, finding_of
 from fuzz.judging.rules import REQUEST_ANSWERED
 from fuzz.wire.replies import Answered
-from strategies import ABSENT, Case, CaseKind, Tool
+from strategies import Case, CaseKind, Tool
 
 SUSPECT_FLOOR = 0.25
 """Seconds: the least a try waits while a `request-answered` finding is being shrunk."""
@@ -179,7 +179,7 @@ class Trials:
             return None
         kept = self.confirmed_hang
         if self.lost is None and not out_of_time:
-            case = Case(self.kind, shrunk.tool, shrunk.request.get("params", ABSENT), shrunk.label)
+            case = Case.from_request(self.kind, shrunk.tool, shrunk.request, shrunk.label)
             try:
                 (outcome,) = self.deadlines.call(partial(self.dispatcher.send, timeout=self.timeout), [case])
                 if outcome.doubtful or outcome.doubtful_silence:

@@ -1,8 +1,8 @@
 """Write `fuzz/wire/mcp_schema.json` from a checkout of the MCP specification repository.
 
 ``python vendor_wire_schema.py <specification-git-dir> > fuzz/wire/mcp_schema.json`` keeps, for
-each schema era `fuzz/wire/shapes.py` knows, the definitions a `tools/call` result and a
-JSON-RPC error object need (the closure of their `$ref`s), with the prose descriptions left
+each schema era `fuzz/wire/shapes.py` knows, the definitions a `tools/call` result, a
+JSON-RPC error object and (2025-11-25) the task methods' results need (the closure of their `$ref`s), with the prose descriptions left
 out: the harness reads the types, not the documentation, and the file stays small.
 """
 
@@ -15,7 +15,7 @@ import sys
 from typing import Any
 
 ERAS = {
-    "2025-11-25": ["CallToolResult", "Error"],
+    "2025-11-25": ["CallToolResult", "Error", "CreateTaskResult", "GetTaskResult", "CancelTaskResult", "ListTasksResult"],
     "2026-07-28": ["CallToolResult", "InputRequiredResult", "Error"],
 }
 
@@ -51,7 +51,7 @@ def main(repository: str) -> None:
         eras[version] = {"$schema": schema["$schema"], "$defs": _without_descriptions(_closure(schema["$defs"], roots))}
     out = {
         "$comment": (
-            "CallToolResult, InputRequiredResult (2026-07-28) and Error with the definitions they refer to, "
+            "CallToolResult, InputRequiredResult (2026-07-28), Error and the task results (2025-11-25) with the definitions they refer to, "
             f"descriptions left out, from modelcontextprotocol/modelcontextprotocol@{commit[:12]} "
             "schema/2025-11-25/schema.json and schema/2026-07-28/schema.json."
         ),

@@ -1,0 +1,171 @@
+"""Task-augmented tool calls (2025-11-25 tasks, and the 2026-07-28 extension's -32021).
+
+A server of our own is seeded with one lifecycle bug at a time (tests/servers/tasks_server.py);
+the real SDK servers are the TypeScript SDK 1.32.2's experimental tasks and the Python SDK
+1.30.0's (its own venv: tests/sdk1_env.py). What each SDK server answers was probed by hand with a
+plain JSON-RPC client first; the expectations below are those answers.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from conftest import SERVERS, TYPESCRIPT_SERVER, fuzz, rule_tool_pairs, stdlib_server
+from sdk1_env import sdk1_python
+
+from fuzz.corpus.replay import replay_files
+from fuzz.judging.answers import AnswerClass
+from fuzz.judging.oracle import Criteria, assess
+from fuzz.judging.profiles import published
+from fuzz.wire.replies import Answered, Exchange
+from fuzz.wire.target import StdioTarget
+from strategies import Case, CaseKind
+from strategies.envelopes import call_params
+from strategies.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, TASKS_EXTENSION, sent_as_task
+
+TASK_RULES = {"task-required", "task-forbidden", "task-lifecycle", "task-related-meta", "task-failed-on-tool-error", "task-completed-on-tool-error"}
+
+
+def tasks_server(bug: str | None = None, era: str = "2025-11-25") -> StdioTarget:
+    return StdioTarget(tuple(stdlib_server("tasks_server.py", "--era", era, *(("--bug", bug) if bug else ()))))
+
+
+def test_a_compliant_task_server_has_no_finding_and_each_required_tool_s_body_is_reached() -> None:
+    result = fuzz(tasks_server(), max_examples=10)
+    assert result.findings == ()
+    assert result.tasks == "2025-11-25"
+    by_tool = {summary.tool: summary for summary in result.tools}
+    assert by_tool["slow"].answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, by_tool["slow"].answers
+    assert by_tool["slow"].answers[CaseKind.CALL_WITHOUT_TASK] == {"protocol-error": by_tool["slow"].cases_sent[CaseKind.CALL_WITHOUT_TASK]}
+    assert CaseKind.TASK_FOR_FORBIDDEN in by_tool["plain"].cases_sent
+    assert CaseKind.CALL_WITHOUT_TASK not in by_tool["maybe"].cases_sent
+
+
+def _caught(bug: str, rule: str, tools: set[str], era: str = "2025-11-25") -> None:
+    pairs = rule_tool_pairs(fuzz(tasks_server(bug, era), max_examples=10))
+    assert {(rule, tool) for tool in tools} <= pairs, pairs
+    assert {found for found, _ in pairs} <= {rule, "tool-failure", "invalid-arguments"}, pairs
+
+
+def test_task_required_bug_is_caught() -> None:
+    _caught("required-runs", "task-required", {"slow"})
+
+
+def test_task_forbidden_bug_is_caught() -> None:
+    _caught("forbidden-runs", "task-forbidden", {"plain"})
+
+
+def test_task_related_meta_bug_is_caught() -> None:
+    _caught("result-without-meta", "task-related-meta", {"maybe", "slow", "maybe_fails", "slow_fails"})
+
+
+def test_task_failed_on_tool_error_bug_is_caught() -> None:
+    _caught("completed-on-error", "task-failed-on-tool-error", {"maybe_fails", "slow_fails"})
+
+
+def test_task_lifecycle_bug_is_caught() -> None:
+    _caught("poll-error", "task-lifecycle", {"maybe", "slow"})
+
+
+def test_task_completed_on_tool_error_bug_is_caught() -> None:
+    _caught("failed-on-error", "task-completed-on-tool-error", {"maybe_fails", "slow_fails"}, era="2026-07-28")
+
+
+@pytest.mark.parametrize(
+    ("bug", "rule", "tools"),
+    [
+        ("failed-result-meta-only", "response-well-formed", {"maybe_fails", "slow_fails"}),
+        ("task-args-error", "invalid-arguments", {"maybe", "slow"}),
+        ("required-accepts-false", "arguments-not-validated", {"slow"}),
+    ],
+)
+def test_a_task_s_final_answer_is_judged_by_the_rules_of_a_plain_call(bug: str, rule: str, tools: set[str]) -> None:
+    _caught(bug, rule, tools)
+
+
+@pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
+def test_a_compliant_task_server_of_either_era_has_no_finding(era: str) -> None:
+    result = fuzz(tasks_server(era=era), max_examples=10)
+    assert result.findings == (), [finding.message for finding in result.findings]
+    assert result.tasks == era
+    slow = next(summary for summary in result.tools if summary.tool == "slow")
+    assert slow.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, slow.answers
+
+
+def test_a_task_finding_shows_the_lifecycle_and_replays_still_failing(tmp_path: Path) -> None:
+    result = fuzz(tasks_server("result-without-meta"), max_examples=5, corpus=tmp_path / "corpus")
+    finding = next(f for f in result.findings if f.rule.id == "task-related-meta" and f.tool == "slow")
+    assert sent_as_task(finding.request)
+    assert "tasks/result" in finding.message and finding.response is not None
+    assert finding.reproduction is not None
+    (still,) = replay_files([Path(finding.reproduction)], timeout=5.0)
+    assert still.status.value == "STILL FAILING", still.detail
+    (fixed,) = replay_files([Path(finding.reproduction)], timeout=5.0, override=tasks_server())
+    assert fixed.status.value == "FIXED", fixed.detail
+
+
+def _typescript_tasks() -> StdioTarget:
+    node = shutil.which("node")
+    if node is None or not (TYPESCRIPT_SERVER / "node_modules" / "@modelcontextprotocol" / "sdk").is_dir():
+        pytest.fail("the TypeScript SDK tests need node and `npm ci --prefix tests/servers/typescript`")
+    return StdioTarget((node, str(TYPESCRIPT_SERVER / "server-tasks.mjs")))
+
+
+@pytest.mark.slow
+def test_the_typescript_sdk_s_task_tools_are_reached_and_judged_as_probed_by_hand() -> None:
+    """Probed: a required tool called plainly answers isError (MUST be -32601); a forbidden tool
+    as a task, invalid arguments and an unknown tool in a task answer -32602; the lifecycle itself
+    (CreateTaskResult, tasks/get, tasks/result with its related-task _meta) is compliant."""
+    result = fuzz(_typescript_tasks(), max_examples=8)
+    pairs = rule_tool_pairs(result)
+    assert {("task-required", "slow"), ("task-required", "slow_fails"), ("task-forbidden", "plain"), ("invalid-arguments", "slow")} <= pairs, pairs
+    assert not {rule for rule, _ in pairs} & {"task-lifecycle", "task-related-meta", "tool-failure"}, pairs
+    slow = next(summary for summary in result.tools if summary.tool == "slow")
+    assert slow.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, slow.answers
+
+
+@pytest.mark.slow
+def test_the_python_sdk_1_s_task_tools_are_reached_and_judged_as_probed_by_hand(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Probed (mcp 1.30.0): a required tool called plainly and a forbidden one as a task answer
+    isError results; a failed task's tasks/result is its related-task _meta alone."""
+    python = sdk1_python(tmp_path_factory)
+    result = fuzz(StdioTarget((str(python), str(SERVERS / "python_sdk1_tasks.py"))), max_examples=8)
+    pairs = rule_tool_pairs(result)
+    assert {("task-required", "slow"), ("task-forbidden", "plain"), ("response-well-formed", "maybe_fails")} <= pairs, pairs
+    slow = next(summary for summary in result.tools if summary.tool == "slow")
+    assert slow.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, slow.answers
+
+
+def _stateless_call(meta_capabilities: dict[str, object]) -> Case:
+    meta = {PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: meta_capabilities}
+    return Case(CaseKind.VALID_ARGUMENTS, "deploy", {**call_params("deploy", {"n": 1}), "_meta": meta}, "valid arguments", own_meta=True)
+
+
+def _answered(case: Case, error: dict[str, object]) -> Exchange:
+    return Exchange(case.message(1), Answered({"jsonrpc": "2.0", "id": 1, "error": error}, 0.01))
+
+
+@pytest.mark.parametrize("profile", ["sep-2145", "published"])
+def test_minus_32021_naming_the_undeclared_tasks_extension_is_the_right_answer_under_2026_07_28(profile: str) -> None:
+    criteria = Criteria(profile=published("2026-07-28") if profile == "published" else Criteria().profile, protocol_version="2026-07-28")
+    required = {"code": -32021, "message": "Missing required client capability", "data": {"requiredCapabilities": {"extensions": {TASKS_EXTENSION: {}}}}}
+    plain = _stateless_call({})
+    observation, violation = assess(plain, _answered(plain, required), None, criteria)
+    assert observation.answer is AnswerClass.PROTOCOL_ERROR and violation is None
+    declared = _stateless_call({"extensions": {TASKS_EXTENSION: {}}})
+    assert assess(declared, _answered(declared, required), None, criteria)[1] is not None, "the extension was declared: -32021 is wrong"
+    no_data = _stateless_call({})
+    assert assess(no_data, _answered(no_data, {"code": -32021, "message": "Missing required client capability"}), None, criteria)[1] is not None
+
+
+def test_a_case_sent_as_a_task_carries_the_revision_s_marker_and_is_rebuilt_from_its_request() -> None:
+    case = Case(CaseKind.VALID_ARGUMENTS, "slow", call_params("slow", {"n": 1}), "valid arguments", as_task=True)
+    handshake = case.message(3)
+    assert handshake["params"]["task"] == {"ttl": 60000} and sent_as_task(handshake)
+    stateless = case.message(4, meta={PROTOCOL_VERSION_KEY: "2026-07-28", CLIENT_CAPABILITIES_KEY: {}})
+    assert stateless["params"]["_meta"][CLIENT_CAPABILITIES_KEY] == {"extensions": {TASKS_EXTENSION: {}}} and "task" not in stateless["params"]
+    again = Case.from_request(CaseKind.VALID_ARGUMENTS, "slow", handshake, "valid arguments")
+    assert again.as_task and again.message(3) == handshake
+    assert not Case.from_request(CaseKind.VALID_ARGUMENTS, "slow", Case(CaseKind.VALID_ARGUMENTS, "slow", call_params("slow", {}), "v").message(1), "v").as_task
