@@ -87,6 +87,11 @@ class CaseKind(Enum):
     """A call as a task to a tool that does not take tasks, on a server that takes them for
     `tools/call` (2025-11-25). It carries valid arguments, so that a body run shows.
     """
+    TASK_METHOD = "task-method"
+    """Not a call: a task method's request (`tasks/get`, `tasks/result`, `tasks/cancel`,
+    `tasks/list`) or the `ping` after them, sent by the task phase
+    (`fuzz.engine.phases._task_methods`). No strategy draws it.
+    """
     SEQUENCE = "sequence"
     """A call at the end of a sequence of calls (`fuzz.engine.phases._sequences`).
 
@@ -289,6 +294,10 @@ SEQUENCES = "(sequences)"
 
 It is no tool's name, since a sequence calls many tools. No valid tool name has parentheses.
 """
+TASK_METHODS = "(tasks)"
+"""The name the task phase's summary and findings go by: they concern the server's tasks, not a tool."""
+NOT_TOOLS = (ENVELOPE, SEQUENCES, TASK_METHODS)
+"""The names of the summaries that are no tool's: the envelope's and the phases' of their own."""
 
 
 def envelope_cases() -> st.SearchStrategy[Case]:

@@ -9,6 +9,8 @@ plain JSON-RPC client first; the expectations below are those answers.
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,16 +18,19 @@ from conftest import SERVERS, TYPESCRIPT_SERVER, fuzz, rule_tool_pairs, stdlib_s
 from sdk1_env import sdk1_python
 
 from fuzz.corpus.replay import replay_files
+from fuzz.engine.options import RunPhase
 from fuzz.judging.answers import AnswerClass
+from fuzz.judging.findings import RunResult
 from fuzz.judging.oracle import Criteria, assess
 from fuzz.judging.profiles import published
 from fuzz.wire.replies import Answered, Exchange
 from fuzz.wire.target import StdioTarget
 from strategies import Case, CaseKind
+from strategies.cases import TASK_METHODS
 from strategies.envelopes import call_params
 from strategies.meta import CLIENT_CAPABILITIES_KEY, PROTOCOL_VERSION_KEY, TASKS_EXTENSION, sent_as_task
 
-TASK_RULES = {"task-required", "task-forbidden", "task-lifecycle", "task-related-meta", "task-failed-on-tool-error", "task-completed-on-tool-error"}
+TASK_PHASE = frozenset({RunPhase.TASKS})
 
 
 def tasks_server(bug: str | None = None, era: str = "2025-11-25") -> StdioTarget:
@@ -85,9 +90,52 @@ def test_a_task_s_final_answer_is_judged_by_the_rules_of_a_plain_call(bug: str, 
     _caught(bug, rule, tools)
 
 
+def _caught_by_the_task_phase(bug: str, rule: str) -> RunResult:
+    result = fuzz(tasks_server(bug), phases=TASK_PHASE)
+    assert {finding.rule.id for finding in result.findings} == {rule}, [finding.message for finding in result.findings]
+    assert all(finding.tool == TASK_METHODS and finding.case is CaseKind.TASK_METHOD for finding in result.findings)
+    return result
+
+
+def test_task_unknown_id_bug_is_caught() -> None:
+    _caught_by_the_task_phase("unknown-id", "task-unknown-id")
+
+
+def test_task_cancel_terminal_bug_is_caught() -> None:
+    result = fuzz(tasks_server("cancel-ended"), phases=TASK_PHASE)
+    assert {finding.rule.id for finding in result.findings} == {"task-cancel-terminal", "task-terminal-kept"}
+
+
+def test_task_terminal_kept_bug_is_caught() -> None:
+    (finding,) = _caught_by_the_task_phase("uncancel", "task-terminal-kept").findings
+    assert finding.request["method"] == "tasks/get" and finding.response is not None
+    assert [step.request["method"] for step in finding.steps][-2:] in (["tasks/cancel", "tasks/get"], ["tasks/get", "tasks/get"])
+    assert finding.uses and finding.uses[0].argument == "taskId"
+
+
+def test_task_listed_bug_is_caught() -> None:
+    _caught_by_the_task_phase("list-empty", "task-listed")
+
+
+def test_a_server_that_dies_once_a_cancelled_task_s_work_ends_is_target_alive() -> None:
+    _caught_by_the_task_phase("dies-after-cancel", "target-alive")
+
+
+def test_a_task_phase_finding_replays_its_steps_with_the_ids_of_its_own_calls(tmp_path: Path) -> None:
+    result = fuzz(tasks_server("uncancel"), phases=TASK_PHASE, corpus=tmp_path / "corpus")
+    (finding,) = result.findings
+    assert finding.reproduction is not None
+    (still,) = replay_files([Path(finding.reproduction)], timeout=5.0)
+    assert still.status.value == "STILL FAILING", still.detail
+    (fixed,) = replay_files([Path(finding.reproduction)], timeout=5.0, override=tasks_server())
+    assert fixed.status.value == "FIXED", fixed.detail
+
+
 @pytest.mark.parametrize("era", ["2025-11-25", "2026-07-28"])
 def test_a_compliant_task_server_of_either_era_has_no_finding(era: str) -> None:
-    result = fuzz(tasks_server(era=era), max_examples=10)
+    result = fuzz(tasks_server(era=era), max_examples=10, phases=frozenset({RunPhase.BOUNDARY, RunPhase.RANDOM, RunPhase.TASKS}))
+    tasks = next(summary for summary in result.tools if summary.tool == TASK_METHODS)
+    assert tasks.answers[CaseKind.TASK_METHOD].get("success", 0) >= 3, tasks.answers
     assert result.findings == (), [finding.message for finding in result.findings]
     assert result.tasks == era
     slow = next(summary for summary in result.tools if summary.tool == "slow")
@@ -118,8 +166,9 @@ def test_the_typescript_sdk_s_task_tools_are_reached_and_judged_as_probed_by_han
     """Probed: a required tool called plainly answers isError (MUST be -32601); a forbidden tool
     as a task, invalid arguments and an unknown tool in a task answer -32602; the lifecycle itself
     (CreateTaskResult, tasks/get, tasks/result with its related-task _meta) is compliant."""
-    result = fuzz(_typescript_tasks(), max_examples=8)
+    result = fuzz(_typescript_tasks(), max_examples=8, phases=frozenset({RunPhase.BOUNDARY, RunPhase.RANDOM, RunPhase.TASKS}))
     pairs = rule_tool_pairs(result)
+    assert not any(tool == TASK_METHODS for _, tool in pairs), pairs
     assert {("task-required", "slow"), ("task-required", "slow_fails"), ("task-forbidden", "plain"), ("invalid-arguments", "slow")} <= pairs, pairs
     assert not {rule for rule, _ in pairs} & {"task-lifecycle", "task-related-meta", "tool-failure"}, pairs
     slow = next(summary for summary in result.tools if summary.tool == "slow")
@@ -129,11 +178,13 @@ def test_the_typescript_sdk_s_task_tools_are_reached_and_judged_as_probed_by_han
 @pytest.mark.slow
 def test_the_python_sdk_1_s_task_tools_are_reached_and_judged_as_probed_by_hand(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Probed (mcp 1.30.0): a required tool called plainly and a forbidden one as a task answer
-    isError results; a failed task's tasks/result is its related-task _meta alone."""
+    isError results; a failed task's tasks/result is its related-task _meta alone; once a task
+    cancelled while working ends its work, the server answers nothing more."""
     python = sdk1_python(tmp_path_factory)
-    result = fuzz(StdioTarget((str(python), str(SERVERS / "python_sdk1_tasks.py"))), max_examples=8)
+    target = StdioTarget((str(python), str(SERVERS / "python_sdk1_tasks.py")))
+    result = fuzz(target, max_examples=8, phases=frozenset({RunPhase.BOUNDARY, RunPhase.RANDOM, RunPhase.TASKS}), timeout=2.0)
     pairs = rule_tool_pairs(result)
-    assert {("task-required", "slow"), ("task-forbidden", "plain"), ("response-well-formed", "maybe_fails")} <= pairs, pairs
+    assert {("task-required", "slow"), ("task-forbidden", "plain"), ("response-well-formed", "maybe_fails"), ("target-alive", TASK_METHODS)} <= pairs, pairs
     slow = next(summary for summary in result.tools if summary.tool == "slow")
     assert slow.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, slow.answers
 
@@ -169,3 +220,19 @@ def test_a_case_sent_as_a_task_carries_the_revision_s_marker_and_is_rebuilt_from
     again = Case.from_request(CaseKind.VALID_ARGUMENTS, "slow", handshake, "valid arguments")
     assert again.as_task and again.message(3) == handshake
     assert not Case.from_request(CaseKind.VALID_ARGUMENTS, "slow", Case(CaseKind.VALID_ARGUMENTS, "slow", call_params("slow", {}), "v").message(1), "v").as_task
+
+
+def test_export_skips_a_reproduction_whose_answer_came_through_a_task_and_says_so(tmp_path: Path) -> None:
+    fuzz(tasks_server("result-without-meta"), max_examples=3, corpus=tmp_path / "corpus", phases=frozenset({RunPhase.BOUNDARY}))
+    assert list((tmp_path / "corpus").glob("*/task-related-meta--*.json"))
+    run = subprocess.run(
+        [sys.executable, "-m", "fuzz", "export", str(tmp_path / "corpus"), "--pytest", "-o", str(tmp_path / "test_out.py")],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    lines = run.stderr.strip().splitlines()
+    assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
+    assert all("came through a task" in line for line in lines[:-1]) and len(lines) > 1, run.stderr
+    assert lines[-1].startswith("mcp-toolfuzz: no reproduction to export"), run.stderr
+    assert not (tmp_path / "test_out.py").exists()

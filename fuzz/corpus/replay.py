@@ -26,9 +26,11 @@ from fuzz.corpus.sequence_replay import play_steps, steps_in, with_id
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.oracle import Criteria, Violation, judge
 from fuzz.judging.profiles import PROFILES, resolve
+from fuzz.judging.rules import TASK_TERMINAL_KEPT
+from fuzz.judging.task_methods import CANCEL_WATCH, task_method_problem
 from fuzz.redaction import REDACTED
 from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
-from fuzz.wire.replies import NoAnswer, NotDelivered
+from fuzz.wire.replies import Answered, NoAnswer, NotDelivered
 from fuzz.wire.target import (
     HttpTarget,
     StdioTarget,
@@ -38,7 +40,7 @@ from fuzz.wire.target import (
     open_target,
 )
 from fuzz.wire.tasks import follow
-from strategies import Case, InvalidSchema, Tool
+from strategies import Case, CaseKind, InvalidSchema, Tool
 
 
 class ReplayStatus(Enum):
@@ -86,6 +88,8 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
     except InvalidSchema as error:
         return _error(reproduction, f"its tool definition is unusable: {error}")
     wait = timeout if timeout is not None else reproduction.timeout
+    if reproduction.case is CaseKind.TASK_METHOD:
+        return await _replay_task_method(target, reproduction, wait, fresh=fresh)
     request, notes, listed = reproduction.request, [], tuple(target.tools)
     if reproduction.is_sequence:
         if isinstance(target.spec, HttpTarget):
@@ -116,6 +120,32 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
     told = f" (sequence of {steps_in(reproduction)} steps{''.join(f'; {note}' for note in notes)})" if reproduction.is_sequence else ""
     if violation is not None:
         return ReplayOutcome(reproduction.source, ReplayStatus.STILL_FAILING, violation.why + told, reproduction, violation, response)
+    return ReplayOutcome(reproduction.source, ReplayStatus.FIXED, f"{reproduction.rule} no longer violated{told}", reproduction, None, response)
+
+
+async def _replay_task_method(target: Target, reproduction: Reproduction, wait: float, *, fresh: bool) -> ReplayOutcome:
+    """Replay a task phase finding: its steps again, each task id the one its own call made, then
+    its request, judged as the phase judged it (`fuzz.judging.task_methods`)."""
+    if not fresh and not isinstance(target.spec, HttpTarget):
+        await target.restart()
+    played = await play_steps(target, reproduction, wait, follow_tasks=False)
+    told = f" (after {len(reproduction.steps)} steps{''.join(f'; {note}' for note in played.notes)})"
+    if played.lost is not None:
+        await target.restart()
+        return _error(reproduction, f"{played.lost}: the task phase's steps cannot be replayed{told}")
+    # A status that changes later is watched for as long as the phase watched it.
+    watched_until = trio.current_time() + (CANCEL_WATCH if reproduction.rule == TASK_TERMINAL_KEPT.id else 0.0)
+    while True:
+        exchange = await target.session.send_request(with_id(played.request), timeout=wait)
+        response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
+        problem = task_method_problem(played.request, response, played.steps, stateless=target.description.stateless)
+        if problem is not None or response is None or trio.current_time() >= watched_until:
+            break
+        await trio.sleep(CANCEL_WATCH / 5)
+    if target.session.closed or response is None:
+        await target.restart()
+    if problem is not None and problem[0].id == reproduction.rule:
+        return ReplayOutcome(reproduction.source, ReplayStatus.STILL_FAILING, problem[1] + told, reproduction, None, response)
     return ReplayOutcome(reproduction.source, ReplayStatus.FIXED, f"{reproduction.rule} no longer violated{told}", reproduction, None, response)
 
 

@@ -25,6 +25,7 @@ a directory shared by several targets keeps them apart.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import re
@@ -37,9 +38,9 @@ from typing import Any
 from fuzz.corpus.targets import TargetIdentity
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
-from fuzz.judging.findings import SequenceStep, Use
+from fuzz.judging.findings import SequenceStep, Use, reused_in
 from strategies import CaseKind
-from strategies.meta import HeaderOverrides
+from strategies.meta import HeaderOverrides, sent_as_task
 
 FORMAT = "mcp-toolfuzz/reproduction"
 VERSION = 1
@@ -92,6 +93,20 @@ class Reproduction:
         return self.case is CaseKind.SEQUENCE
 
     @property
+    def of_a_task(self) -> bool:
+        """Whether its answer came through a task: a call sent as one, or the task phase's.
+
+        `export --pytest` writes no test for it: the test would need the task's lifecycle. It
+        replays (`mcp-toolfuzz replay`).
+        """
+        return sent_as_task(self.request) or self.case in (CaseKind.TASK_METHOD, CaseKind.CALL_WITHOUT_TASK, CaseKind.TASK_FOR_FORBIDDEN)
+
+    @property
+    def has_steps(self) -> bool:
+        """Whether requests go before its own: a sequence's, or the task phase's."""
+        return self.case in (CaseKind.SEQUENCE, CaseKind.TASK_METHOD)
+
+    @property
     def judged_kind(self) -> CaseKind:
         """The kind of case its request is judged as."""
         return self.judged_as or self.case
@@ -118,7 +133,7 @@ class Reproduction:
 
     def _named(self, extra: list[str]) -> str:
         request = _hashed(self.request, self.uses)
-        sequence = [[_hashed(step.request, step.uses) for step in self.steps], self.judged_kind.value] if self.is_sequence else []
+        sequence = [[_hashed(step.request, step.uses) for step in self.steps], self.judged_kind.value] if self.has_steps else []
         identity = json.dumps(
             [self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *sequence, *extra],
             sort_keys=True,
@@ -158,11 +173,8 @@ class Reproduction:
             "response": self.response,
             "stderr": list(self.stderr),
             **({"headers": [list(pair) for pair in self.headers]} if self.headers else {}),
-            **(
-                {"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses], "judgedAs": self.judged_kind.value}
-                if self.is_sequence
-                else {}
-            ),
+            **({"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses]} if self.has_steps else {}),
+            **({"judgedAs": self.judged_kind.value} if self.is_sequence else {}),
             "seed": self.seed,
             "timeout": self.timeout,
             "reproduce": f"mcp-toolfuzz replay {shlex.quote(self.file_name)}",
@@ -177,7 +189,8 @@ class Reproduction:
             raise CorruptReproduction(f"{where} has version {data.get('version')!r}; this mcp-toolfuzz reads version {VERSION}")
         try:
             case = CaseKind(data.get("case"))
-            steps, uses, judged_as = _sequence(data) if case is CaseKind.SEQUENCE else ((), (), None)
+            steps, uses = _steps(data, case) if case in (CaseKind.SEQUENCE, CaseKind.TASK_METHOD) else ((), ())
+            judged_as = _judged_as(data) if case is CaseKind.SEQUENCE else None
             return cls(
                 rule=_typed(data, "rule", str),
                 level=_typed(data, "level", str),
@@ -207,12 +220,12 @@ class Reproduction:
 
 
 def _hashed(request: dict[str, Any], uses: tuple[Use, ...]) -> dict[str, Any]:
-    """`request` without its id, each argument it reused (`uses`) given `REUSED` for its value."""
-    hashed = {key: value for key, value in request.items() if key != "id"}
-    params = hashed.get("params")
-    arguments = params.get("arguments") if isinstance(params, dict) else None
-    if uses and isinstance(params, dict) and isinstance(arguments, dict):
-        hashed["params"] = {**params, "arguments": {**arguments, **{use.argument: REUSED for use in uses if use.argument in arguments}}}
+    """`request` without its id, each value it reused (`uses`) given `REUSED` for its value."""
+    hashed = copy.deepcopy({key: value for key, value in request.items() if key != "id"})
+    holder = reused_in(hashed)
+    for use in uses:
+        if holder is not None and use.argument in holder:
+            holder[use.argument] = REUSED
     return hashed
 
 
@@ -221,20 +234,26 @@ _USE = '{"argument": NAME, "step": EARLIER STEP (from 0), "path": [KEY OR INDEX,
 _JUDGED = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS, CaseKind.UNKNOWN_TOOL)
 
 
-def _sequence(data: dict[str, Any]) -> tuple[tuple[SequenceStep, ...], tuple[Use, ...], CaseKind]:
-    """A sequence's `steps`, `uses` and `judgedAs`. Raises TypeError, saying which is wrong."""
+def _steps(data: dict[str, Any], case: CaseKind) -> tuple[tuple[SequenceStep, ...], tuple[Use, ...]]:
+    """A sequence's or the task phase's `steps` and `uses`. Raises TypeError, saying which is wrong."""
     steps = data.get("steps")
     if not isinstance(steps, list):
-        raise TypeError(f"'steps' is {steps!r:.60}; a sequence's reproduction lists the requests before the one judged: [{_STEP}, ...]")
+        whose = "a sequence's" if case is CaseKind.SEQUENCE else "a task phase"
+        raise TypeError(f"'steps' is {steps!r:.60}; {whose} reproduction lists the requests before the one judged: [{_STEP}, ...]")
     parsed: list[SequenceStep] = []
     for index, step in enumerate(steps):
         if not isinstance(step, dict) or not isinstance(step.get("request"), dict) or not isinstance(step.get("response"), (dict, type(None))):
             raise TypeError(f"'steps'[{index}] is {step!r:.60}, expected {_STEP}")
         parsed.append(SequenceStep(step["request"], step["response"], _uses(step.get("uses", []), index, f"'steps'[{index}]['uses']")))
+    return tuple(parsed), _uses(data.get("uses", []), len(parsed), "'uses'")
+
+
+def _judged_as(data: dict[str, Any]) -> CaseKind:
+    """A sequence's `judgedAs`. Raises TypeError when it is none of the kinds a sequence judges."""
     judged = data.get("judgedAs")
     if judged not in [kind.value for kind in _JUDGED]:
         raise TypeError(f"'judgedAs' is {judged!r:.40}, expected one of {', '.join(kind.value for kind in _JUDGED)}")
-    return tuple(parsed), _uses(data.get("uses", []), len(parsed), "'uses'"), CaseKind(judged)
+    return CaseKind(judged)
 
 
 def _uses(value: Any, before: int, where: str) -> tuple[Use, ...]:

@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 from fuzz.corpus.reproductions import Reproduction
 from fuzz.errors import HarnessError
-from fuzz.judging.findings import SequenceStep, Use
+from fuzz.judging.findings import SequenceStep, Use, reused_in
 from fuzz.wire.lifecycle import list_tools
 from fuzz.wire.replies import Answered
 from fuzz.wire.target import Target
@@ -65,11 +65,13 @@ def steps_in(reproduction: Reproduction) -> int:
     return len(reproduction.steps) + 1
 
 
-async def play_steps(target: Target, reproduction: Steps, timeout: float) -> Played:
+async def play_steps(target: Target, reproduction: Steps, timeout: float, *, follow_tasks: bool = True) -> Played:
     """Send the steps of `reproduction` to `target`, in order.
 
     `reproduction` is a reproduction or a sequence finding. Each reused value is resolved from the
-    answers the steps get. The request to judge is returned, not sent.
+    answers the steps get. The request to judge is returned, not sent. A call that makes a task is
+    followed to its end and its final answer kept, unless `follow_tasks` is False: the task phase's
+    steps poll and fetch themselves.
     """
     answers: list[dict[str, Any] | None] = []
     played: list[SequenceStep] = []
@@ -79,7 +81,8 @@ async def play_steps(target: Target, reproduction: Steps, timeout: float) -> Pla
     for index, step in enumerate(reproduction.steps):
         request = resolved(step.request, step.uses, answers, notes, f"step {index + 1}")
         exchange = await target.session.send_request(with_id(request), timeout=timeout)
-        exchange = await follow(target.session, exchange, target.task_era, timeout=timeout, meta=target.request_meta)
+        if follow_tasks:
+            exchange = await follow(target.session, exchange, target.task_era, timeout=timeout, meta=target.request_meta)
         reply = exchange.final.reply
         if target.session.closed:
             return Played(reproduction.request, tuple(notes), f"the target exited at step {index + 1} of {count}")
@@ -107,20 +110,19 @@ def with_id(request: dict[str, Any]) -> Callable[[int], dict[str, Any]]:
 
 
 def resolved(request: dict[str, Any], uses: Sequence[Use], answers: Sequence[dict[str, Any] | None], notes: list[str], where: str) -> dict[str, Any]:
-    """`request` with each argument of `uses` given the value found in its step's answer.
+    """`request` with each value of `uses` given the value found in its step's answer (`reused_in`).
 
     The answers are `answers`; the value is looked for at the use's path. When that answer holds
     none there, the recorded value is sent, with a note.
     """
     request = copy.deepcopy(request)
-    params = request.get("params")
-    arguments = params.get("arguments") if isinstance(params, dict) else None
+    holder = reused_in(request)
     for use in uses:
         answer = answers[use.step] if 0 <= use.step < len(answers) else None
         result = answer.get("result") if isinstance(answer, dict) else None
         value = found_at(result, use.path)
-        if isinstance(arguments, dict) and isinstance(value, (str, int)) and not isinstance(value, bool):
-            arguments[use.argument] = value
+        if holder is not None and isinstance(value, (str, int)) and not isinstance(value, bool):
+            holder[use.argument] = value
         else:
             notes.append(f"{where}'s {use.argument}: the answer to step {use.step + 1} holds no value at {shown(use.path)}; sent the recorded value")
     return request

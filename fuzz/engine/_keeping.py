@@ -73,7 +73,7 @@ async def replay_corpus(
                 continue
             if not replays(unit_of(reproduction.tool, sequence=reproduction.is_sequence)):
                 continue  # another shard's
-            if reproduction.is_sequence:
+            if reproduction.has_steps:
                 outcome = await replay_alone(
                     options.target,
                     reproduction,

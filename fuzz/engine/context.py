@@ -54,6 +54,11 @@ class RunContext:
         """The names the server listed, then the --unavailable ones it did not."""
         return tuple(tool.name for tool in self.target.tools) + tuple(sorted(self.options.selection.unavailable))
 
+    @cached_property
+    def callable_tools(self) -> tuple[Tool, ...]:
+        """The tools a phase of its own may call: those whose plan gives them valid arguments."""
+        return tuple(plan.tool for plan in self.tool_plans if plan.tool is not None and CaseKind.VALID_ARGUMENTS in plan.kinds)
+
     @property
     def protocol_version(self) -> str | None:
         return self.target.protocol_version

@@ -70,9 +70,10 @@ class Outcome(Protocol):
 
 @dataclass
 class Untried:
-    """The outcome of a job no chosen phase ran: nothing sent, nothing found.
+    """An outcome held field by field; as made, that of a job no chosen phase ran.
 
-    Its tool still has a summary, with its kinds at 0 cases.
+    Nothing sent, nothing found: its tool still has a summary, with its kinds at 0 cases. A phase
+    with no search of its own fills the fields in (`fuzz.engine.phases._task_methods.TaskProbe`).
     """
 
     tool: Tool | None

@@ -60,6 +60,11 @@ class RunPhase(Enum):
 
     See `fuzz.engine.phases._sequences`.
     """
+    TASKS = "tasks"
+    """The task methods' own rules, where the server declares tasks.
+
+    See `fuzz.engine.phases._task_methods`.
+    """
 
 
 ALL_PHASES = frozenset(RunPhase)

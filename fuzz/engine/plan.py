@@ -29,7 +29,7 @@ from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import Skip
 from fuzz.wire.tasks import TaskEra
 from strategies import CaseKind, TaskSupport, Tool
-from strategies.cases import ENVELOPE, SEQUENCES, STATELESS_KINDS, TaskMode
+from strategies.cases import ENVELOPE, SEQUENCES, STATELESS_KINDS, TASK_METHODS, TaskMode
 from strategies.meta import Stateless
 from strategies.values import can_reject_an_object
 from strategies.verdicts import json_equal
@@ -69,9 +69,11 @@ class Unit(Enum):
     """The malformed request envelopes, which name no tool."""
     SEQUENCES = "sequences"
     """Sequences of calls over every tool that may take part."""
+    TASKS = "tasks"
+    """The server's tasks, through the task methods."""
 
 
-_UNIT_NAMES = {Unit.ENVELOPE: ENVELOPE, Unit.SEQUENCES: SEQUENCES}
+_UNIT_NAMES = {Unit.ENVELOPE: ENVELOPE, Unit.SEQUENCES: SEQUENCES, Unit.TASKS: TASK_METHODS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,12 +257,17 @@ def _check_names(selection: Selection, tools: list[Tool], names: set[str]) -> No
         raise ConfigurationError(f"{mirror!r} is given both as --mirror-tool and as --unavailable; a tool is one or the other")
 
 
-def with_envelope(plans: Sequence[ToolPlan], envelope: bool, *, sequences: bool = False) -> tuple[ToolPlan, ...]:
-    """The run's plan: envelopes first, then the tools, then the sequences.
+def with_envelope(plans: Sequence[ToolPlan], envelope: bool, *, sequences: bool = False, tasks: bool = False) -> tuple[ToolPlan, ...]:
+    """The run's plan: envelopes first, then the tools, then the sequences, then the tasks.
 
     The malformed requests that name no tool come first, when `envelope` is set. The sequences come
-    last, when `sequences` is set and a tool may take part: one that gets valid arguments.
+    next to last, when `sequences` is set and a tool may take part: one that gets valid arguments.
+    The task methods come last, when `tasks` is set (the phase is chosen and the server declares
+    tasks).
     """
     sequence = sequences and any(CaseKind.VALID_ARGUMENTS in tool_plan.kinds for tool_plan in plans)
     envelopes = (ToolPlan(None, (CaseKind.MALFORMED_REQUEST,), unit=Unit.ENVELOPE),) if envelope else ()
-    return envelopes + tuple(plans) + ((ToolPlan(None, (CaseKind.SEQUENCE,), unit=Unit.SEQUENCES),) if sequence else ())
+    after = ((ToolPlan(None, (CaseKind.SEQUENCE,), unit=Unit.SEQUENCES),) if sequence else ()) + (
+        (ToolPlan(None, (CaseKind.TASK_METHOD,), unit=Unit.TASKS),) if tasks else ()
+    )
+    return envelopes + tuple(plans) + after

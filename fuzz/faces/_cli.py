@@ -40,7 +40,7 @@ from fuzz.reports.terminal import TerminalReporter
 from fuzz.text import printable
 from fuzz.wire.lifecycle import ALL_VERSIONS
 from fuzz.wire.target import HttpTarget, StdioTarget, TargetSpec, demo_target
-from strategies.cases import ENVELOPE, SEQUENCES
+from strategies.cases import NOT_TOOLS
 
 DEMO_MIRROR = "mirror"
 DEMO_UNAVAILABLE = frozenset({"maintenance"})
@@ -287,7 +287,7 @@ def _merge(options: argparse.Namespace) -> int:
             protocol_version=result.protocol_version or "?",
             server_name=str(result.server_info.get("name", "?")),
             profile=result.profile,
-            tool_names=tuple(summary.tool for summary in result.tools if summary.tool not in (ENVELOPE, SEQUENCES)),
+            tool_names=tuple(summary.tool for summary in result.tools if summary.tool not in NOT_TOOLS),
         )
     )
     reporter(RunFinished(result))
@@ -327,6 +327,13 @@ def _export(options: argparse.Namespace) -> int:
             reproductions.append(load_reproduction(path))
         except CorruptReproduction as error:
             print(f"mcp-toolfuzz: skipped {printable(str(error))}", file=sys.stderr)
+    for reproduction in (r for r in reproductions if r.of_a_task):
+        where = printable(str(reproduction.source or reproduction.file_name))
+        print(
+            f"mcp-toolfuzz: skipped {where}: its answer came through a task, which an exported test does not follow; `mcp-toolfuzz replay` it",
+            file=sys.stderr,
+        )
+    reproductions = [r for r in reproductions if not r.of_a_task]
     if not reproductions:
         raise ConfigurationError(f"no reproduction to export in {', '.join(map(str, options.paths))}")
     if any(r.target.get("transport") != "stdio" for r in reproductions):

@@ -29,5 +29,6 @@ __all__ = [
     "profiles",
     "rules",
     "schema_coverage",
+    "task_methods",
     "tool_names",
 ]

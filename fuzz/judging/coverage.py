@@ -25,7 +25,7 @@ from fuzz.judging.rules import ERROR_AS_SUCCESS, RULES_BY_ID, Evidence, Revision
 from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS
 from fuzz.wire.tasks import TaskEra
 from strategies import CaseKind
-from strategies.cases import ENVELOPE, SEQUENCES
+from strategies.cases import NOT_TOOLS
 
 SUCCESS, TOOL_ERROR, INPUT_REQUIRED, PROTOCOL_ERROR, NO_ANSWER, MALFORMED, EXITED, TASK_UNENDED = (
     "success",
@@ -204,7 +204,7 @@ def _listed(summary: ToolSummary) -> bool:
     Nor is it for an --unavailable tool the server does not list.
     Such a tool was planned the unavailable kind alone."""
     planned = set(summary.cases_sent) | {skip.case for skip in summary.skips}
-    return summary.tool not in (ENVELOPE, SEQUENCES) and planned != {CaseKind.UNAVAILABLE_TOOL}
+    return summary.tool not in NOT_TOOLS and planned != {CaseKind.UNAVAILABLE_TOOL}
 
 
 def run_exercise(per_tool: Mapping[str, Mapping[str, Exercise]], rule_ids: Sequence[str]) -> dict[str, Exercise]:
@@ -294,11 +294,11 @@ def tool_hint(summary: ToolSummary) -> str | None:
 
     It says which field the refusals named, and how to give a value the tool accepts.
     It is None where `--argument` cannot help.
-    That is a tool that takes no arguments, and the sequences (`SEQUENCES`).
+    That is a tool that takes no arguments, and the summaries of no tool (`NOT_TOOLS`).
     The sequences' calls are the tools' own, and the tools' hints say it."""
     counts = summary.answers.get(CaseKind.VALID_ARGUMENTS, {})
     total = sum(counts.values())
-    if not total or counts.get(SUCCESS, 0) or not summary.takes_arguments or summary.tool == SEQUENCES:
+    if not total or counts.get(SUCCESS, 0) or not summary.takes_arguments or summary.tool in NOT_TOOLS:
         return None
     refused = total - counts.get(NO_ANSWER, 0) - counts.get(EXITED, 0)
     start = f"no valid call to {summary.tool} succeeded ({refused} of {total} refused)"

@@ -43,7 +43,8 @@ class Replayed:
 class Use:
     """A value a sequence's request reused from an earlier answer.
 
-    Argument `argument` took the value found at `path` in the answer of step `step`.
+    Argument `argument` took the value found at `path` in the answer of step `step`: an argument
+    of a call, or a member of a task method's params (`reused_in`).
     `path` starts at the result's root, and `step` is 0-based.
     So a replay can take the value that answer holds *then*."""
 
@@ -53,6 +54,16 @@ class Use:
 
     def as_json(self) -> dict[str, Any]:
         return {"argument": self.argument, "step": self.step, "path": list(self.path)}
+
+
+def reused_in(request: dict[str, Any]) -> dict[str, Any] | None:
+    """Where a request's reused values (`Use.argument`) go: a call's arguments, or the params of
+    another method (a task method's `taskId`). None when the request has no such object."""
+    params = request.get("params")
+    if not isinstance(params, dict):
+        return None
+    holder = params.get("arguments") if request.get("method") == "tools/call" else params
+    return holder if isinstance(holder, dict) else None
 
 
 @dataclass(frozen=True, slots=True)

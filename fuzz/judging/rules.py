@@ -393,6 +393,50 @@ TASK_COMPLETED_ON_TOOL_ERROR = Rule(
     unjudged=_NO_TASKS,
 )
 
+_NO_TASK_PHASE = "the server takes no tasks for tools/call, or the task phase was not chosen"
+
+TASK_UNKNOWN_ID = Rule(
+    "task-unknown-id",
+    Level.MUST,
+    "a task method naming a task id no task has gets -32602",
+    f"{_TASKS}, Error Handling: receivers MUST return standard JSON-RPC errors for ... invalid or nonexistent taskId "
+    f"in tasks/get, tasks/result, or tasks/cancel: -32602 (Invalid params). {_TASKS_EXTENSION}, Error Handling: "
+    "invalid or nonexistent taskId: -32602 (Invalid params). Servers MUST return this error for tasks/get.",
+    judged_on=CaseKind.TASK_METHOD,
+    revisions=Revisions.TASKS,
+    unjudged=_NO_TASK_PHASE,
+)
+TASK_CANCEL_TERMINAL = Rule(
+    "task-cancel-terminal",
+    Level.MUST,
+    "tasks/cancel of a task that has ended gets -32602",
+    f"{_TASKS}, Task Cancellation: receivers MUST reject cancellation requests for tasks already in a terminal status "
+    "(completed, failed, or cancelled) with error code -32602 (Invalid params).",
+    judged_on=CaseKind.TASK_METHOD,
+    revisions=Revisions.TASKS_AUGMENTED,
+    unjudged=_NO_TASK_PHASE,
+)
+TASK_TERMINAL_KEPT = Rule(
+    "task-terminal-kept",
+    Level.MUST,
+    "a task that has ended keeps its status; a cancelled one stays cancelled",
+    f"{_TASKS}, Task Status Lifecycle: tasks with a completed, failed, or cancelled status are in a terminal state and "
+    "MUST NOT transition to any other status. Task Cancellation: once a task is cancelled, it MUST remain in cancelled "
+    "status even if execution continues to completion or fails.",
+    judged_on=CaseKind.TASK_METHOD,
+    revisions=Revisions.TASKS_AUGMENTED,
+    unjudged=_NO_TASK_PHASE,
+)
+TASK_LISTED = Rule(
+    "task-listed",
+    Level.MUST,
+    "tasks/list holds every task tasks/get finds",
+    f"{_TASKS}, Task Listing: if a task is retrievable via tasks/get for a requestor, it MUST be retrievable via tasks/list for that requestor.",
+    judged_on=CaseKind.TASK_METHOD,
+    revisions=Revisions.TASKS_AUGMENTED,
+    unjudged="the server declares no tasks.list, or no tasks for tools/call, or the task phase was not chosen",
+)
+
 RULES: tuple[Rule, ...] = (
     UNKNOWN_TOOL,
     INVALID_ARGUMENTS,
@@ -421,5 +465,9 @@ RULES: tuple[Rule, ...] = (
     TASK_RELATED_META,
     TASK_FAILED_ON_TOOL_ERROR,
     TASK_COMPLETED_ON_TOOL_ERROR,
+    TASK_UNKNOWN_ID,
+    TASK_CANCEL_TERMINAL,
+    TASK_TERMINAL_KEPT,
+    TASK_LISTED,
 )
 RULES_BY_ID = {rule.id: rule for rule in RULES}

@@ -53,7 +53,7 @@ from fuzz.reports.problems import (
 )
 from fuzz.text import LISTED, clip, listing, printable, safe_line, show
 from strategies import CaseKind
-from strategies.cases import ENVELOPE, SEQUENCES
+from strategies.cases import NOT_TOOLS, SEQUENCES, TASK_METHODS
 
 _WIDTH = 100
 _CLEAR_LINE = "\r\x1b[K"
@@ -163,7 +163,7 @@ class TerminalReporter:
         if not answered:
             return
         if len(answered) > ANSWERS_PER_TOOL_UP_TO:
-            tools = sum(1 for summary in answered if summary.tool != SEQUENCES)  # the sequences' are the `sequence` line
+            tools = sum(1 for summary in answered if summary.tool not in (SEQUENCES, TASK_METHODS))  # theirs are their kind's line
             self._print(f"\nAnswers (cases judged, shrinking included, over {tools} tools; each tool's in --report json)")
             totals: dict[CaseKind, Counter[str]] = {}
             for summary in answered:
@@ -266,7 +266,7 @@ class TerminalReporter:
             self._print(f"  stale baseline entry (not reproduced by this run): {printable(stale.rule)} · {shown(stale.tool)} · {printable(stale.case)}")
         self._print(
             f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
-            f"{_plural(sum(1 for t in result.tools if t.tool not in (ENVELOPE, SEQUENCES)), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
+            f"{_plural(sum(1 for t in result.tools if t.tool not in NOT_TOOLS), 'tool')} · {cases} cases · {result.seconds:.1f} s · "
             f"seed {result.seed} · exit {result.exit_code}"
         )
 

@@ -2,8 +2,9 @@
 
 Tools (each takes a required integer `n`): `plain` (no task support: forbidden), `maybe`
 (optional), `slow` (required), `maybe_fails` and `slow_fails` (optional and required, and their
-body fails: a tool execution error). A task runs its tool at once; its first `tasks/get` sees it
-ended. Failing tools end `failed`, as the tasks page says they should.
+body fails: a tool execution error). A task of `maybe` or `maybe_fails` has ended by its first
+`tasks/get`; one of `slow` or `slow_fails` works for `SLOW` seconds, and can be cancelled
+meanwhile. Failing tools end `failed`, as the tasks page says they should.
 
 Seeded bugs (`--bug NAME`), each the violation of one rule:
 
@@ -15,6 +16,12 @@ Seeded bugs (`--bug NAME`), each the violation of one rule:
 - completed-on-error: a tool error ends its task `completed` (task-failed-on-tool-error).
 - required-accepts-false: `slow` takes `false` for `n` (arguments-not-validated).
 - poll-error: `tasks/get` answers -32602 for every task (task-lifecycle).
+- unknown-id: `tasks/get` of a task id no task has answers -32603 (task-unknown-id).
+- cancel-ended: `tasks/cancel` of an ended task cancels it (task-cancel-terminal).
+- uncancel: a cancelled task shows `completed` once its work is done (task-terminal-kept).
+- list-empty: `tasks/list` lists nothing (task-listed).
+- dies-after-cancel: once a cancelled task's work is done, the next request ends the process
+  (target-alive), as mcp 1.30.0 does.
 
 With `--era 2026-07-28` it speaks the stateless revision with the tasks extension (SEP-2663)
 instead: `server/discover` lists `io.modelcontextprotocol/tasks`; a call declaring the extension
@@ -29,6 +36,8 @@ from __future__ import annotations
 
 import argparse
 import itertools
+import os
+import time
 from typing import Any
 
 from reference_stateless import CACHING, CLIENT_CAPABILITIES_KEY, SERVER_INFO_KEY, SUPPORTED, envelope_error
@@ -38,6 +47,8 @@ VERSION = "2025-11-25"
 RELATED = "io.modelcontextprotocol/related-task"
 SUPPORT = {"plain": "forbidden", "maybe": "optional", "slow": "required", "maybe_fails": "optional", "slow_fails": "required"}
 TIMESTAMP = "2026-12-07T00:00:00Z"
+SLOW = 0.3
+"""Seconds a task of `slow` or `slow_fails` works."""
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
 
@@ -57,6 +68,8 @@ class TasksServer:
 
     def answer(self, request: dict[str, Any]) -> dict[str, Any] | None:
         method, params = request.get("method"), request.get("params")
+        if self.bug == "dies-after-cancel" and any(task["cancelled"] and time.monotonic() >= task["ends_at"] for task in self.tasks.values()):
+            os._exit(1)
         if method == "initialize":
             capabilities = {"tools": {}, "tasks": {"list": {}, "cancel": {}, "requests": {"tools": {"call": {}}}}}
             return {"result": {"protocolVersion": VERSION, "capabilities": capabilities, "serverInfo": {"name": "tasks-server", "version": "1"}}}
@@ -74,15 +87,21 @@ class TasksServer:
             return {"result": {"tools": tools}}
         if method == "tools/call":
             return self.call(params)
-        if method in ("tasks/get", "tasks/result"):
+        if method in ("tasks/get", "tasks/result", "tasks/cancel"):
             task = self.tasks.get(params.get("taskId")) if isinstance(params, dict) else None
             if task is None:
-                return error(-32602, "Failed to retrieve task: Task not found")
+                return (
+                    error(-32603, "Internal error")
+                    if self.bug == "unknown-id" and method == "tasks/get"
+                    else error(-32602, "Failed to retrieve task: Task not found")
+                )
             if method == "tasks/get":
-                return error(-32602, "Task not found") if self.bug == "poll-error" else {"result": task["task"]}
+                return error(-32602, "Task not found") if self.bug == "poll-error" else {"result": self.seen(task)}
+            if method == "tasks/cancel":
+                return self.cancelled(task)
             return self.fetched(task)
         if method == "tasks/list":
-            return {"result": {"tasks": [task["task"] for task in self.tasks.values()]}}
+            return {"result": {"tasks": [] if self.bug == "list-empty" else [self.seen(task) for task in self.tasks.values()]}}
         return None if "id" not in request else error(-32601, f"Method not found: {method}")
 
     def call(self, params: Any) -> dict[str, Any]:
@@ -102,8 +121,21 @@ class TasksServer:
         if as_task and support != "forbidden":
             if outcome.get("isError") and self.bug == "task-args-error" and not _valid(name, arguments, self.bug):
                 return error(-32602, "Invalid arguments")
-            return self.created(outcome)
+            return self.created(outcome, SLOW if name.startswith("slow") else 0.0)
         return {"result": outcome}
+
+    def seen(self, task: dict[str, Any]) -> dict[str, Any]:
+        """The task as `tasks/get` shows it now."""
+        working = time.monotonic() < task["ends_at"]
+        if task["cancelled"] and not (self.bug == "uncancel" and not working):
+            return {**task["task"], "status": "cancelled"}
+        return {**task["task"], "status": "working"} if working else task["task"]
+
+    def cancelled(self, task: dict[str, Any]) -> dict[str, Any]:
+        if self.seen(task)["status"] != "working" and self.bug != "cancel-ended":
+            return error(-32602, f"Cannot cancel task: already in terminal status {self.seen(task)['status']!r}")
+        task["cancelled"] = True
+        return {"result": {**task["task"], "status": "cancelled"}}
 
     def run(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
         if not _valid(name, arguments, self.bug):
@@ -112,12 +144,12 @@ class TasksServer:
             return text(f"{name} failed", failed=True)
         return text(f"{name} {arguments['n']}")
 
-    def created(self, outcome: dict[str, Any]) -> dict[str, Any]:
+    def created(self, outcome: dict[str, Any], works: float = 0.0) -> dict[str, Any]:
         task_id = f"task-{next(self.ids)}"
         failed = bool(outcome.get("isError")) and self.bug != "completed-on-error"
         status = "failed" if failed else "completed"
-        ended = {"taskId": task_id, "status": status, "createdAt": TIMESTAMP, "lastUpdatedAt": TIMESTAMP, "ttl": 60000, "pollInterval": 10}
-        self.tasks[task_id] = {"task": ended, "outcome": outcome}
+        ended = {"taskId": task_id, "status": status, "createdAt": TIMESTAMP, "lastUpdatedAt": TIMESTAMP, "ttl": 60000, "pollInterval": 100 if works else 10}
+        self.tasks[task_id] = {"task": ended, "outcome": outcome, "ends_at": time.monotonic() + works, "cancelled": False}
         return {"result": {"task": {**ended, "status": "working"}}}
 
     def fetched(self, task: dict[str, Any]) -> dict[str, Any]:
@@ -190,7 +222,7 @@ class ExtensionServer(TasksServer):
             "ttlMs": 60000,
             "pollIntervalMs": 10,
         }
-        self.tasks[task_id] = {"task": {**ended, "result": outcome}, "outcome": outcome}
+        self.tasks[task_id] = {"task": {**ended, "result": outcome}, "outcome": outcome, "ends_at": 0.0, "cancelled": False}
         return {"result": {**ended, "status": "working", "resultType": "task"}}
 
 

@@ -13,6 +13,8 @@ shrunk.
 `_state_probe`, `_sequence_machine`, `_sequence_shrink`, `_sequence_blame`, `_phase_targets`,
 `_spare_targets` and `_state_recheck`.
 
+`_task_methods` is the task phase: the task methods' own rules, where the server declares tasks.
+
 The phases share `trials` (send a batch, judge each answer), `_hypothesis_runs` (settings, a search
 in parts, why a run stopped), `_batches` (how many cases go at once) and `_violations` (what a
 failing example raises).

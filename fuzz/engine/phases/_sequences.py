@@ -132,9 +132,7 @@ class SequencePhase(Phase):
         return job.unit is Unit.SEQUENCES
 
     async def run(self, job: Job, share_deadline: float) -> None:
-        context = self.context
-        tools = [tool_plan.tool for tool_plan in context.tool_plans if tool_plan.tool is not None and CaseKind.VALID_ARGUMENTS in tool_plan.kinds]
-        job.outcome = await explore_sequences(context, tools, share_deadline)
+        job.outcome = await explore_sequences(self.context, self.context.callable_tools, share_deadline)
 
     async def checked(self, finding: Finding, tool: Tool | None) -> Finding:
         """A single case's finding, rechecked alone on a new copy of the target (`_state_recheck`)."""

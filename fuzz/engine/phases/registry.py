@@ -10,11 +10,13 @@ from fuzz.engine.phases._boundary import BoundaryPhase
 from fuzz.engine.phases._phase import Phase
 from fuzz.engine.phases._random_search import RandomPhase
 from fuzz.engine.phases._sequences import SequencePhase
+from fuzz.engine.phases._task_methods import TaskMethodsPhase
 
 PHASES: tuple[type[Phase], ...] = (
     BoundaryPhase,
     RandomPhase,
     SequencePhase,
+    TaskMethodsPhase,
 )
 
 __all__ = ["PHASES"]
