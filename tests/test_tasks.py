@@ -1,9 +1,10 @@
-"""Task-augmented tool calls (2025-11-25 tasks, and the 2026-07-28 extension's -32021).
+"""Task-augmented tool calls: 2025-11-25 tasks, the 2026-07-28 extension, and the task phase.
 
-A server of our own is seeded with one lifecycle bug at a time (tests/servers/tasks_server.py);
-the real SDK servers are the TypeScript SDK 1.32.2's experimental tasks and the Python SDK
-1.30.0's (its own venv: tests/sdk1_env.py). What each SDK server answers was probed by hand with a
-plain JSON-RPC client first; the expectations below are those answers.
+A server of our own, in either era, is seeded with one bug at a time (tests/servers/tasks_server.py).
+The real SDK servers: the TypeScript SDK 1.32.2's experimental tasks, the Python SDK 1.30.0's (its
+own venv), and FastMCP 4.2.3 with fastmcp-tasks 4.1.4 for the 2026-07-28 extension (its packages
+beside the test extra's): tests/sdk_envs.py makes both. What each SDK server answers was probed by
+hand with a plain JSON-RPC client first; the expectations below are those answers.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SERVERS, TYPESCRIPT_SERVER, fuzz, rule_tool_pairs, stdlib_server
-from sdk1_env import sdk1_python
+from sdk_envs import fastmcp_tasks_path, sdk1_python
 
 from fuzz.corpus.replay import replay_files
 from fuzz.engine.options import RunPhase
@@ -23,6 +24,7 @@ from fuzz.judging.answers import AnswerClass
 from fuzz.judging.findings import RunResult
 from fuzz.judging.oracle import Criteria, assess
 from fuzz.judging.profiles import published
+from fuzz.judging.rules import RULES, Revisions
 from fuzz.wire.replies import Answered, Exchange
 from fuzz.wire.target import StdioTarget
 from strategies import Case, CaseKind
@@ -109,7 +111,9 @@ def test_task_cancel_terminal_bug_is_caught() -> None:
 def test_task_terminal_kept_bug_is_caught() -> None:
     (finding,) = _caught_by_the_task_phase("uncancel", "task-terminal-kept").findings
     assert finding.request["method"] == "tasks/get" and finding.response is not None
-    assert [step.request["method"] for step in finding.steps][-2:] in (["tasks/cancel", "tasks/get"], ["tasks/get", "tasks/get"])
+    task_id = finding.request["params"]["taskId"]
+    cancels = [step for step in finding.steps if step.request["method"] == "tasks/cancel" and step.request["params"]["taskId"] == task_id]
+    assert cancels and cancels[-1].response is not None and cancels[-1].response["result"]["status"] == "cancelled"
     assert finding.uses and finding.uses[0].argument == "taskId"
 
 
@@ -187,6 +191,25 @@ def test_the_python_sdk_1_s_task_tools_are_reached_and_judged_as_probed_by_hand(
     assert {("task-required", "slow"), ("task-forbidden", "plain"), ("response-well-formed", "maybe_fails"), ("target-alive", TASK_METHODS)} <= pairs, pairs
     slow = next(summary for summary in result.tools if summary.tool == "slow")
     assert slow.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, slow.answers
+
+
+@pytest.mark.slow
+def test_fastmcp_s_2026_07_28_tasks_are_reached_and_judged_without_a_false_finding(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """Probed: a required tool called without the extension answers -32021 naming it (SEP-2663's
+    answer); with it, a task whose terminal tasks/get carries the result, a tool error `completed`;
+    an unknown task id -32602. The one task-free finding it earns is its own: `{"n": false}` is
+    coerced to 0 (arguments-not-validated)."""
+    packages = fastmcp_tasks_path(tmp_path_factory)
+    target = StdioTarget((sys.executable, str(SERVERS / "fastmcp_tasks_server.py")), env=(("PYTHONPATH", str(packages)),))
+    result = fuzz(target, max_examples=6, protocol_version="2026-07-28", phases=frozenset({RunPhase.BOUNDARY, RunPhase.RANDOM, RunPhase.TASKS}))
+    assert result.tasks == "2026-07-28"
+    rules = {finding.rule.id for finding in result.findings}
+    assert not rules & {rule.id for rule in RULES if rule.revisions in (Revisions.TASKS, Revisions.TASKS_EXTENSION)}, rules
+    assert not rules & {"tool-failure", "invalid-arguments"}, [finding.message for finding in result.findings]
+    slow = next(summary for summary in result.tools if summary.tool == "slow")
+    assert slow.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, slow.answers
+    tasks = next(summary for summary in result.tools if summary.tool == TASK_METHODS)
+    assert tasks.answers[CaseKind.TASK_METHOD].get("success", 0) >= 4, tasks.answers
 
 
 def _stateless_call(meta_capabilities: dict[str, object]) -> Case:

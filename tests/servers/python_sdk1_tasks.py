@@ -2,7 +2,7 @@
 with the official Python SDK **1.x** (PyPI ``mcp==1.30.0``) low-level ``Server``.
 
 mcp 2.x dropped the experimental tasks, so this file does not import under the dev
-venv's mcp 2.3: it runs in its own venv, made by ``tests/sdk1_env.py``
+venv's mcp 2.3: it runs in its own venv, made by ``tests/sdk_envs.py``
 (``sdk1_python(tmp_path_factory)`` returns that venv's python).
 Run: ``<sdk1 venv>/bin/python python_sdk1_tasks.py [--survive-cancel]`` (stdio only).
 

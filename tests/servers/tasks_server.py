@@ -47,7 +47,7 @@ VERSION = "2025-11-25"
 RELATED = "io.modelcontextprotocol/related-task"
 SUPPORT = {"plain": "forbidden", "maybe": "optional", "slow": "required", "maybe_fails": "optional", "slow_fails": "required"}
 TIMESTAMP = "2026-12-07T00:00:00Z"
-SLOW = 0.3
+SLOW = 0.05
 """Seconds a task of `slow` or `slow_fails` works."""
 TASKS_EXTENSION = "io.modelcontextprotocol/tasks"
 
@@ -148,7 +148,7 @@ class TasksServer:
         task_id = f"task-{next(self.ids)}"
         failed = bool(outcome.get("isError")) and self.bug != "completed-on-error"
         status = "failed" if failed else "completed"
-        ended = {"taskId": task_id, "status": status, "createdAt": TIMESTAMP, "lastUpdatedAt": TIMESTAMP, "ttl": 60000, "pollInterval": 100 if works else 10}
+        ended = {"taskId": task_id, "status": status, "createdAt": TIMESTAMP, "lastUpdatedAt": TIMESTAMP, "ttl": 60000, "pollInterval": 20 if works else 10}
         self.tasks[task_id] = {"task": ended, "outcome": outcome, "ends_at": time.monotonic() + works, "cancelled": False}
         return {"result": {"task": {**ended, "status": "working"}}}
 

@@ -3,7 +3,8 @@
 Where the server declares tasks, the phase sends, in order:
 
 1. `tasks/get` of a task id no task has (and under 2025-11-25 `tasks/result` and `tasks/cancel`).
-2. A call as a task to a tool that takes tasks, with the plainest arguments its schema accepts,
+2. A call as a task to a tool that takes tasks, with the plainest arguments its schema accepts
+   (under 2026-07-28, where no tool declares it, each tool in turn until a call makes a task),
    polled to its end. Under 2025-11-25, where the server declares `tasks.list`, the pages of
    `tasks/list`; then `tasks/cancel` of the ended task, and `tasks/get` of it again.
 3. Another such call, cancelled at once, then watched with `tasks/get` for `CANCEL_WATCH` seconds
@@ -50,6 +51,8 @@ from strategies.envelopes import call_params
 
 LIST_PAGES = 20
 """The most `tasks/list` pages read."""
+TRIED_TOOLS = 8
+"""The most tools called as tasks while looking for one whose call makes a task."""
 
 
 class TaskMethodsPhase(Phase):
@@ -102,21 +105,21 @@ class TaskProbe(Untried):
         methods = ("tasks/get",) if self.stateless else ("tasks/get", "tasks/result", "tasks/cancel")
         for method in methods:
             await self._send(target, method, {"taskId": UNKNOWN_TASK}, timeout)
-        chosen = _tool_for_tasks(self.tools, self.era)
-        if chosen is None:
+        candidates = _tools_for_tasks(self.tools, self.era)
+        if not candidates:
             self.conclusion = "no tool the phase may call takes tasks with arguments plain enough to need no search"
-        else:
-            await self._ended_then_cancelled(target, *chosen, timeout)
-            await self._cancelled_at_once(target, *chosen, timeout)
+        for tool, arguments in candidates[:TRIED_TOOLS]:
+            made = await self._call(target, tool, arguments, timeout)
+            if made is not None:
+                self.conclusion = None
+                await self._ended_then_cancelled(target, *made, timeout)
+                await self._cancelled_at_once(target, tool, arguments, timeout)
+                break
         version = target.description.protocol_version
         alive = await target.session.request(*(("server/discover", discover_params(version)) if self.stateless else ("ping",)), timeout=timeout)
         self._judged(alive, ())
 
-    async def _ended_then_cancelled(self, target: Target, tool: Tool, arguments: dict[str, Any], timeout: float) -> None:
-        made = await self._call(target, tool, arguments, timeout)
-        if made is None:
-            return
-        call, uses = made
+    async def _ended_then_cancelled(self, target: Target, call: Exchange, uses: tuple[Use, ...], timeout: float) -> None:
         followed = await follow(target.session, call, self.era, timeout=timeout, meta=target.request_meta)
         lifecycle = followed.task
         if lifecycle is None:
@@ -200,18 +203,15 @@ class TaskProbe(Untried):
         self.steps.append(SequenceStep(exchange.request, _message(exchange), uses))
 
 
-def _tool_for_tasks(tools: tuple[Tool, ...], era: TaskEra) -> tuple[Tool, dict[str, Any]] | None:
-    """A tool to make tasks with, and its plainest arguments: one that requires tasks first.
+def _tools_for_tasks(tools: tuple[Tool, ...], era: TaskEra) -> list[tuple[Tool, dict[str, Any]]]:
+    """The tools to try making tasks with, each with its plainest arguments: those requiring tasks first.
 
-    Under 2026-07-28 no tool declares task support: the server decides, and any tool may do.
+    Under 2026-07-28 no tool declares task support: the server decides, so every tool is a
+    candidate, in the listing's order, and the first whose call makes a task is used.
     """
     supports = (TaskSupport.REQUIRED, TaskSupport.OPTIONAL) if era is TaskEra.AUGMENTED else tuple(TaskSupport)
-    for support in supports:
-        for tool in tools:
-            arguments = plain_arguments(tool) if tool.task_support is support else None
-            if arguments is not None:
-                return tool, arguments
-    return None
+    chosen = [(tool, plain_arguments(tool)) for support in supports for tool in tools if tool.task_support is support]
+    return [(tool, arguments) for tool, arguments in chosen if arguments is not None]
 
 
 def _message(exchange: Exchange) -> dict[str, Any] | None:
