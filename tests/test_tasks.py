@@ -20,6 +20,7 @@ from sdk_envs import fastmcp_tasks_path, sdk1_python
 
 from fuzz.corpus.replay import replay_files
 from fuzz.engine.options import RunPhase
+from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.judging.answers import AnswerClass
 from fuzz.judging.findings import RunResult
 from fuzz.judging.oracle import Criteria, assess
@@ -210,6 +211,24 @@ def test_fastmcp_s_2026_07_28_tasks_are_reached_and_judged_without_a_false_findi
     assert slow.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, slow.answers
     tasks = next(summary for summary in result.tools if summary.tool == TASK_METHODS)
     assert tasks.answers[CaseKind.TASK_METHOD].get("success", 0) >= 4, tasks.answers
+
+
+@pytest.mark.slow
+def test_a_required_tool_on_a_server_that_takes_no_tasks_is_skipped_saying_why(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """FastMCP under 2025-11-25 lists `slow` as taskSupport required but declares no tasks
+    capability (probed: its plain calls get -32021). No call may run the tool: its argument cases
+    are skipped, saying so, and nothing is judged vacuously or falsely of it."""
+    packages = fastmcp_tasks_path(tmp_path_factory)
+    target = StdioTarget((sys.executable, str(SERVERS / "fastmcp_tasks_server.py")), env=(("PYTHONPATH", str(packages)),))
+    chosen = Selection(tools=frozenset({"slow", "maybe"}), destructive=DestructiveMode.ALLOW)
+    result = fuzz(target, max_examples=4, protocol_version="2025-11-25", selection=chosen)
+    assert result.tasks == "none"
+    slow = next(summary for summary in result.tools if summary.tool == "slow")
+    assert {skip.case for skip in slow.skips} == {CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS}
+    assert all("taskSupport required" in skip.reason for skip in slow.skips)
+    assert not {finding.rule.id for finding in slow.findings} & {"tool-failure", "invalid-arguments", "arguments-not-validated"}
+    maybe = next(summary for summary in result.tools if summary.tool == "maybe")
+    assert maybe.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0
 
 
 def _stateless_call(meta_capabilities: dict[str, object]) -> Case:

@@ -86,7 +86,7 @@ class ToolPlan:
 
     @property
     def name(self) -> str:
-        """The tool's name, or the unit's name in reports (`ENVELOPE`, `SEQUENCES`)."""
+        """The tool's name, or the unit's name in reports (`NOT_TOOLS`)."""
         if self.tool is not None:
             return self.tool.name
         return _UNIT_NAMES[self.unit]
@@ -108,7 +108,7 @@ def plan(listed: Iterable[Tool], selection: Selection, revision_kinds: tuple[Cas
     for tool in tools:
         if _selected(tool, selection):
             added = (*revision_kinds, *task_kinds_for(tool, tasks))
-            plans.append(_definition_free(_plan_tool(tool, selection, added), entries))
+            plans.append(_definition_free(_unreachable_without_tasks(_plan_tool(tool, selection, added), tasks), entries))
     for name in sorted(selection.unavailable - names):
         unlisted = Tool(name=name, input_schema={"type": "object"})
         plans.append(ToolPlan(unlisted, (CaseKind.UNAVAILABLE_TOOL,)))
@@ -161,6 +161,27 @@ def revision_kinds_for(stateless: Stateless | None) -> tuple[CaseKind, ...]:
     if stateless is None:
         return ()
     return tuple(kind for kind in STATELESS_KINDS if stateless.over_http or kind is not CaseKind.HEADER_MISMATCH)
+
+
+UNREACHABLE_WITHOUT_TASKS = (
+    "it declares execution.taskSupport required, and the server declares no tasks for tools/call "
+    "(capabilities.tasks.requests.tools.call): no call may run its body, so its refusals would judge nothing"
+)
+
+
+def _unreachable_without_tasks(tool_plan: ToolPlan, tasks: TaskEra) -> ToolPlan:
+    """`tool_plan` without its argument kinds, for a tool that requires tasks on a server that takes none.
+
+    Under 2025-11-25 a client MUST NOT send such a server a task, and the tool runs only as one. Its
+    argument cases would all meet the same refusal: a "no violation" of theirs would be vacuous. So
+    they are skipped, saying why. Under 2026-07-28 no tool declares it: the server decides per call.
+    """
+    tool = tool_plan.tool
+    if tasks is not TaskEra.NONE or tool is None or tool.task_support is not TaskSupport.REQUIRED:
+        return tool_plan
+    dropped = tuple(Skip(tool.name, kind, UNREACHABLE_WITHOUT_TASKS) for kind in tool_plan.kinds if kind in ARGUMENT_KINDS)
+    kept = tuple(kind for kind in tool_plan.kinds if kind not in ARGUMENT_KINDS)
+    return ToolPlan(tool, kept, tool_plan.skips + dropped, unit=tool_plan.unit) if dropped else tool_plan
 
 
 def task_kinds_for(tool: Tool, tasks: TaskEra) -> tuple[CaseKind, ...]:
