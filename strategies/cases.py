@@ -228,8 +228,8 @@ def _cases(
     def case(params: Any, label: str) -> Case:
         return Case(kind=kind, tool=tool.name, params=params, label=label)
 
-    if kind is CaseKind.TOOL_LISTING:
-        raise ValueError("tool-listing is no case to draw: the tools/list answer is judged as it comes")
+    if kind in (CaseKind.TOOL_LISTING, CaseKind.SEQUENCE, CaseKind.TASK_METHOD):
+        raise ValueError(f"{kind.value} is no case to draw: the phase or the listing that judges it makes its requests")
     if kind in STATELESS_KINDS:
         if stateless is None or (kind is CaseKind.HEADER_MISMATCH and not stateless.over_http):
             raise ValueError(f"{kind.value} cases exist only under the stateless revision{' over HTTP' if stateless else ''}")

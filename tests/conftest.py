@@ -55,7 +55,7 @@ def fuzz(
     target: TargetSpec,
     *,
     seed: int = 7,
-    max_examples: int = 20,
+    max_examples: int = 10,
     timeout: float = 0.5,
     selection: Selection = ALL_TOOLS,
     **options: object,

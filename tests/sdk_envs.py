@@ -1,47 +1,47 @@
-"""Environments for the SDK task servers the test extra cannot install beside the rest.
+"""Packages for the SDK task servers that the test extra cannot install beside the rest.
 
-`sdk1_python`: a Python for the official SDK 1.x fixture (tests/servers/python_sdk1_tasks.py).
-`fastmcp_tasks_path`: a directory of packages for the FastMCP tasks fixture
-(tests/servers/fastmcp_tasks_server.py), below.
+Each is a directory of packages installed without their dependencies (`pip install --target
+--no-deps`), made once per test session (shared by the xdist workers through
+`conftest.made_once`), and put before the dev venv's packages on the server's `PYTHONPATH`: what
+they need besides is in the dev venv already, at the versions pip would choose. It needs PyPI.
 
-Why a venv of its own: the 2025-11-25 experimental tasks (tasks/get, tasks/result,
-tasks/list, tasks/cancel, execution.taskSupport) exist only in the official Python SDK
-1.x; mcp 2.x removed them, and the dev/test environment pins ``mcp>=2.3`` (fastmcp 4 needs
-it), so both cannot be installed side by side. ``sdk1_python`` builds, once per test
-session (shared by all xdist workers through ``conftest.made_once``), a venv with
-``mcp==1.30.0`` from PyPI and returns that venv's python.
+`sdk1_path`: the official Python SDK 1.30.0, for tests/servers/python_sdk1_tasks.py. The
+2025-11-25 experimental tasks (`execution.taskSupport`, `tasks/get`, `tasks/result`,
+`tasks/list`, `tasks/cancel`) exist only in the SDK's 1.x; mcp 2.x removed them, and the extra
+needs mcp 2.3 (for fastmcp 4). 1.3 s to make (a venv of its own took 14-21 s).
 
-Cost (measured on the 2-core dev machine; it needs PyPI): 14 s to make with pip's cache
-warm, 21 s cold (``python -m venv`` plus ``pip install``), then 1.0-1.5 s per caller for
-``made_once``'s copy (a 69 MB venv). The copied venv works: its ``bin/python`` is a real
-copy of the base interpreter and finds the copy's ``pyvenv.cfg`` beside it (the console
-scripts in ``bin/`` keep the old path in their shebangs: run modules, not scripts).
+`fastmcp_tasks_path`: fastmcp-tasks, for tests/servers/fastmcp_tasks_server.py (see below).
 """
+
+from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 from conftest import made_once
 
-MCP_SDK1 = "mcp==1.30.0"
+MCP_SDK1 = ("mcp==1.30.0", "httpx-sse==0.4.3")
+"""The SDK 1.30.0, and the one package it needs that mcp 2.3 does not (the rest it shares)."""
 
 
-def _make(directory: Path) -> None:
-    venv = directory / "venv"
-    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, capture_output=True, timeout=120)
-    subprocess.run(
-        [str(venv / "bin" / "python"), "-m", "pip", "install", "--quiet", "--disable-pip-version-check", MCP_SDK1],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
+def _install(packages: tuple[str, ...]) -> Callable[[Path], None]:
+    def install(directory: Path) -> None:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--target", str(directory / "packages"), *packages],
+            check=True,
+            capture_output=True,
+            timeout=600,
+        )
+
+    return install
 
 
-def sdk1_python(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The python of a venv with ``mcp==1.30.0`` installed (made once per test session)."""
-    return made_once(tmp_path_factory, "sdk1-venv", _make) / "venv" / "bin" / "python"
+def sdk1_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The directory to put on ``PYTHONPATH`` for the Python SDK 1.x fixture (made once per test session)."""
+    return made_once(tmp_path_factory, "mcp-sdk1", _install(MCP_SDK1)) / "packages"
 
 
 FASTMCP_TASKS = (
@@ -66,26 +66,6 @@ put before the dev venv's packages on ``PYTHONPATH``.
 """
 
 
-def _install_fastmcp_tasks(directory: Path) -> None:
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "install",
-            "--quiet",
-            "--disable-pip-version-check",
-            "--no-deps",
-            "--target",
-            str(directory / "packages"),
-            *FASTMCP_TASKS,
-        ],
-        check=True,
-        capture_output=True,
-        timeout=600,
-    )
-
-
 def fastmcp_tasks_path(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The directory to put on ``PYTHONPATH`` for the FastMCP tasks fixture (made once per test session)."""
-    return made_once(tmp_path_factory, "fastmcp-tasks", _install_fastmcp_tasks) / "packages"
+    return made_once(tmp_path_factory, "fastmcp-tasks", _install(FASTMCP_TASKS)) / "packages"

@@ -22,7 +22,7 @@ pytestmark = pytest.mark.slow
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "pytest"
 SEED = "5"
-BUDGET = 48
+BUDGET = 20
 ENVELOPE = "(envelope)"
 SEQUENCES = "(sequences)"
 """The sequence phase's tests: a sequence finding fails `(sequences)::RULE`, whatever tool its request named."""

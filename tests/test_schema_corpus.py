@@ -15,7 +15,7 @@ import hypothesis
 import pytest
 from hypothesis import HealthCheck, Phase, find, given, settings
 
-from strategies import Tool, arguments
+from strategies import CaseKind, Tool, arguments
 from strategies.generation import json_values
 from strategies.schemas import SchemaCheck
 from strategies.values import can_reject_an_object, mutated_objects, valid_values
@@ -257,11 +257,7 @@ def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: s
         if entry["schema"].get("type") == "object":
             listing["outputSchema"] = entry["schema"]
         tool = Tool.from_listing(listing)
-        kinds = [
-            kind
-            for kind in CaseKind
-            if kind is not CaseKind.TOOL_LISTING and (tool.output_check is not None or kind not in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT))
-        ]
+        kinds = [kind for kind in SCHEMA_KINDS if tool.output_check is not None or kind not in (CaseKind.VALID_OUTPUT, CaseKind.INVALID_OUTPUT)]
         for kind in kinds:
             if kind in (CaseKind.INVALID_ARGUMENTS, CaseKind.INVALID_OUTPUT) and not can_reject_an_object(entry["schema"]):
                 continue
@@ -269,6 +265,24 @@ def test_every_case_of_every_kind_encodes_as_the_transports_send_it(file_name: s
             # The simplest case and one drawn at random, of each kind of each of some 1,200 schemas.
             settings(_ENCODED, max_examples=2)(given(drawn)(lambda case: sendable(case)))()
     settings(_ENCODED, max_examples=50)(given(envelope_cases())(lambda case: sendable(case)))()
+    anything = Tool.from_listing({"name": "t", "inputSchema": {"type": "object"}})
+    for kind in (CaseKind.UNKNOWN_TOOL, CaseKind.MALFORMED_REQUEST):  # their draws ignore the schema
+        settings(_ENCODED, max_examples=50)(given(cases(anything, kind, ["t"], stateless=stateless))(lambda case: sendable(case)))()
+
+
+SCHEMA_KINDS = (
+    CaseKind.VALID_ARGUMENTS,
+    CaseKind.INVALID_ARGUMENTS,
+    CaseKind.VALID_OUTPUT,
+    CaseKind.INVALID_OUTPUT,
+    CaseKind.MALFORMED_META,
+    CaseKind.UNSUPPORTED_VERSION,
+    CaseKind.HEADER_MISMATCH,
+)
+"""The kinds whose draws depend on the schema. The others are drawn once: an unknown tool's and a
+malformed request's ignore it; an unavailable tool's, a call without a task's and one as a task to
+a tool that forbids them draw the valid and invalid arguments above; a sequence's and the task
+phase's requests are no strategy's."""
 
 
 @pytest.mark.slow

@@ -1,9 +1,9 @@
 """Task-augmented tool calls: 2025-11-25 tasks, the 2026-07-28 extension, and the task phase.
 
 A server of our own, in either era, is seeded with one bug at a time (tests/servers/tasks_server.py).
-The real SDK servers: the TypeScript SDK 1.32.2's experimental tasks, the Python SDK 1.30.0's (its
-own venv), and FastMCP 4.2.3 with fastmcp-tasks 4.1.4 for the 2026-07-28 extension (its packages
-beside the test extra's): tests/sdk_envs.py makes both. What each SDK server answers was probed by
+The real SDK servers: the TypeScript SDK 1.32.2's experimental tasks, the Python SDK 1.30.0's, and
+FastMCP 4.2.3 with fastmcp-tasks 4.1.4 for the 2026-07-28 extension; the last two are packages the
+test extra cannot hold, which tests/sdk_envs.py installs beside it. What each SDK server answers was probed by
 hand with a plain JSON-RPC client first; the expectations below are those answers.
 """
 
@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 from conftest import SERVERS, TYPESCRIPT_SERVER, fuzz, rule_tool_pairs, stdlib_server
-from sdk_envs import fastmcp_tasks_path, sdk1_python
+from sdk_envs import fastmcp_tasks_path, sdk1_path
 
 from fuzz.corpus.replay import replay_files
 from fuzz.engine.options import RunPhase
@@ -185,8 +185,7 @@ def test_the_python_sdk_1_s_task_tools_are_reached_and_judged_as_probed_by_hand(
     """Probed (mcp 1.30.0): a required tool called plainly and a forbidden one as a task answer
     isError results; a failed task's tasks/result is its related-task _meta alone; once a task
     cancelled while working ends its work, the server answers nothing more."""
-    python = sdk1_python(tmp_path_factory)
-    target = StdioTarget((str(python), str(SERVERS / "python_sdk1_tasks.py")))
+    target = StdioTarget((sys.executable, str(SERVERS / "python_sdk1_tasks.py")), env=(("PYTHONPATH", str(sdk1_path(tmp_path_factory))),))
     result = fuzz(target, max_examples=8, phases=frozenset({RunPhase.BOUNDARY, RunPhase.RANDOM, RunPhase.TASKS}), timeout=2.0)
     pairs = rule_tool_pairs(result)
     assert {("task-required", "slow"), ("task-forbidden", "plain"), ("response-well-formed", "maybe_fails"), ("target-alive", TASK_METHODS)} <= pairs, pairs

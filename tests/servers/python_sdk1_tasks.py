@@ -2,9 +2,9 @@
 with the official Python SDK **1.x** (PyPI ``mcp==1.30.0``) low-level ``Server``.
 
 mcp 2.x dropped the experimental tasks, so this file does not import under the dev
-venv's mcp 2.3: it runs in its own venv, made by ``tests/sdk_envs.py``
-(``sdk1_python(tmp_path_factory)`` returns that venv's python).
-Run: ``<sdk1 venv>/bin/python python_sdk1_tasks.py [--survive-cancel]`` (stdio only).
+venv's mcp 2.3 alone: ``tests/sdk_envs.py`` installs mcp 1.30.0 into a directory of its own
+(``sdk1_path(tmp_path_factory)``), put first on ``PYTHONPATH``.
+Run: ``PYTHONPATH=DIR python python_sdk1_tasks.py [--survive-cancel]`` (stdio only).
 
 Task support is the SDK's own: ``server.experimental.enable_tasks()`` (in-memory task
 store and message queue; the SDK registers tasks/get, tasks/result, tasks/list and
