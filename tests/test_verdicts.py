@@ -69,7 +69,7 @@ def _check(dialect: str, schema: Any) -> SchemaCheck:
 
 
 @pytest.mark.slow
-@settings(max_examples=600, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=300, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.sampled_from(sorted(DIALECTS)), plain_schemas, st.lists(objects | values, min_size=1, max_size=8))
 def test_a_plain_schema_gets_the_validators_verdict_and_errors_on_every_value(dialect: str, schema: Any, instances: list[Any]) -> None:
     check = _check(dialect, schema)

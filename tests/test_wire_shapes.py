@@ -123,7 +123,7 @@ def _models_accept(adapter: TypeAdapter[Any], value: Any) -> bool:
 
 
 @pytest.mark.slow
-@settings(max_examples=1500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(RESULTS, st.sampled_from(REVISIONS))
 def test_a_result_is_well_formed_exactly_when_the_official_models_accept_it(result: dict[str, Any], revision: str) -> None:
     if revision == "2026-07-28" and result.get("resultType") == "input_required":
@@ -140,7 +140,7 @@ def test_an_error_object_is_well_formed_exactly_when_the_official_model_accepts_
 
 
 @pytest.mark.slow
-@settings(max_examples=1500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=500, deadline=None, database=None, suppress_health_check=list(HealthCheck))
 @given(RESULTS, st.sampled_from(["2025-11-25", "2026-07-28"]))
 def test_the_shortcut_only_passes_what_the_schema_accepts(result: dict[str, Any], era: str) -> None:
     if _plainly_valid(result, era):
