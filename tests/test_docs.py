@@ -223,7 +223,7 @@ def test_readme_is_a_front_page():
     assert len(lines) <= README_MAX_LINES, f"README.md has {len(lines)} lines; the front page keeps to {README_MAX_LINES}, the rest goes to docs/"
     # CI runs the README's first line containing `-m pytest` (.ci/run): it must be the test command.
     first = next(line for line in lines if "-m pytest" in line)
-    assert first.startswith("python3 -m venv .venv && ") and "'.[test]'" in first and first.endswith(".venv/bin/python -m pytest -n 6")
+    assert first.startswith("python3 -m venv .venv && ") and "'.[test]'" in first and first.endswith(".venv/bin/python -m pytest -n 6 --dist worksteal")
 
 
 def markdown_files() -> list[Path]:
