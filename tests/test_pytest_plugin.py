@@ -125,7 +125,7 @@ def test_a_compliant_server_is_all_green_and_a_buggy_one_stops_at_its_first_fail
     project = _project(
         tmp_path,
         f"""
-        test_reference = invariants(*{reference!r}, allow_destructive=True, max_examples=40, mirror_tool="mirror",
+        test_reference = invariants(*{reference!r}, allow_destructive=True, max_examples=20, mirror_tool="mirror",
                                     unavailable=["maintenance"])
     """,
     )
@@ -137,7 +137,7 @@ def test_a_compliant_server_is_all_green_and_a_buggy_one_stops_at_its_first_fail
     assert outcomes[("admin", "tool-failure")] == "passed", "the destructive tool is fuzzed: allow_destructive=True"
 
     buggy = _project(
-        tmp_path / "buggy", f"test_reference = invariants(*{reference!r}, '--bug', 'invalid-arguments', allow_destructive=True, max_examples=40)\n"
+        tmp_path / "buggy", f"test_reference = invariants(*{reference!r}, '--bug', 'invalid-arguments', allow_destructive=True, max_examples=20)\n"
     )
     stopped = _pytest(buggy, "-x")
     assert stopped.returncode == 1, stopped.stdout[-3000:]
@@ -185,7 +185,7 @@ def test_a_server_the_suite_starts_in_a_fixture_is_fuzzed_with_a_subtest_per_pai
     # Single cases: the assertions are on the tools' pairs (the sequence pairs have their own test).
     project = _project(
         tmp_path,
-        "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=48, seed=5, phases='boundary,random')\n",
+        "test_served = invariants(fixture='server_url', allow_destructive=True, timeout=2, max_examples=20, seed=5, phases='boundary,random')\n",
         conftest=f"""
         import socket, subprocess, sys, time
         import pytest
@@ -405,7 +405,7 @@ def test_a_sequence_finding_fails_the_sequences_rule_and_shows_its_steps(tmp_pat
     notes = stdlib_server("notes_server.py")
     # The three tools the bugs need: each finding of the others would be shrunk too, at a minute of CPU.
     tools = ["create_note", "get_note", "delete_note"]
-    project = _project(tmp_path, f"test_notes = invariants(*{notes!r}, allow_destructive=True, phases='sequence', max_examples=100, tools={tools!r})\n")
+    project = _project(tmp_path, f"test_notes = invariants(*{notes!r}, allow_destructive=True, phases='sequence', max_examples=50, tools={tools!r})\n")
     collected = _pytest(project, "--collect-only", "-q", "-k", "sequences")
     rules = {line.rsplit("::", 1)[1] for line in collected.stdout.splitlines() if f"::{SEQUENCES}::" in line}
     assert {"tool-failure", "unknown-tool", "internal-details-leak", "response-well-formed"} <= rules, collected.stdout
