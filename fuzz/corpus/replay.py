@@ -30,7 +30,7 @@ from fuzz.judging.rules import TASK_TERMINAL_KEPT
 from fuzz.judging.task_methods import CANCEL_WATCH, task_method_problem
 from fuzz.redaction import REDACTED
 from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
-from fuzz.wire.replies import Answered, NoAnswer, NotDelivered
+from fuzz.wire.replies import NoAnswer, NotDelivered
 from fuzz.wire.target import (
     HttpTarget,
     StdioTarget,
@@ -137,7 +137,7 @@ async def _replay_task_method(target: Target, reproduction: Reproduction, wait: 
     watched_until = trio.current_time() + (CANCEL_WATCH if reproduction.rule == TASK_TERMINAL_KEPT.id else 0.0)
     while True:
         exchange = await target.session.send_request(with_id(played.request), timeout=wait)
-        response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
+        response = exchange.answer
         problem = task_method_problem(played.request, response, played.steps, stateless=target.description.stateless)
         if problem is not None or response is None or trio.current_time() >= watched_until:
             break

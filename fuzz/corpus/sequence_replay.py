@@ -86,7 +86,7 @@ async def play_steps(target: Target, reproduction: Steps, timeout: float, *, fol
         reply = exchange.final.reply
         if target.session.closed:
             return Played(reproduction.request, tuple(notes), f"the target exited at step {index + 1} of {count}")
-        answers.append(reply.message if isinstance(reply, Answered) else None)
+        answers.append(exchange.final.answer)
         played.append(SequenceStep(exchange.request, answers[-1], step.uses))
         if not isinstance(reply, Answered):
             notes.append(f"step {index + 1} was not answered")

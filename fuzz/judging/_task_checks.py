@@ -115,6 +115,5 @@ def _extension_task_problem(task: Any, what: str) -> str | None:
 
 
 def _result_of(exchange: Exchange) -> dict[str, Any] | None:
-    reply = exchange.reply
-    result = reply.message.get("result") if isinstance(reply, Answered) else None
+    result = (exchange.answer or {}).get("result")
     return result if isinstance(result, dict) else None

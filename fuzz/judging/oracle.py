@@ -389,7 +389,7 @@ def finding_of(violation: Violation, case: Case, exchange: Exchange, kind: CaseK
         "case": kind,
         "label": case.label,
         "request": exchange.request,
-        "response": exchange.final.reply.message if isinstance(exchange.final.reply, Answered) else None,
+        "response": exchange.final.answer,
         "message": describe_violation(violation, case, exchange),
         "why": violation.why,
         "expected": violation.expected,

@@ -114,6 +114,11 @@ class Exchange:
     """What followed, when this request was a call sent as a task and its answer made one."""
 
     @property
+    def answer(self) -> dict[str, Any] | None:
+        """The answer's message; None when no readable answer came."""
+        return self.reply.message if isinstance(self.reply, Answered) else None
+
+    @property
     def final(self) -> Exchange:
         """The exchange that answers the call: its task's answer, when it made a task that ended."""
         return self.task.answer if self.task is not None and self.task.answer is not None else self

@@ -25,7 +25,6 @@ from fuzz.corpus.sequence_replay import play_steps
 from fuzz.engine.dispatch import Dispatcher
 from fuzz.judging.findings import Finding, Use
 from fuzz.judging.oracle import Criteria, assess, describe_violation
-from fuzz.wire.replies import Answered
 from fuzz.wire.target import Target
 from strategies import Case, CaseKind, Tool
 
@@ -75,7 +74,7 @@ async def replayed(target: Target, candidate: Finding, tool: Tool, criteria: Cri
     _, violation = assess(case, exchange, tool, replace(criteria, listed_names=listed), answers_ping=sent.answers_ping)
     if violation is None or violation.rule.id != candidate.rule.id:
         return None
-    response = exchange.reply.message if isinstance(exchange.reply, Answered) else None
+    response = exchange.answer
     return replace(
         candidate,
         label=f"sequence {label}",

@@ -421,8 +421,7 @@ class SequenceExploration:
             reject()
         answer = answer_bucket(observation, arguments)
         self.answers[answer] = self.answers.get(answer, 0) + 1
-        reply = exchange.final.reply
-        response = reply.message if isinstance(reply, Answered) else None
+        response = exchange.final.answer
         if violation is not None:
             finding = finding_of(
                 violation,

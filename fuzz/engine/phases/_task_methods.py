@@ -132,7 +132,7 @@ class TaskProbe(Untried):
             cursor: Any = None
             for _ in range(LIST_PAGES):
                 page = await self._send(target, "tasks/list", {} if cursor is None else {"cursor": cursor}, timeout)
-                cursor = member(_message(page), "result", "nextCursor")
+                cursor = member(page.answer, "result", "nextCursor")
                 if not isinstance(cursor, str):
                     break
         await self._send(target, "tasks/cancel", {"taskId": lifecycle.task_id}, timeout, uses)
@@ -146,7 +146,7 @@ class TaskProbe(Untried):
         task = created_task(call, self.era)
         assert task is not None
         cancel = await self._send(target, "tasks/cancel", {"taskId": task.task_id}, timeout, uses)
-        if self.stateless or member(_message(cancel), "result", "status") != "cancelled":
+        if self.stateless or member(cancel.answer, "result", "status") != "cancelled":
             return
         watched_until = trio.current_time() + CANCEL_WATCH
         while trio.current_time() < watched_until:
@@ -176,11 +176,11 @@ class TaskProbe(Untried):
         """Judge `exchange` with the steps before it; a finding of the first violation of each rule."""
         earlier = tuple(self.steps)
         self._record(exchange, uses)
-        problem = task_method_problem(exchange.request, _message(exchange), earlier, stateless=self.stateless)
+        problem = task_method_problem(exchange.request, exchange.answer, earlier, stateless=self.stateless)
         if problem is None or any(finding.rule.id == problem[0].id for finding in self.findings):
             return
         rule, why = problem
-        response = _message(exchange)
+        response = exchange.answer
         method = str(exchange.request.get("method"))
         message = (
             f"{rule.id} ({rule.level.label}): {why}. Sent {method} after {len(earlier)} step(s) of the task phase: "
@@ -196,11 +196,11 @@ class TaskProbe(Untried):
 
     def _record(self, exchange: Exchange, uses: tuple[Use, ...]) -> None:
         self.sent += 1
-        message = _message(exchange)
+        message = exchange.answer
         # A task method's result is no CallToolResult: counted by its envelope alone.
         bucket = answer_bucket(observe(exchange)) if message is None else PROTOCOL_ERROR if "error" in message else SUCCESS
         self.answers[bucket] = self.answers.get(bucket, 0) + 1
-        self.steps.append(SequenceStep(exchange.request, _message(exchange), uses))
+        self.steps.append(SequenceStep(exchange.request, exchange.answer, uses))
 
 
 def _tools_for_tasks(tools: tuple[Tool, ...], era: TaskEra) -> list[tuple[Tool, dict[str, Any]]]:
@@ -212,8 +212,3 @@ def _tools_for_tasks(tools: tuple[Tool, ...], era: TaskEra) -> list[tuple[Tool, 
     supports = (TaskSupport.REQUIRED, TaskSupport.OPTIONAL) if era is TaskEra.AUGMENTED else tuple(TaskSupport)
     chosen = [(tool, plain_arguments(tool)) for support in supports for tool in tools if tool.task_support is support]
     return [(tool, arguments) for tool, arguments in chosen if arguments is not None]
-
-
-def _message(exchange: Exchange) -> dict[str, Any] | None:
-    reply = exchange.reply
-    return reply.message if isinstance(reply, Answered) else None
