@@ -25,6 +25,7 @@ from strategies.envelopes import (
     malformed_arguments,
     malformed_envelopes,
 )
+from strategies.inputs import Inputs, inputs, invalid_responses
 from strategies.labelled import Labelled
 from strategies.meta import (
     NEVER_RELEASED_VERSIONS,
@@ -38,6 +39,7 @@ from strategies.meta import (
     malformed_metas,
     sent_as_task,
     unsupported_version_calls,
+    with_capabilities,
     with_meta,
 )
 from strategies.tools import Tool
@@ -92,6 +94,14 @@ class CaseKind(Enum):
     `tasks/list`) or the `ping` after them, sent by the task phase
     (`fuzz.engine.phases._task_methods`). No strategy draws it.
     """
+    INVALID_INPUT_RESPONSE = "invalid-input-response"
+    """A call with valid arguments whose input requests are answered with `inputResponses` that
+    are not an InputResponses object (2026-07-28): a malformed retry, which SHOULD get a JSON-RPC
+    error or the input requested again, never a completed call."""
+    REQUEST_STATE = "request-state"
+    """Not a drawn case: a retry of a call answered `input_required` whose `requestState` was
+    tampered with, cut short, or taken from a call of other arguments (2026-07-28), sent by the
+    rounds phase (`fuzz.engine.phases._rounds`)."""
     SEQUENCE = "sequence"
     """A call at the end of a sequence of calls (`fuzz.engine.phases._sequences`).
 
@@ -102,6 +112,17 @@ class CaseKind(Enum):
 
 TASK_KINDS = (CaseKind.CALL_WITHOUT_TASK, CaseKind.TASK_FOR_FORBIDDEN)
 """The kinds a tool's declared task support adds (2025-11-25)."""
+
+ANSWERING_KINDS = (
+    CaseKind.VALID_ARGUMENTS,
+    CaseKind.INVALID_ARGUMENTS,
+    CaseKind.UNKNOWN_TOOL,
+    CaseKind.UNAVAILABLE_TOOL,
+    CaseKind.VALID_OUTPUT,
+    CaseKind.INVALID_OUTPUT,
+)
+"""The well-formed calls that, under 2026-07-28, draw what they declare and answer input
+requests (`Case.inputs`): what a server does past an input request is judged by their rules."""
 
 
 class TaskMode(Enum):
@@ -151,6 +172,10 @@ class Case:
     as_task: bool = False
     """Sent as a task: with `params.task` (2025-11-25), or declaring the tasks extension in its
     `_meta` (2026-07-28). The engine follows the task the answer creates to its end."""
+    inputs: Inputs | None = None
+    """The client capabilities it declares and its answers to input requests (2026-07-28): the
+    engine follows an `input_required` answer round after round (`fuzz.wire.rounds`). None: it
+    declares none, and an `input_required` answer is the final one."""
 
     def message(self, request_id: int | str, meta: Mapping[str, Any] | None = None) -> dict[str, Any]:
         """The exact JSON-RPC request to send.
@@ -159,6 +184,8 @@ class Case:
         unless the case carries its own.
         """
         params = self.params
+        if self.inputs is not None and meta is not None:
+            meta = with_capabilities(meta, self.inputs.capabilities())
         if self.as_task:
             params, meta = in_task(params, meta)
         if meta is not None and not self.own_meta and isinstance(params, dict) and "_meta" not in params:
@@ -167,9 +194,10 @@ class Case:
         return {"jsonrpc": body.pop("jsonrpc"), "id": request_id, **body}
 
     @classmethod
-    def from_request(cls, kind: CaseKind, tool: str, request: Mapping[str, Any], label: str) -> Case:
-        """The case that sends `request` again, as a task if it was sent as one."""
-        return cls(kind, tool, request.get("params", ABSENT), label, as_task=sent_as_task(request))
+    def from_request(cls, kind: CaseKind, tool: str, request: Mapping[str, Any], label: str, inputs: Inputs | None = None) -> Case:
+        """The case that sends `request` again, as a task if it was sent as one, answering its
+        input requests by `inputs`."""
+        return cls(kind, tool, request.get("params", ABSENT), label, as_task=sent_as_task(request), inputs=inputs)
 
     @property
     def has_params(self) -> bool:
@@ -201,8 +229,13 @@ def cases(
     - `known` holds known-good values that every argument object holds.
     - `stateless` says the run speaks 2026-07-28. The stateless kinds need it.
     - `tasks` says whether the cases are sent as tasks.
+
+    Under the stateless revision each call also draws what it declares and how it answers input
+    requests (`strategies.inputs`).
     """
     drawn = _cases(tool, kind, listed_names, accepted=accepted, known=known, stateless=stateless)
+    if stateless is not None and kind in ANSWERING_KINDS:
+        drawn = mapped(tupled(drawn, inputs), lambda pair: replace(pair[0], inputs=pair[1]))
     if tasks is TaskMode.ALWAYS:
         return mapped(drawn, as_task)
     if tasks is TaskMode.SOMETIMES:
@@ -228,7 +261,7 @@ def _cases(
     def case(params: Any, label: str) -> Case:
         return Case(kind=kind, tool=tool.name, params=params, label=label)
 
-    if kind in (CaseKind.TOOL_LISTING, CaseKind.SEQUENCE, CaseKind.TASK_METHOD):
+    if kind in (CaseKind.TOOL_LISTING, CaseKind.SEQUENCE, CaseKind.TASK_METHOD, CaseKind.REQUEST_STATE):
         raise ValueError(f"{kind.value} is no case to draw: the phase or the listing that judges it makes its requests")
     if kind in STATELESS_KINDS:
         if stateless is None or (kind is CaseKind.HEADER_MISMATCH and not stateless.over_http):
@@ -251,6 +284,13 @@ def _cases(
 
     if kind is CaseKind.VALID_ARGUMENTS:
         return mapped(valid_objects(tool.input_check, known=known), lambda value: case(call_params(tool.name, value), VALID_LABEL))
+    if kind is CaseKind.INVALID_INPUT_RESPONSE:
+        if stateless is None:
+            raise ValueError(f"{kind.value} cases exist only under the stateless revision")
+        return mapped(
+            tupled(valid_objects(tool.input_check, known=known), invalid_responses),
+            lambda drawn: Case(kind, tool.name, call_params(tool.name, drawn[0]), f"valid arguments; {drawn[1].label}", inputs=Inputs(invalid=drawn[1])),
+        )
     if kind in TASK_KINDS:
         label = _TASK_KIND_LABELS[kind]
         return mapped(valid_objects(tool.input_check, known=known), lambda value: case(call_params(tool.name, value), label))

@@ -59,11 +59,18 @@ def in_task(params: Any, meta: Mapping[str, Any] | None) -> tuple[Any, Mapping[s
     """
     if meta is None:
         return ({**params, "task": {"ttl": TASK_TTL_MS}} if isinstance(params, dict) else params), None
+    return params, with_capabilities(meta, {"extensions": {TASKS_EXTENSION: {}}})
+
+
+def with_capabilities(meta: Mapping[str, Any], declared: Mapping[str, Any]) -> dict[str, Any]:
+    """`meta` whose `clientCapabilities` also declare `declared`, merged one level down (an
+    extension added beside those already declared)."""
     capabilities = meta.get(CLIENT_CAPABILITIES_KEY)
-    capabilities = dict(capabilities) if isinstance(capabilities, Mapping) else {}
-    extensions = capabilities.get("extensions")
-    capabilities["extensions"] = {**(extensions if isinstance(extensions, Mapping) else {}), TASKS_EXTENSION: {}}
-    return params, {**meta, CLIENT_CAPABILITIES_KEY: capabilities}
+    merged = dict(capabilities) if isinstance(capabilities, Mapping) else {}
+    for name, value in declared.items():
+        present = merged.get(name)
+        merged[name] = {**present, **value} if isinstance(present, Mapping) and isinstance(value, Mapping) else value
+    return {**meta, CLIENT_CAPABILITIES_KEY: merged}
 
 
 VERSION_HEADER = "MCP-Protocol-Version"

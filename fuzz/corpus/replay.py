@@ -30,7 +30,8 @@ from fuzz.judging.rules import TASK_TERMINAL_KEPT
 from fuzz.judging.task_methods import CANCEL_WATCH, task_method_problem
 from fuzz.redaction import REDACTED
 from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
-from fuzz.wire.replies import NoAnswer, NotDelivered
+from fuzz.wire.replies import Exchange, NoAnswer, NotDelivered
+from fuzz.wire.rounds import follow_rounds
 from fuzz.wire.target import (
     HttpTarget,
     StdioTarget,
@@ -41,6 +42,7 @@ from fuzz.wire.target import (
 )
 from fuzz.wire.tasks import follow
 from strategies import Case, CaseKind, InvalidSchema, Tool
+from strategies.inputs import Inputs
 
 
 class ReplayStatus(Enum):
@@ -70,7 +72,18 @@ def case_of(reproduction: Reproduction, request: dict[str, Any] | None = None) -
     sequence's is judged as the kind of case it was judged as when found.
     """
     sent = reproduction.request if request is None else request
-    return Case.from_request(reproduction.judged_kind, reproduction.tool, sent, reproduction.label)
+    return Case.from_request(reproduction.judged_kind, reproduction.tool, sent, reproduction.label, reproduction.inputs)
+
+
+async def follow_call(target: Target, exchange: Exchange, inputs: Inputs | None, wait: float) -> Exchange:
+    """A replayed call followed as the run followed it: the task it made, to its end; the rounds
+    its `input_required` answers ask for, answered by `inputs`."""
+    session, era, meta = target.session, target.task_era, target.request_meta
+
+    async def task_of(sent: Exchange) -> Exchange:
+        return await follow(session, sent, era, timeout=wait, meta=meta)
+
+    return await follow_rounds(session, await task_of(exchange), inputs, timeout=wait, then=task_of)
 
 
 async def replay_on(target: Target, reproduction: Reproduction, *, timeout: float | None = None, fresh: bool = False) -> ReplayOutcome:
@@ -103,7 +116,7 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
         request, notes, listed = played.request, [*notes, *played.notes], listed if played.tools is None else played.tools
         tool = tool or next((known for known in (*listed, *target.tools) if known.name == reproduction.tool), None)
     exchange = await target.session.send_request(with_id(request), timeout=wait, headers=reproduction.headers)
-    exchange = await follow(target.session, exchange, target.task_era, timeout=wait, meta=target.request_meta)
+    exchange = await follow_call(target, exchange, reproduction.inputs, wait)
     answers_ping = True
     if isinstance(exchange.reply, (NoAnswer, NotDelivered)) and not target.session.closed:
         answers_ping = await target.ping(timeout=wait)

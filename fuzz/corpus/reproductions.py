@@ -38,8 +38,9 @@ from typing import Any
 from fuzz.corpus.targets import TargetIdentity
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
-from fuzz.judging.findings import SequenceStep, Use, reused_in
+from fuzz.judging.findings import Round, SequenceStep, Use, reused_in
 from strategies import CaseKind
+from strategies.inputs import Inputs
 from strategies.meta import HeaderOverrides, sent_as_task
 
 FORMAT = "mcp-toolfuzz/reproduction"
@@ -85,6 +86,10 @@ class Reproduction:
     """Where the values `request` reused came from (a sequence's)."""
     judged_as: CaseKind | None = None
     """The kind of case a sequence's `request` was judged as; None: as `case`."""
+    inputs: Inputs | None = None
+    """How its call answered input requests (2026-07-28): replay answers them the same way."""
+    rounds: tuple[Round, ...] = ()
+    """The retries of its call, as found: evidence; replay makes its own."""
     source: Path | None = field(default=None, compare=False)
     """The file it was read from, if any."""
 
@@ -134,8 +139,9 @@ class Reproduction:
     def _named(self, extra: list[str]) -> str:
         request = _hashed(self.request, self.uses)
         sequence = [[_hashed(step.request, step.uses) for step in self.steps], self.judged_kind.value] if self.has_steps else []
+        answering = [self.inputs.as_json()] if self.inputs is not None else []
         identity = json.dumps(
-            [self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *sequence, *extra],
+            [self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *sequence, *answering, *extra],
             sort_keys=True,
             ensure_ascii=False,
         )
@@ -175,6 +181,7 @@ class Reproduction:
             **({"headers": [list(pair) for pair in self.headers]} if self.headers else {}),
             **({"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses]} if self.has_steps else {}),
             **({"judgedAs": self.judged_kind.value} if self.is_sequence else {}),
+            **({"inputs": self.inputs.as_json(), "rounds": [r.as_json() for r in self.rounds]} if self.inputs is not None else {}),
             "seed": self.seed,
             "timeout": self.timeout,
             "reproduce": f"mcp-toolfuzz replay {shlex.quote(self.file_name)}",
@@ -213,10 +220,33 @@ class Reproduction:
                 steps=steps,
                 uses=uses,
                 judged_as=judged_as,
+                inputs=_inputs(data.get("inputs")),
+                rounds=_rounds(data.get("rounds")),
                 source=source,
             )
         except (ValueError, TypeError) as error:
             raise CorruptReproduction(f"{where} is damaged: {error}") from None
+
+
+_INPUTS = '{"declares": [CAPABILITY, ...], "answers": [{"action": "accept" | "decline" | "cancel", "variant": N}, ...]}'
+
+
+def _inputs(value: Any) -> Inputs | None:
+    """A reproduction's input plan; None when it has none. Raises TypeError, saying what is wrong."""
+    if value is None:
+        return None
+    try:
+        return Inputs.from_json(value)
+    except (KeyError, ValueError, TypeError, AttributeError) as error:
+        raise TypeError(f"'inputs' is {value!r:.80} ({error}), expected {_INPUTS}") from None
+
+
+def _rounds(value: Any) -> tuple[Round, ...]:
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(r, dict) and isinstance(r.get("request"), dict) for r in value):
+        raise TypeError(f'\'rounds\' is {value!r:.60}, expected [{{"request": {{...}}, "response": {{...}} or null}}, ...]')
+    return tuple(Round(r["request"], r.get("response")) for r in value)
 
 
 def _hashed(request: dict[str, Any], uses: tuple[Use, ...]) -> dict[str, Any]:

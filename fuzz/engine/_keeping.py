@@ -129,6 +129,8 @@ def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | Non
         steps=finding.steps,
         uses=finding.uses,
         judged_as=finding.judged_as,
+        inputs=finding.inputs,
+        rounds=finding.rounds,
     )
     kept = already_kept(reproduction, options.corpus)
     if kept is not None:

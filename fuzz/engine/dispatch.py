@@ -38,6 +38,7 @@ import trio
 
 from fuzz.errors import HarnessError
 from fuzz.wire.replies import Exchange, NoAnswer, NotDelivered, TargetExited
+from fuzz.wire.rounds import follow_rounds
 from fuzz.wire.target import Target
 from fuzz.wire.tasks import follow
 from strategies import Case
@@ -256,24 +257,27 @@ class Dispatcher:
             )
             for index, exchange in zip(cut_off, again, strict=True):
                 exchanges[index] = exchange
-        if any(case.as_task for case in batch):
-            await self._follow_tasks(batch, exchanges, timeout)
+        if any(case.as_task or case.inputs is not None for case in batch):
+            await self._follow(batch, exchanges, timeout)
         return exchanges
 
-    async def _follow_tasks(self, batch: Sequence[Case], exchanges: list[Exchange], timeout: float) -> None:
-        """Follow each task a case sent as a task created, to its end, all at once.
-
-        Each exchange then carries its task's lifecycle (`fuzz.wire.tasks.follow`).
-        """
+    async def _follow(self, batch: Sequence[Case], exchanges: list[Exchange], timeout: float) -> None:
+        """Follow each call, all at once, to its answer: the task a case sent as a task created,
+        to its end (`fuzz.wire.tasks.follow`); the rounds an `input_required` answer asks for
+        (`fuzz.wire.rounds.follow_rounds`)."""
         era, session, meta = self.target.task_era, self.target.session, self.target.request_meta
 
-        async def follow_one(index: int) -> None:
-            exchanges[index] = await follow(session, exchanges[index], era, timeout=timeout, meta=meta)
+        async def task_of(exchange: Exchange) -> Exchange:
+            return await follow(session, exchange, era, timeout=timeout, meta=meta)
+
+        async def follow_one(index: int, case: Case) -> None:
+            exchange = await task_of(exchanges[index]) if case.as_task else exchanges[index]
+            exchanges[index] = await follow_rounds(session, exchange, case.inputs, timeout=timeout, then=task_of if case.as_task else None)
 
         async with trio.open_nursery() as nursery:
             for index, case in enumerate(batch):
-                if case.as_task:
-                    nursery.start_soon(follow_one, index)
+                if case.as_task or case.inputs is not None:
+                    nursery.start_soon(follow_one, index, case)
 
     async def _enter(self, count: int) -> tuple[int, int]:
         """Count `count` requests in flight, once no request is being sent alone.

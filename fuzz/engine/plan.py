@@ -155,12 +155,13 @@ def _selected(tool: Tool, selection: Selection) -> bool:
 def revision_kinds_for(stateless: Stateless | None) -> tuple[CaseKind, ...]:
     """The case kinds the spoken revision adds.
 
-    The stateless revision adds its envelope's kinds. Its headers' kind comes only over HTTP. The
-    handshake revisions add none.
+    The stateless revision adds its envelope's kinds, and invalid answers to input requests. Its
+    headers' kind comes only over HTTP. The handshake revisions add none.
     """
     if stateless is None:
         return ()
-    return tuple(kind for kind in STATELESS_KINDS if stateless.over_http or kind is not CaseKind.HEADER_MISMATCH)
+    envelope = tuple(kind for kind in STATELESS_KINDS if stateless.over_http or kind is not CaseKind.HEADER_MISMATCH)
+    return (*envelope, CaseKind.INVALID_INPUT_RESPONSE)
 
 
 UNREACHABLE_WITHOUT_TASKS = (

@@ -68,7 +68,7 @@ class Observation:
 
 def observe(exchange: Exchange, protocol_version: str = LATEST_KNOWN_VERSION) -> Observation:
     """What kind of answer the call of `exchange` got: its task's final one, when it made a task."""
-    task = exchange.task
+    task = exchange.last.task
     if task is not None and task.answer is None:
         last = task.statuses[-1] if task.statuses else "no status"
         return Observation(AnswerClass.TASK_UNENDED, f"a task that had not ended when the harness stopped polling (last status {last!r})")

@@ -9,7 +9,9 @@ from typing import Any
 
 from fuzz.judging.rules import Level, Rule
 from fuzz.judging.schema_coverage import KeywordCoverage
+from fuzz.wire.replies import Exchange
 from strategies import CaseKind
+from strategies.inputs import Inputs
 from strategies.meta import HeaderOverrides
 
 
@@ -79,6 +81,22 @@ class SequenceStep:
 
 
 @dataclass(frozen=True, slots=True)
+class Round:
+    """A retry of a call answered `input_required` (2026-07-28), and its answer."""
+
+    request: dict[str, Any]
+    response: dict[str, Any] | None
+
+    def as_json(self) -> dict[str, Any]:
+        return {"request": self.request, "response": self.response}
+
+
+def rounds_of(exchange: Exchange) -> tuple[Round, ...]:
+    """The rounds of a call's exchange, each retry with its final answer."""
+    return tuple(Round(retry.request, retry.final.answer) for retry in exchange.rounds)
+
+
+@dataclass(frozen=True, slots=True)
 class Finding:
     """A rule violated by a tool for a kind of case, with the request and its answer.
 
@@ -116,6 +134,11 @@ class Finding:
     `fuzz.engine.phases._sequences` sends them."""
     uses: tuple[Use, ...] = ()
     """Where the values `request` reused came from, for a sequence finding."""
+    inputs: Inputs | None = None
+    """What the call declared and how it answered input requests (2026-07-28): replay answers the
+    same way."""
+    rounds: tuple[Round, ...] = ()
+    """The retries its `input_required` answers led to, in order; `response` is the last's answer."""
     judged_as: CaseKind | None = None
     """The kind of case a sequence finding's request was judged as.
 
@@ -156,6 +179,7 @@ class Finding:
             "expected": self.expected,
             "stderr": list(self.stderr),
             **({"headers": dict(self.headers)} if self.headers else {}),
+            **({"inputs": self.inputs.as_json(), "rounds": [r.as_json() for r in self.rounds]} if self.inputs is not None and self.rounds else {}),
             "reproduction": self.reproduction,
             "firstSeen": self.first_seen,
             **(

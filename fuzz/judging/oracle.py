@@ -12,14 +12,15 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from fuzz.judging import rules
 from fuzz.judging._dressed_errors import dressed_error
+from fuzz.judging._round_checks import elicits, round_problems, rounds_story
 from fuzz.judging._task_checks import task_problems
 from fuzz.judging.answers import AnswerClass, Observation, observe
-from fuzz.judging.findings import Finding
+from fuzz.judging.findings import Finding, rounds_of
 from fuzz.judging.profiles import SEP_2145, Profile
 from fuzz.judging.rules import Rule
 from fuzz.text import clip, show
@@ -84,6 +85,7 @@ def assess(
     """`judge`, with the observation it started from.
 
     The observation says what kind of answer came, and coverage counts it."""
+    case, exchange = _judged_round(case, exchange)
     observation = observe(exchange, criteria.protocol_version)
     expected = criteria.profile.expectations[case.kind].expected
     for rule, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
@@ -94,9 +96,28 @@ def assess(
 
 
 _LIFECYCLE_RULES = frozenset(
-    rule.id for rule in (rules.TASK_LIFECYCLE, rules.TASK_RELATED_META, rules.TASK_FAILED_ON_TOOL_ERROR, rules.TASK_COMPLETED_ON_TOOL_ERROR)
+    rule.id
+    for rule in (
+        rules.TASK_LIFECYCLE,
+        rules.TASK_RELATED_META,
+        rules.TASK_FAILED_ON_TOOL_ERROR,
+        rules.TASK_COMPLETED_ON_TOOL_ERROR,
+        rules.INPUT_REQUEST_UNDECLARED,
+    )
 )
-"""The rules the way to a task's answer violates, not the answer: what they expect is their title."""
+"""The rules the way to a call's answer violates (its task, its rounds), not the answer: what they
+expect is their title."""
+
+
+def _judged_round(case: Case, exchange: Exchange) -> tuple[Case, Exchange]:
+    """The case and exchange a verdict is about: an invalid-input-response case is judged on the
+    retry that carried the invalid `inputResponses` (its first round). When the tool asked for no
+    input, nothing invalid was sent: the call is judged as the valid-arguments call it then was."""
+    if case.kind is not CaseKind.INVALID_INPUT_RESPONSE:
+        return case, exchange
+    if exchange.rounds:
+        return case, exchange.rounds[0]
+    return replace(case, kind=CaseKind.VALID_ARGUMENTS), exchange
 
 
 def _candidates(case: Case, sent: Exchange, tool: Tool | None, criteria: Criteria, observation: Observation, answers_ping: bool) -> Iterator[tuple[Rule, str]]:
@@ -133,6 +154,8 @@ def _candidates(case: Case, sent: Exchange, tool: Tool | None, criteria: Criteri
     if answer is AnswerClass.MALFORMED_ANSWER:
         yield rules.RESPONSE_WELL_FORMED, observation.detail
         return
+    if criteria.protocol_version in stateless.STATELESS_PROTOCOL_VERSIONS:
+        yield from round_problems(sent, criteria.protocol_version)
     if case.as_task:
         yield from task_problems(case, sent, criteria.protocol_version, observation)
     if answer is AnswerClass.TASK_UNENDED:
@@ -218,9 +241,14 @@ def _undeclared_capability(sent: Exchange, observation: Observation) -> bool:
 
 
 def _covers(declared: dict[str, Any], required: dict[str, Any]) -> bool:
-    """Whether `declared` capabilities hold every one `required` names, at every depth."""
+    """Whether `declared` capabilities hold every one `required` names, at every depth.
+
+    `elicitation: {}` required is form elicitation, as `elicitation: {}` declared is (the revision's
+    example "form mode only, implicit"): a declaration of URL mode alone does not cover it."""
     for name, needed in required.items():
         if name not in declared:
+            return False
+        if name == "elicitation" and isinstance(needed, dict) and not needed and not elicits(declared[name], "form"):
             return False
         if isinstance(needed, dict) and needed and not (isinstance(declared[name], dict) and _covers(declared[name], needed)):
             return False
@@ -362,7 +390,7 @@ def describe_violation(violation: Violation, case: Case, exchange: Exchange) -> 
     return (
         f"{rule.id} ({rule.level.label}): {violation.why}. "
         f"Sent {case.label} to {case.tool!r}: {show(exchange.request, limit)}. "
-        f"{_lifecycle_story(exchange)}Answer: {clip(answer, limit)}. "
+        f"{_lifecycle_story(exchange.last)}{rounds_story(exchange)}Answer: {clip(answer, limit)}. "
         f"Expected {violation.expected}. {rule.source}"
     )
 
@@ -395,5 +423,7 @@ def finding_of(violation: Violation, case: Case, exchange: Exchange, kind: CaseK
         "expected": violation.expected,
         "stderr": exchange.stderr,
         "headers": exchange.headers,
+        "inputs": case.inputs if exchange.rounds else None,
+        "rounds": rounds_of(exchange),
     }
     return Finding(**(fields | more))

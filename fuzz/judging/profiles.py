@@ -41,11 +41,15 @@ class Expectation:
 
     expected: str
     violations: Mapping[AnswerClass, Rule]
+    asked_again: bool = False
+    """Whether a result asking for input again is a right answer, not a success."""
 
     def violated_by(self, answer: AnswerClass) -> Rule | None:
         """The rule `answer` violates, or None.
 
-        A result asking for more input counts as a success."""
+        A result asking for more input counts as a success, unless `asked_again`."""
+        if answer is A.INPUT_REQUIRED and self.asked_again:
+            return None
         if answer is A.INPUT_REQUIRED and answer not in self.violations:
             answer = A.SUCCESS
         return self.violations.get(answer)
@@ -88,6 +92,11 @@ _SEP_2145_EXPECTATIONS: dict[CaseKind, Expectation] = {
         _all(_RESULT_CLASSES, rules.UNSUPPORTED_VERSION),
     ),
     CaseKind.HEADER_MISMATCH: Expectation("a JSON-RPC error -32020 with HTTP status 400", _all(_RESULT_CLASSES, rules.HEADER_MISMATCH)),
+    CaseKind.INVALID_INPUT_RESPONSE: Expectation(
+        "a JSON-RPC error, or the input asked for again (resultType input_required)",
+        _all((A.SUCCESS, A.TOOL_EXECUTION_ERROR), rules.INPUT_RESPONSES_VALIDATED),
+        asked_again=True,
+    ),
     CaseKind.CALL_WITHOUT_TASK: Expectation("a JSON-RPC error -32601 (Method not found)", _all(_RESULT_CLASSES, rules.TASK_REQUIRED)),
     CaseKind.TASK_FOR_FORBIDDEN: Expectation("a JSON-RPC error -32601 (Method not found)", _all(_RESULT_CLASSES, rules.TASK_FORBIDDEN)),
 }

@@ -322,6 +322,67 @@ RESERVED_ERROR_CODE = Rule(
     unjudged=_ONLY_STATELESS,
 )
 
+_MRTR = f"{_STATELESS}, basic/patterns/mrtr"
+
+INPUT_REQUEST_UNDECLARED = Rule(
+    "input-request-undeclared",
+    Level.MUST,
+    "no input request for a capability the call did not declare",
+    f"{_MRTR} (Server Requirements): servers MUST NOT send an inputRequests that the client has not declared support "
+    "for in its capabilities. For example, if a client does not declare support for elicitation, the server MUST NOT "
+    "include any elicitation/create requests in the inputRequests field.",
+    revisions=Revisions.STATELESS,
+    unjudged=_ONLY_STATELESS,
+)
+INPUT_RESPONSES_VALIDATED = Rule(
+    "input-responses-validated",
+    Level.SHOULD,
+    "a retry whose inputResponses is not an InputResponses object gets a JSON-RPC error, or the input asked again",
+    f"{_MRTR} (Error Handling): servers SHOULD validate that the data provided by the client is a valid InputResponses "
+    "object and that the information inside can be correctly parsed. Protocol errors (malformed JSON, invalid schema, "
+    "internal server errors) SHOULD return a JSON-RPC error response with an appropriate error code and message.",
+    judged_on=CaseKind.INVALID_INPUT_RESPONSE,
+    evidence=Evidence.AN_ANSWER_OF_ITS_KIND,
+    revisions=Revisions.STATELESS,
+    unjudged="no tool asked for input (resultType input_required), or it is judged only under the stateless revision (2026-07-28)",
+)
+REQUEST_STATE_VERIFIED = Rule(
+    "request-state-verified",
+    Level.MUST,
+    "a retry whose requestState was tampered with or taken from another call does not change what the tool does",
+    f"{_MRTR} (Server Requirements): servers MUST treat requestState as an attacker-controlled input. If requestState "
+    "influences authorization, resource access, or business logic, servers MUST protect its integrity (e.g. HMAC or "
+    "AEAD) and MUST reject state that fails verification.",
+    judged_on=CaseKind.REQUEST_STATE,
+    revisions=Revisions.STATELESS,
+    unjudged="no tool asked for input with a requestState, or the rounds phase was not chosen, or it is judged only under 2026-07-28",
+)
+CACHING_HINTS = Rule(
+    "caching-hints",
+    Level.MUST,
+    "server/discover and tools/list results carry ttlMs (an integer >= 0) and cacheScope (public or private)",
+    f"{_STATELESS}, server/utilities/caching: servers MUST include caching hints on results with resultType "
+    '"complete" returned by server/discover, tools/list [...]. Servers MUST provide a ttlMs value that is >= 0. '
+    'cacheScope indicates the intended scope of the cached response, either "public" or "private".',
+    judged_on=CaseKind.TOOL_LISTING,
+    evidence=Evidence.THE_LISTING,
+    revisions=Revisions.STATELESS,
+    unjudged="the rounds phase was not chosen, or it is judged only under the stateless revision (2026-07-28)",
+    in_sequences=False,
+)
+TOOLS_LIST_ORDER = Rule(
+    "tools-list-order",
+    Level.SHOULD,
+    "tools/list gives its tools in the same order on every call",
+    f"{_STATELESS}, server/tools (Listing Tools): servers SHOULD return tools in a deterministic order (i.e., the same "
+    "ordering across requests when the underlying set of tools has not changed).",
+    judged_on=CaseKind.TOOL_LISTING,
+    evidence=Evidence.THE_LISTING,
+    revisions=Revisions.STATELESS,
+    unjudged="the rounds phase was not chosen, or it is judged only under the stateless revision (2026-07-28)",
+    in_sequences=False,
+)
+
 _TASKS = "MCP 2025-11-25, basic/utilities/tasks"
 _TASKS_EXTENSION = "SEP-2663 (the tasks extension io.modelcontextprotocol/tasks, 2026-07-28)"
 _NO_TASKS = "the server takes no tasks for tools/call"
@@ -459,6 +520,11 @@ RULES: tuple[Rule, ...] = (
     UNSUPPORTED_VERSION,
     HEADER_MISMATCH,
     RESERVED_ERROR_CODE,
+    INPUT_REQUEST_UNDECLARED,
+    INPUT_RESPONSES_VALIDATED,
+    REQUEST_STATE_VERIFIED,
+    CACHING_HINTS,
+    TOOLS_LIST_ORDER,
     TASK_REQUIRED,
     TASK_FORBIDDEN,
     TASK_LIFECYCLE,

@@ -112,6 +112,9 @@ class Exchange:
     """The HTTP header values sent instead of those the request implies."""
     task: TaskLifecycle | None = None
     """What followed, when this request was a call sent as a task and its answer made one."""
+    rounds: tuple[Exchange, ...] = ()
+    """The retries of a call answered `input_required` (2026-07-28), in order
+    (`fuzz.wire.rounds.follow_rounds`); the last one's answer is the call's."""
 
     @property
     def answer(self) -> dict[str, Any] | None:
@@ -120,8 +123,15 @@ class Exchange:
 
     @property
     def final(self) -> Exchange:
-        """The exchange that answers the call: its task's answer, when it made a task that ended."""
-        return self.task.answer if self.task is not None and self.task.answer is not None else self
+        """The exchange that answers the call: its last round's, when it was retried with input;
+        its task's answer, when it made a task that ended."""
+        last = self.last
+        return last.task.answer if last.task is not None and last.task.answer is not None else last
+
+    @property
+    def last(self) -> Exchange:
+        """The call's last request: its last round, when it was retried with input; itself else."""
+        return self.rounds[-1] if self.rounds else self
 
 
 @dataclass(frozen=True, slots=True)
