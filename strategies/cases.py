@@ -336,7 +336,10 @@ It is no tool's name, since a sequence calls many tools. No valid tool name has 
 """
 TASK_METHODS = "(tasks)"
 """The name the task phase's summary and findings go by: they concern the server's tasks, not a tool."""
-NOT_TOOLS = (ENVELOPE, SEQUENCES, TASK_METHODS)
+ROUNDS = "(rounds)"
+"""The name the rounds phase's summary goes by (2026-07-28: the listing's rules, and the tampered
+`requestState` of every tool that asks for input), and its listing findings' tool."""
+NOT_TOOLS = (ENVELOPE, SEQUENCES, TASK_METHODS, ROUNDS)
 """The names of the summaries that are no tool's: the envelope's and the phases' of their own."""
 
 
@@ -400,6 +403,26 @@ def plain_arguments(tool: Tool) -> dict[str, Any] | None:
             return None
         arguments[name] = value
     return arguments if check.accepts_strictly(arguments) else None
+
+
+def other_plain_arguments(tool: Tool, arguments: dict[str, Any]) -> dict[str, Any] | None:
+    """`arguments` (which `tool` accepts) with one property's value changed to another plain value
+    its schema accepts: a call the tool should treat differently. None when none is found."""
+    check = tool.input_check
+    properties = tool.input_schema.get("properties")
+    if not isinstance(properties, dict):
+        return None
+    for name, value in arguments.items():
+        schema = properties.get(name)
+        if not isinstance(schema, dict):
+            continue
+        extra = [value + "-other", "other"] if isinstance(value, str) else [value + 1] if isinstance(value, int) and not isinstance(value, bool) else []
+        for candidate in [*extra, *_plain_values(schema)]:
+            if candidate != value and check.subschema_accepts(schema, candidate):
+                other = {**arguments, name: candidate}
+                if check.accepts_strictly(other):
+                    return other
+    return None
 
 
 _PLAIN_OF_TYPE: dict[str, list[Any]] = {

@@ -4,7 +4,9 @@ The file needs Python and pytest only, not mcp-toolfuzz. It starts the server an
 recorded handshake. It sends each exact request. It asserts the classification the profile expects
 for that kind of case.
 
-A sequence's test sends its steps first. A step or the last request may reuse values. Each is taken
+A call that asked for input (2026-07-28) is retried as it was, each round with the
+`inputResponses` recorded and the `requestState` the server gives now. A sequence's test sends its
+steps first. A step or the last request may reuse values. Each is taken
 from the answers of that test's own earlier steps, as a replay does (`fuzz.corpus.sequence_replay`).
 The test asserts what the profile expects of the kind of case the last request was judged as.
 """
@@ -31,6 +33,7 @@ _EXPECTATIONS: dict[str, dict[CaseKind, str]] = {
         CaseKind.MALFORMED_META: "invalid_params_error",
         CaseKind.UNSUPPORTED_VERSION: "unsupported_version_error",
         CaseKind.HEADER_MISMATCH: "header_mismatch_error",
+        CaseKind.INVALID_INPUT_RESPONSE: "error_or_asked_again",
     },
     PUBLISHED_ID: {
         CaseKind.UNKNOWN_TOOL: "jsonrpc_error",
@@ -43,6 +46,7 @@ _EXPECTATIONS: dict[str, dict[CaseKind, str]] = {
         CaseKind.MALFORMED_META: "invalid_params_error",
         CaseKind.UNSUPPORTED_VERSION: "unsupported_version_error",
         CaseKind.HEADER_MISMATCH: "header_mismatch_error",
+        CaseKind.INVALID_INPUT_RESPONSE: "error_or_asked_again",
     },
 }
 
@@ -119,9 +123,28 @@ def _resolved(request, uses, answers):
     return request
 
 
-def _exchange(command, handshake, request, steps=(), uses=()):
+def _retried(request, answer, rounds):
+    """The retries of `request` while its answer asks for input (2026-07-28), each carrying the
+    recorded `inputResponses` of its round and the `requestState` the server gives now."""
+    for index, responses in enumerate(rounds):
+        result = (answer or {{}}).get("result")
+        if not isinstance(result, dict) or result.get("resultType") != "input_required":
+            break
+        retry = json.loads(json.dumps(request))
+        retry["id"] = 100000 + index
+        retry["params"].pop("inputResponses", None)
+        retry["params"].pop("requestState", None)
+        if responses is not None:
+            retry["params"]["inputResponses"] = responses
+        if "requestState" in result:
+            retry["params"]["requestState"] = result["requestState"]
+        yield retry
+
+
+def _exchange(command, handshake, request, steps=(), uses=(), rounds=()):
     """Start the server, replay the handshake, send a sequence's `steps` (each reused value taken
-    from the answers of the steps before it), send `request`, return its answer (None if none)."""
+    from the answers of the steps before it), send `request` and its `rounds`, return the last
+    answer (None if none)."""
     process = subprocess.Popen(command, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
     lines = queue.Queue()
     threading.Thread(target=lambda: [lines.put(line) for line in process.stdout], daemon=True).start()
@@ -155,7 +178,15 @@ def _exchange(command, handshake, request, steps=(), uses=()):
             answers.append(answer_to(sent["id"]))
         request = _resolved(request, uses, answers)
         send(request)
-        return answer_to(request["id"])
+        answer = answer_to(request["id"])
+        for index in range(len(rounds)):
+            retry = next(_retried(request, answer, rounds[index:index + 1]), None)
+            if retry is None:
+                break
+            retry["id"] += index
+            send(retry)
+            answer = answer_to(retry["id"])
+        return answer
     finally:
         process.kill()
         process.wait()
@@ -192,6 +223,12 @@ def header_mismatch_error(answer, case):
     assert answer["error"]["code"] == -32020, f"expected code -32020, got {{answer['error']}}"
 
 
+def error_or_asked_again(answer, case):
+    assert answer is not None, "no answer"
+    asked = answer.get("result", {{}}).get("resultType") == "input_required"
+    assert "error" in answer or asked, f"expected a JSON-RPC error or the input asked again, got {{answer}}"
+
+
 def jsonrpc_error(answer, case):
     assert answer is not None and "error" in answer, f"expected a JSON-RPC error, got {{answer}}"
 
@@ -203,7 +240,7 @@ def refusal(answer, case):
 
 @pytest.mark.parametrize("case", CASES, ids=[case["name"] for case in CASES])
 def test_reproduction(case, server_command):
-    answer = _exchange(server_command, case["handshake"], case["request"], case.get("steps", ()), case.get("uses", ()))
+    answer = _exchange(server_command, case["handshake"], case["request"], case.get("steps", ()), case.get("uses", ()), case.get("rounds", ()))
     globals()[case["expect"]](answer, case)
 '''
 
@@ -226,6 +263,7 @@ def export_pytest(reproductions: list[Reproduction], *, file_name: str = "test_m
                 "expect": _expectation(reproduction),
                 "output": output,
                 **(_sequence(reproduction) if reproduction.is_sequence else {}),
+                **({"rounds": [r.request.get("params", {}).get("inputResponses") for r in reproduction.rounds]} if reproduction.rounds else {}),
             }
         )
     return _TEMPLATE.format(

@@ -24,14 +24,18 @@ import trio
 from fuzz.corpus.reproductions import CorruptReproduction, Reproduction, discover, load
 from fuzz.corpus.sequence_replay import play_steps, steps_in, with_id
 from fuzz.errors import HarnessError, first_leaf
+from fuzz.judging.listing_checks import LISTING_RULES, listing_problems
 from fuzz.judging.oracle import Criteria, Violation, judge
 from fuzz.judging.profiles import PROFILES, resolve
+from fuzz.judging.request_state import state_problem
 from fuzz.judging.rules import TASK_TERMINAL_KEPT
 from fuzz.judging.task_methods import CANCEL_WATCH, task_method_problem
 from fuzz.redaction import REDACTED
 from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from fuzz.wire.replies import Exchange, NoAnswer, NotDelivered
 from fuzz.wire.rounds import follow_rounds
+from fuzz.wire.state_trials import Tamper, trial_for
+from fuzz.wire.stateless import listings
 from fuzz.wire.target import (
     HttpTarget,
     StdioTarget,
@@ -103,6 +107,10 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
     wait = timeout if timeout is not None else reproduction.timeout
     if reproduction.case is CaseKind.TASK_METHOD:
         return await _replay_task_method(target, reproduction, wait, fresh=fresh)
+    if reproduction.case is CaseKind.REQUEST_STATE:
+        return await _replay_request_state(target, reproduction, tool, wait)
+    if reproduction.rule in LISTING_RULES:
+        return await _replay_listing(target, reproduction, wait)
     request, notes, listed = reproduction.request, [], tuple(target.tools)
     if reproduction.is_sequence:
         if isinstance(target.spec, HttpTarget):
@@ -160,6 +168,37 @@ async def _replay_task_method(target: Target, reproduction: Reproduction, wait: 
     if problem is not None and problem[0].id == reproduction.rule:
         return ReplayOutcome(reproduction.source, ReplayStatus.STILL_FAILING, problem[1] + told, reproduction, None, response)
     return ReplayOutcome(reproduction.source, ReplayStatus.FIXED, f"{reproduction.rule} no longer violated{told}", reproduction, None, response)
+
+
+async def _replay_request_state(target: Target, reproduction: Reproduction, tool: Tool | None, wait: float) -> ReplayOutcome:
+    """Replay a rounds phase state finding: the same trial (`fuzz.wire.state_trials`) on the tool
+    with the recorded arguments, with states the server gives now, judged as the phase judged it."""
+    tamper = next((tamper for tamper in Tamper if reproduction.label.endswith(tamper.value)), None)
+    params = reproduction.request.get("params")
+    arguments = params.get("arguments") if isinstance(params, dict) else None
+    tool = tool or next((listed for listed in target.tools if listed.name == reproduction.tool), None)
+    if tamper is None or not isinstance(arguments, dict) or tool is None:
+        return _error(reproduction, "it names no tampering, arguments or tool this mcp-toolfuzz can try again")
+    trial = await trial_for(target, tool, arguments, tamper, wait)
+    problem = state_problem(trial) if trial is not None else None
+    response = trial.tampered.answer if trial is not None else None
+    if target.session.closed:
+        await target.restart()
+    if problem is not None and problem[0].id == reproduction.rule:
+        return ReplayOutcome(reproduction.source, ReplayStatus.STILL_FAILING, problem[1], reproduction, None, response)
+    told = "" if trial is not None else f": {tool.name!r} no longer asks for input with a requestState"
+    return ReplayOutcome(reproduction.source, ReplayStatus.FIXED, f"{reproduction.rule} no longer violated{told}", reproduction, None, response)
+
+
+async def _replay_listing(target: Target, reproduction: Reproduction, wait: float) -> ReplayOutcome:
+    """Replay a rounds phase listing finding: `server/discover` and `tools/list` asked again, judged
+    as the phase judged them (`fuzz.judging.listing_checks`)."""
+    sent = await listings(target.session, timeout=wait, version=target.description.protocol_version)
+    problems = {rule.id: (why, index) for rule, why, index in listing_problems(sent)}
+    if reproduction.rule in problems:
+        why, index = problems[reproduction.rule]
+        return ReplayOutcome(reproduction.source, ReplayStatus.STILL_FAILING, why, reproduction, None, sent[index].answer)
+    return ReplayOutcome(reproduction.source, ReplayStatus.FIXED, f"{reproduction.rule} no longer violated", reproduction, None, sent[-1].answer)
 
 
 def _error(reproduction: Reproduction | None, detail: str, path: Path | None = None) -> ReplayOutcome:

@@ -39,6 +39,7 @@ from fuzz.corpus.targets import TargetIdentity
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
 from fuzz.judging.findings import Round, SequenceStep, Use, reused_in
+from fuzz.judging.listing_checks import LISTING_RULES
 from strategies import CaseKind
 from strategies.inputs import Inputs
 from strategies.meta import HeaderOverrides, sent_as_task
@@ -51,6 +52,11 @@ REUSED = "<reused>"
 
 class CorruptReproduction(HarnessError):
     """A file that is not a reproduction mcp-toolfuzz can read."""
+
+
+STEPPED = (CaseKind.SEQUENCE, CaseKind.TASK_METHOD, CaseKind.REQUEST_STATE)
+"""The kinds whose reproductions keep the requests sent before theirs: a sequence's, the task
+phase's (replayed), the rounds phase's state trial (evidence: its replay makes its own)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -98,18 +104,21 @@ class Reproduction:
         return self.case is CaseKind.SEQUENCE
 
     @property
-    def of_a_task(self) -> bool:
-        """Whether its answer came through a task: a call sent as one, or the task phase's.
-
-        `export --pytest` writes no test for it: the test would need the task's lifecycle. It
-        replays (`mcp-toolfuzz replay`).
-        """
-        return sent_as_task(self.request) or self.case in (CaseKind.TASK_METHOD, CaseKind.CALL_WITHOUT_TASK, CaseKind.TASK_FOR_FORBIDDEN)
+    def not_exported(self) -> str | None:
+        """Why `export --pytest` writes no test for it, or None when it does. The test would need
+        what only the harness does: a task's lifecycle (a call sent as a task, or the task phase's),
+        or the rounds phase's trials (a tampered `requestState`, the listing asked again). It replays
+        (`mcp-toolfuzz replay`)."""
+        if sent_as_task(self.request) or self.case in (CaseKind.TASK_METHOD, CaseKind.CALL_WITHOUT_TASK, CaseKind.TASK_FOR_FORBIDDEN):
+            return "its answer came through a task, which an exported test does not follow"
+        if self.case is CaseKind.REQUEST_STATE or self.rule in LISTING_RULES:
+            return "it is a trial of the rounds phase, which an exported test does not run"
+        return None
 
     @property
     def has_steps(self) -> bool:
-        """Whether requests go before its own: a sequence's, or the task phase's."""
-        return self.case in (CaseKind.SEQUENCE, CaseKind.TASK_METHOD)
+        """Whether requests went before its own (`STEPPED`)."""
+        return self.case in STEPPED
 
     @property
     def judged_kind(self) -> CaseKind:
@@ -139,6 +148,10 @@ class Reproduction:
     def _named(self, extra: list[str]) -> str:
         request = _hashed(self.request, self.uses)
         sequence = [[_hashed(step.request, step.uses) for step in self.steps], self.judged_kind.value] if self.has_steps else []
+        if self.case is CaseKind.REQUEST_STATE:
+            # The states are the server's, new at every call: the trial is named by its tool's call and its label.
+            params = self.request.get("params")
+            request, sequence = {"arguments": params.get("arguments") if isinstance(params, dict) else None, "label": self.label}, []
         answering = [self.inputs.as_json()] if self.inputs is not None else []
         identity = json.dumps(
             [self.rule, self.tool, self.case.value, request, *([list(self.headers)] if self.headers else []), *sequence, *answering, *extra],
@@ -196,7 +209,7 @@ class Reproduction:
             raise CorruptReproduction(f"{where} has version {data.get('version')!r}; this mcp-toolfuzz reads version {VERSION}")
         try:
             case = CaseKind(data.get("case"))
-            steps, uses = _steps(data, case) if case in (CaseKind.SEQUENCE, CaseKind.TASK_METHOD) else ((), ())
+            steps, uses = _steps(data, case) if case in STEPPED else ((), ())
             judged_as = _judged_as(data) if case is CaseKind.SEQUENCE else None
             return cls(
                 rule=_typed(data, "rule", str),

@@ -65,6 +65,12 @@ class RunPhase(Enum):
 
     See `fuzz.engine.phases._task_methods`.
     """
+    ROUNDS = "rounds"
+    """The 2026-07-28 rules beyond one call: the listing's caching hints and order, and each
+    tool's tampered `requestState`.
+
+    See `fuzz.engine.phases._rounds`.
+    """
 
 
 ALL_PHASES = frozenset(RunPhase)

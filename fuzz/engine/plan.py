@@ -29,7 +29,7 @@ from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import Skip
 from fuzz.wire.tasks import TaskEra
 from strategies import CaseKind, TaskSupport, Tool
-from strategies.cases import ENVELOPE, SEQUENCES, STATELESS_KINDS, TASK_METHODS, TaskMode
+from strategies.cases import ENVELOPE, ROUNDS, SEQUENCES, STATELESS_KINDS, TASK_METHODS, TaskMode
 from strategies.meta import Stateless
 from strategies.values import can_reject_an_object
 from strategies.verdicts import json_equal
@@ -71,9 +71,11 @@ class Unit(Enum):
     """Sequences of calls over every tool that may take part."""
     TASKS = "tasks"
     """The server's tasks, through the task methods."""
+    ROUNDS = "rounds"
+    """The 2026-07-28 server's listing, and the `requestState` of its tools that ask for input."""
 
 
-_UNIT_NAMES = {Unit.ENVELOPE: ENVELOPE, Unit.SEQUENCES: SEQUENCES, Unit.TASKS: TASK_METHODS}
+_UNIT_NAMES = {Unit.ENVELOPE: ENVELOPE, Unit.SEQUENCES: SEQUENCES, Unit.TASKS: TASK_METHODS, Unit.ROUNDS: ROUNDS}
 
 
 @dataclass(frozen=True, slots=True)
@@ -279,17 +281,19 @@ def _check_names(selection: Selection, tools: list[Tool], names: set[str]) -> No
         raise ConfigurationError(f"{mirror!r} is given both as --mirror-tool and as --unavailable; a tool is one or the other")
 
 
-def with_envelope(plans: Sequence[ToolPlan], envelope: bool, *, sequences: bool = False, tasks: bool = False) -> tuple[ToolPlan, ...]:
-    """The run's plan: envelopes first, then the tools, then the sequences, then the tasks.
+def with_envelope(plans: Sequence[ToolPlan], envelope: bool, *, sequences: bool = False, tasks: bool = False, rounds: bool = False) -> tuple[ToolPlan, ...]:
+    """The run's plan: envelopes first, then the tools, then the sequences, the tasks, the rounds.
 
     The malformed requests that name no tool come first, when `envelope` is set. The sequences come
-    next to last, when `sequences` is set and a tool may take part: one that gets valid arguments.
-    The task methods come last, when `tasks` is set (the phase is chosen and the server declares
-    tasks).
+    next, when `sequences` is set and a tool may take part: one that gets valid arguments. The task
+    methods come then, when `tasks` is set (the phase is chosen and the server declares tasks); the
+    rounds last, when `rounds` is set (the phase is chosen and the server speaks 2026-07-28).
     """
     sequence = sequences and any(CaseKind.VALID_ARGUMENTS in tool_plan.kinds for tool_plan in plans)
     envelopes = (ToolPlan(None, (CaseKind.MALFORMED_REQUEST,), unit=Unit.ENVELOPE),) if envelope else ()
-    after = ((ToolPlan(None, (CaseKind.SEQUENCE,), unit=Unit.SEQUENCES),) if sequence else ()) + (
-        (ToolPlan(None, (CaseKind.TASK_METHOD,), unit=Unit.TASKS),) if tasks else ()
+    after = (
+        ((ToolPlan(None, (CaseKind.SEQUENCE,), unit=Unit.SEQUENCES),) if sequence else ())
+        + ((ToolPlan(None, (CaseKind.TASK_METHOD,), unit=Unit.TASKS),) if tasks else ())
+        + ((ToolPlan(None, (CaseKind.REQUEST_STATE,), unit=Unit.ROUNDS),) if rounds else ())
     )
     return envelopes + tuple(plans) + after

@@ -206,7 +206,8 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     progress.excluded = excluded(target.tools, options.selection)
     known = resolve_known_arguments(options.known_arguments, target.tools)
     tasks = RunPhase.TASKS in options.phases and target.task_era is not TaskEra.NONE
-    tool_plans = with_envelope(plans, options.envelope, sequences=RunPhase.SEQUENCE in options.phases, tasks=tasks)
+    rounds = RunPhase.ROUNDS in options.phases and stateless is not None
+    tool_plans = with_envelope(plans, options.envelope, sequences=RunPhase.SEQUENCE in options.phases, tasks=tasks, rounds=rounds)
     shard_owned = shard_places(tool_plans, options)
     units = tuple(tool_plan.name for tool_plan in tool_plans)
     if options.shard is not None:

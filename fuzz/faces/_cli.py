@@ -327,13 +327,10 @@ def _export(options: argparse.Namespace) -> int:
             reproductions.append(load_reproduction(path))
         except CorruptReproduction as error:
             print(f"mcp-toolfuzz: skipped {printable(str(error))}", file=sys.stderr)
-    for reproduction in (r for r in reproductions if r.of_a_task):
+    for reproduction in (r for r in reproductions if r.not_exported):
         where = printable(str(reproduction.source or reproduction.file_name))
-        print(
-            f"mcp-toolfuzz: skipped {where}: its answer came through a task, which an exported test does not follow; `mcp-toolfuzz replay` it",
-            file=sys.stderr,
-        )
-    reproductions = [r for r in reproductions if not r.of_a_task]
+        print(f"mcp-toolfuzz: skipped {where}: {reproduction.not_exported}; `mcp-toolfuzz replay` it", file=sys.stderr)
+    reproductions = [r for r in reproductions if not r.not_exported]
     if not reproductions:
         raise ConfigurationError(f"no reproduction to export in {', '.join(map(str, options.paths))}")
     if any(r.target.get("transport") != "stdio" for r in reproductions):

@@ -18,10 +18,11 @@ from enum import Enum
 from typing import Any
 
 from fuzz.judging._dressed_errors import dressed_error
-from fuzz.judging.answers import AnswerClass, Observation
+from fuzz.judging.answers import AnswerClass, Observation, observe
 from fuzz.judging.findings import RunResult, ToolSummary
 from fuzz.judging.profiles import PROFILES, resolve
 from fuzz.judging.rules import ERROR_AS_SUCCESS, RULES_BY_ID, Evidence, Revisions, Rule
+from fuzz.wire.replies import Exchange
 from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS
 from fuzz.wire.tasks import TaskEra
 from strategies import CaseKind
@@ -89,6 +90,16 @@ def answer_bucket(observation: Observation, arguments: Any = None) -> str:
     if observation.answer is AnswerClass.SUCCESS and dressed_error(observation.result, arguments) is not None:
         return DRESSED_ERROR
     return bucket(observation.answer)
+
+
+def exchange_bucket(exchange: Exchange) -> str:
+    """How a request of a phase of its own was answered, as reports count it: by its envelope
+    alone (a success or a protocol error), since most of them are no `tools/call` and even a call's
+    answer there may be no CallToolResult (a task made, input asked for)."""
+    message = exchange.answer
+    if message is None:
+        return answer_bucket(observe(exchange))
+    return PROTOCOL_ERROR if "error" in message else SUCCESS
 
 
 @dataclass(frozen=True, slots=True)

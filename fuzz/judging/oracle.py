@@ -411,6 +411,8 @@ def finding_of(violation: Violation, case: Case, exchange: Exchange, kind: CaseK
     Every phase makes its findings here. `kind` is the case kind it is reported under. `more` sets
     the other fields of `Finding`, or replaces these (a sequence's label names its step).
     """
+    if case.kind is CaseKind.INVALID_INPUT_RESPONSE and exchange.rounds:
+        exchange = replace(exchange, rounds=exchange.rounds[:1])  # judged on the retry that carried them
     fields: dict[str, Any] = {
         "rule": violation.rule,
         "tool": case.tool,

@@ -357,6 +357,17 @@ REQUEST_STATE_VERIFIED = Rule(
     revisions=Revisions.STATELESS,
     unjudged="no tool asked for input with a requestState, or the rounds phase was not chosen, or it is judged only under 2026-07-28",
 )
+REQUEST_STATE_BOUND = Rule(
+    "request-state-bound",
+    Level.SHOULD,
+    "a retry carrying the requestState of a call with other arguments does not do what that call did",
+    f"{_MRTR} (Server Requirements): to prevent replay, servers SHOULD include [...] an identifier for the originating "
+    "request, e.g. the method name and a digest of its salient parameters, rejecting state presented on a request "
+    "that does not match.",
+    judged_on=CaseKind.REQUEST_STATE,
+    revisions=Revisions.STATELESS,
+    unjudged="no tool asked for input with a requestState, or the rounds phase was not chosen, or it is judged only under 2026-07-28",
+)
 CACHING_HINTS = Rule(
     "caching-hints",
     Level.MUST,
@@ -523,6 +534,7 @@ RULES: tuple[Rule, ...] = (
     INPUT_REQUEST_UNDECLARED,
     INPUT_RESPONSES_VALIDATED,
     REQUEST_STATE_VERIFIED,
+    REQUEST_STATE_BOUND,
     CACHING_HINTS,
     TOOLS_LIST_ORDER,
     TASK_REQUIRED,

@@ -186,3 +186,16 @@ async def alive(session: Session, *, timeout: float, version: str) -> bool:
     An error, or an answer that cannot be read, is still an answer."""
     exchange = await session.request(DISCOVER, discover_params(version), timeout=timeout)
     return isinstance(exchange.reply, (Answered, UnreadableAnswer))
+
+
+LISTINGS = 3
+"""How many times `listings` asks `tools/list`, to compare its order."""
+
+
+async def listings(session: Session, *, timeout: float, version: str) -> list[Exchange]:
+    """`server/discover`, then `tools/list` `LISTINGS` times (first pages): the answers the listing
+    rules of the revision judge (`fuzz.judging.listing_checks`)."""
+    sent = [await session.request(DISCOVER, discover_params(version), timeout=timeout)]
+    for _ in range(LISTINGS):
+        sent.append(await session.request("tools/list", {"_meta": request_meta(version)}, timeout=timeout))
+    return sent

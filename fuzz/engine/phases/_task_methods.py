@@ -37,7 +37,7 @@ from fuzz.engine.plan import Unit
 from fuzz.engine.stops import on_trio_clock
 from fuzz.errors import HarnessError
 from fuzz.judging.answers import observe
-from fuzz.judging.coverage import PROTOCOL_ERROR, SUCCESS, answer_bucket
+from fuzz.judging.coverage import exchange_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.task_methods import CANCEL_WATCH, UNKNOWN_TASK, task_method_problem
 from fuzz.text import show
@@ -196,9 +196,7 @@ class TaskProbe(Untried):
 
     def _record(self, exchange: Exchange, uses: tuple[Use, ...]) -> None:
         self.sent += 1
-        message = exchange.answer
-        # A task method's result is no CallToolResult: counted by its envelope alone.
-        bucket = answer_bucket(observe(exchange)) if message is None else PROTOCOL_ERROR if "error" in message else SUCCESS
+        bucket = exchange_bucket(exchange)
         self.answers[bucket] = self.answers.get(bucket, 0) + 1
         self.steps.append(SequenceStep(exchange.request, exchange.answer, uses))
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from fuzz.engine.phases._boundary import BoundaryPhase
 from fuzz.engine.phases._phase import Phase
 from fuzz.engine.phases._random_search import RandomPhase
+from fuzz.engine.phases._rounds import RoundsPhase
 from fuzz.engine.phases._sequences import SequencePhase
 from fuzz.engine.phases._task_methods import TaskMethodsPhase
 
@@ -17,6 +18,7 @@ PHASES: tuple[type[Phase], ...] = (
     RandomPhase,
     SequencePhase,
     TaskMethodsPhase,
+    RoundsPhase,
 )
 
 __all__ = ["PHASES"]
