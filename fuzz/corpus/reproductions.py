@@ -259,7 +259,7 @@ def _rounds(value: Any) -> tuple[Round, ...]:
         return ()
     if not isinstance(value, list) or not all(isinstance(r, dict) and isinstance(r.get("request"), dict) for r in value):
         raise TypeError(f'\'rounds\' is {value!r:.60}, expected [{{"request": {{...}}, "response": {{...}} or null}}, ...]')
-    return tuple(Round(r["request"], r.get("response")) for r in value)
+    return tuple(Round(r.get("asked"), r["request"], r.get("response")) for r in value)
 
 
 def _hashed(request: dict[str, Any], uses: tuple[Use, ...]) -> dict[str, Any]:

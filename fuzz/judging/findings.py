@@ -5,6 +5,7 @@ There is one finding per distinct rule, tool and case kind."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from typing import Any
 
 from fuzz.judging.rules import Level, Rule
@@ -82,18 +83,21 @@ class SequenceStep:
 
 @dataclass(frozen=True, slots=True)
 class Round:
-    """A retry of a call answered `input_required` (2026-07-28), and its answer."""
+    """A retry of a call answered `input_required` (2026-07-28): the answer that asked for input,
+    the retry that answered it, and the retry's own answer."""
 
+    asked: dict[str, Any] | None
     request: dict[str, Any]
     response: dict[str, Any] | None
 
     def as_json(self) -> dict[str, Any]:
-        return {"request": self.request, "response": self.response}
+        return {"asked": self.asked, "request": self.request, "response": self.response}
 
 
 def rounds_of(exchange: Exchange) -> tuple[Round, ...]:
-    """The rounds of a call's exchange, each retry with its final answer."""
-    return tuple(Round(retry.request, retry.final.answer) for retry in exchange.rounds)
+    """The rounds of a call's exchange, each retry with the answer it answered and its own final one."""
+    chain = (exchange, *exchange.rounds)
+    return tuple(Round(before.final.answer, retry.request, retry.final.answer) for before, retry in pairwise(chain))
 
 
 @dataclass(frozen=True, slots=True)

@@ -180,7 +180,29 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
         add(section, *_sequence_steps(finding))
     answer = tag("pre", json_block(finding.response)) if finding.response is not None else tag("p", "(none: no answer came)")
     request = f"Request (step {len(finding.steps) + 1})" if finding.steps else "Request"
-    add(section, tag("div", tag("div", tag("h5", request), tag("pre", json_block(finding.request))), tag("div", tag("h5", "Answer"), answer), cls="exchange"))
+    if finding.rounds:
+        first = finding.rounds[0].asked
+        asked = tag("pre", json_block(first)) if first is not None else tag("p", "(none)")
+        add(
+            section, tag("div", tag("div", tag("h5", request), tag("pre", json_block(finding.request))), tag("div", tag("h5", "Answer"), asked), cls="exchange")
+        )
+        for number, round_ in enumerate(finding.rounds, 1):
+            last = number == len(finding.rounds)
+            reply = answer if last else tag("pre", json_block(finding.rounds[number].asked))
+            add(
+                section,
+                tag(
+                    "div",
+                    tag("div", tag("h5", f"Round {number}: retry"), tag("pre", json_block(round_.request))),
+                    tag("div", tag("h5", f"Round {number}: answer"), reply),
+                    cls="exchange",
+                ),
+            )
+    else:
+        add(
+            section,
+            tag("div", tag("div", tag("h5", request), tag("pre", json_block(finding.request))), tag("div", tag("h5", "Answer"), answer), cls="exchange"),
+        )
     if finding.uses:
         add(section, tag("p", "Reused: ", *_reused(finding.uses), cls="reused"))
     if finding.headers:

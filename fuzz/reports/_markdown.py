@@ -164,7 +164,13 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     if finding.steps:
         reused = f", reusing {uses_text(finding.uses, code)}" if finding.uses else ""
         request = f"Request (step {len(finding.steps) + 1}){reused}:"
-    lines += ["", request, "", _fenced(finding.request), "", "Answer:", "", _fenced(finding.response) if finding.response is not None else "(none)"]
+    lines += ["", request, "", _fenced(finding.request), *_rounds(finding)]
+    lines += [
+        "",
+        "Answer:" if not finding.rounds else "Answer (to the last retry):",
+        "",
+        _fenced(finding.response) if finding.response is not None else "(none)",
+    ]
     if finding.stderr:
         lines += ["", "Server stderr:", "", _fenced("\n".join(map(printable, finding.stderr[-8:])), "text")]
     replays = [f"mcp-toolfuzz replay {printable(member.reproduction)}" for member in problem.findings if member.reproduction]
@@ -173,6 +179,15 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     if replays:
         lines += ["", "Replay:", "", _fenced("\n".join(replays), "sh")]
     lines += ["", f"<sub>{prose(rule.source)}</sub>"]
+    return lines
+
+
+def _rounds(finding: Finding) -> list[str]:
+    """A call's rounds (2026-07-28): each answer that asked for input, then the retry answering it."""
+    lines = []
+    for number, round_ in enumerate(finding.rounds, 1):
+        asked = _fenced(round_.asked) if round_.asked is not None else "(none)"
+        lines += ["", f"Round {number}, the answer asking for input:", "", asked, "", f"Round {number}, the retry:", "", _fenced(round_.request)]
     return lines
 
 

@@ -52,6 +52,7 @@ from fuzz.reports.problems import (
     unexercised,
 )
 from fuzz.text import LISTED, clip, listing, printable, safe_line, show
+from fuzz.wire.rounds import RETRY_MEMBERS
 from strategies import CaseKind
 from strategies.cases import NOT_TOOLS, SEQUENCES, TASK_METHODS
 
@@ -210,6 +211,10 @@ class TerminalReporter:
         for label, line in labelled_lines(finding, lambda value: show(value, STEP_LIMIT)):
             self._print("   " + aligned(label, line, 10))
         self._print(f"   request:  {show(finding.request, 2000)}")
+        for number, round_ in enumerate(finding.rounds, 1):
+            params = round_.request.get("params")
+            added = {key: params[key] for key in RETRY_MEMBERS if key in params} if isinstance(params, dict) else {}
+            self._print("   " + aligned(f"retry {number}:", f"the same call, adding {show(added, STEP_LIMIT)}", 10))
         if finding.uses:
             self._print(f"   reused:   {uses_text(finding.uses)}")
         self._print(f"   answer:   {show(finding.response, 2000) if finding.response is not None else '(none)'}")

@@ -36,7 +36,7 @@ import json
 import sys
 from typing import Any
 
-from reference_stateless import CACHING, CLIENT_CAPABILITIES_KEY, SERVER_INFO_KEY, SUPPORTED, envelope_error, error, serve_http
+from reference_stateless import CACHING, CLIENT_CAPABILITIES_KEY, SERVER_INFO_KEY, SUPPORTED, envelope_error, error, header_mismatch, serve_http
 
 KEY = b"mcp-toolfuzz test key"
 MISSING_CAPABILITY = -32021
@@ -211,7 +211,7 @@ def main() -> None:
     parser.add_argument("--http", type=int)
     options = parser.parse_args()
     if options.http is not None:
-        serve_http(options.http, lambda message, headers: answer(message, options.bug), lambda line: None)
+        serve_http(options.http, lambda message, headers: header_mismatch(headers, message, None) or answer(message, options.bug), lambda line: None)
         return
     for line in sys.stdin:
         try:
