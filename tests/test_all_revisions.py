@@ -185,7 +185,8 @@ def test_what_one_revision_alone_judged_is_listed_apart_not_hidden_behind_no_dif
     assert [section["protocolVersion"] for section in report["revisions"]] == ["2026-07-28", "2025-06-18"]
     assert report["differences"] == []
     apart = {(item["tool"], item["case"]): item for item in report["notCompared"]}
-    assert set(apart) == {(tool, case) for tool in ("book", "echo") for case in ("malformed-meta", "unsupported-version")}
+    kinds = ("malformed-meta", "unsupported-version", "invalid-input-response")
+    assert set(apart) == {(tool, case) for tool in ("book", "echo") for case in kinds} | {("(rounds)", "request-state")}
     for tool in ("book", "echo"):
         item = apart[tool, "unsupported-version"]
         assert item["notJudgedUnder"] == ["2025-06-18"] and list(item["revisions"]) == ["2026-07-28"]
@@ -196,7 +197,7 @@ def test_what_one_revision_alone_judged_is_listed_apart_not_hidden_behind_no_dif
     comparison = run.stdout[run.stdout.rindex("\nRevisions\n") :]
     compared = 1 + 2 * 4 + 1  # the envelope's malformed requests, 4 kinds of each tool, and the sequences
     assert f"Differences: none (the same tool and case kind classified differently, of {compared} judged under more than one revision)" in comparison
-    assert "Judged under some revisions only: 4 (tool and case kinds not compared" in comparison
-    assert "  under 2026-07-28 only: 4, 2 with findings" in comparison
+    assert "Judged under some revisions only: 7 (tool and case kinds not compared" in comparison
+    assert "  under 2026-07-28 only: 7, 2 with findings" in comparison
     assert "    book · unsupported-version cases: unsupported-version: JSON-RPC error -32022 · answers: " in comparison
-    assert "    without a finding: book malformed-meta, echo malformed-meta" in comparison
+    assert "    without a finding: book malformed-meta, book invalid-input-response, echo malformed-meta and 2 more" in comparison

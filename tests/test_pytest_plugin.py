@@ -211,7 +211,9 @@ def test_a_server_the_suite_starts_in_a_fixture_is_fuzzed_with_a_subtest_per_pai
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr
     failed = {line.split("[", 1)[1].split("]", 1)[0] for line in run.stdout.splitlines() if line.startswith("SUBFAIL")}
     # The high-level server's findings over HTTP (tests/test_sdk_servers.py says why each is right).
-    assert {"add::malformed-request", "divide::arguments-not-validated", "divide::output-schema"} <= failed, run.stdout[-3000:]
+    # Not its divide::output-schema: divide(2, 1.1e-308) overflowing is a needle 20 examples find
+    # for some seeds only (3 of seeds 1-8 under 2026-07-28, where each call also draws its inputs).
+    assert {"add::malformed-request", "add::arguments-not-validated", "divide::arguments-not-validated"} <= failed, run.stdout[-3000:]
     assert not any(pair.endswith("::unknown-tool") for pair in failed), "MCPServer answers unknown tools as SEP-2145 asks"
 
 

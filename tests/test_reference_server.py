@@ -13,6 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
+import test_mrtr
 import test_tasks
 
 from fuzz.engine.options import RunPhase
@@ -359,8 +360,9 @@ def test_each_handshake_era_bug_is_also_caught_under_the_stateless_revision(bug:
 
 
 def test_every_rule_has_a_seeded_bug_test() -> None:
-    """Here, or for the task rules in tests/test_tasks.py (a task server of their own)."""
-    names = [*globals(), *vars(test_tasks)]
+    """Here, or for the task rules in tests/test_tasks.py and the multi round-trip ones in
+    tests/test_mrtr.py (servers of their own)."""
+    names = [*globals(), *vars(test_tasks), *vars(test_mrtr)]
     tested = {match.group(1).replace("_", "-") for name in names if (match := re.match(r"test_(\w+?)_bug_is_caught", name))}
     assert tested == {rule.id for rule in RULES}
 

@@ -94,7 +94,7 @@ def test_only_tools_a_single_case_may_call_with_valid_arguments_take_part() -> N
 def test_without_the_bugs_no_sequence_finds_anything(tmp_path: Path) -> None:
     document = _run(tmp_path, "--allow-destructive", "--max-examples", "20", "--seed", "2", server=[*NOTES, "--fixed"])
     assert document["findings"] == []
-    assert document["options"]["phases"] == ["boundary", "random", "sequence", "tasks"]  # the default: every phase
+    assert document["options"]["phases"] == ["boundary", "random", "sequence", "tasks", "rounds"]  # the default: every phase
 
 
 @pytest.mark.slow

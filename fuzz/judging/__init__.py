@@ -9,6 +9,8 @@ An answer is a success, a tool execution error, a protocol error, or malformed o
 It may also be no answer at all, or the target gone.
 `oracle` finds the first violated rule for a case and its exchange, and words the finding.
 `tool_names` judges the listed names against the revision's Tool Names section.
+`listing_checks` judges the 2026-07-28 listing asked again (caching hints, order, resultType), and
+`request_state` a tampered `requestState`: both for the rounds phase and its replay.
 `coverage` says which rules a run exercised on which tool, and why not where it did not.
 `findings` holds the records of a judged violation, a tool's summary and a whole run's result.
 The corpus, the engine and every report read them.
@@ -25,8 +27,10 @@ __all__ = [
     "answers",
     "coverage",
     "findings",
+    "listing_checks",
     "oracle",
     "profiles",
+    "request_state",
     "rules",
     "schema_coverage",
     "task_methods",

@@ -85,7 +85,12 @@ def assess(
     """`judge`, with the observation it started from.
 
     The observation says what kind of answer came, and coverage counts it."""
-    case, exchange = _judged_round(case, exchange)
+    if case.kind is CaseKind.INVALID_INPUT_RESPONSE:
+        if not exchange.rounds:
+            # The tool asked for no input, so nothing invalid was sent: the call is a valid-arguments
+            # call, which that kind's own cases judge.
+            return observe(exchange, criteria.protocol_version), None
+        exchange = exchange.rounds[0]  # judged on the retry that carried the invalid inputResponses
     observation = observe(exchange, criteria.protocol_version)
     expected = criteria.profile.expectations[case.kind].expected
     for rule, why in _candidates(case, exchange, tool, criteria, observation, answers_ping):
@@ -107,17 +112,6 @@ _LIFECYCLE_RULES = frozenset(
 )
 """The rules the way to a call's answer violates (its task, its rounds), not the answer: what they
 expect is their title."""
-
-
-def _judged_round(case: Case, exchange: Exchange) -> tuple[Case, Exchange]:
-    """The case and exchange a verdict is about: an invalid-input-response case is judged on the
-    retry that carried the invalid `inputResponses` (its first round). When the tool asked for no
-    input, nothing invalid was sent: the call is judged as the valid-arguments call it then was."""
-    if case.kind is not CaseKind.INVALID_INPUT_RESPONSE:
-        return case, exchange
-    if exchange.rounds:
-        return case, exchange.rounds[0]
-    return replace(case, kind=CaseKind.VALID_ARGUMENTS), exchange
 
 
 def _candidates(case: Case, sent: Exchange, tool: Tool | None, criteria: Criteria, observation: Observation, answers_ping: bool) -> Iterator[tuple[Rule, str]]:

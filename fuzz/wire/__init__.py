@@ -13,6 +13,8 @@ There are two lifecycles.
 `stateless` uses `server/discover` and the per-request `_meta` envelope, for 2026-07-28.
 `lifecycle` chooses between them (era detection) and lists the tools.
 `shapes` checks each revision's wire types, strictly.
+`tasks` follows a call's task to its end, `rounds` a 2026-07-28 call's `input_required` answers, and
+`state_trials` retries a call with its `requestState` tampered with.
 
 Nothing here imports the oracle, the engine or a report.
 """
@@ -24,7 +26,9 @@ __all__ = [
     "lifecycle",
     "opening",
     "replies",
+    "rounds",
     "shapes",
+    "state_trials",
     "stateless",
     "target",
     "tasks",

@@ -30,7 +30,7 @@ from fuzz.engine.options import RunPhase
 from fuzz.engine.phases._phase import Phase
 from fuzz.engine.plan import Unit
 from fuzz.engine.stops import on_trio_clock
-from fuzz.errors import HarnessError
+from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.coverage import exchange_bucket
 from fuzz.judging.findings import Finding, SequenceStep
 from fuzz.judging.listing_checks import listing_problems
@@ -70,8 +70,8 @@ class RoundsPhase(Phase):
                     max_message_bytes=options.max_answer_size,
                 ) as target:
                     await probe.run(target, timeout=options.timeout)
-            except HarnessError as error:
-                probe.skip = f"the rounds phase's copy of the target failed: {error}"
+            except* HarnessError as group:  # the copy's nursery wraps it
+                probe.skip = f"the rounds phase's copy of the target failed: {first_leaf(group)}"
         probe.out_of_time = scope.cancelled_caught
         probe.seconds = time.monotonic() - started
         job.outcome = probe

@@ -35,7 +35,7 @@ from fuzz.engine.phases._phase import Phase
 from fuzz.engine.phases.deterministic import NO_VERDICTS, CanonicalVerdicts
 from fuzz.engine.plan import Unit
 from fuzz.engine.stops import on_trio_clock
-from fuzz.errors import HarnessError
+from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.answers import observe
 from fuzz.judging.coverage import exchange_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
@@ -77,8 +77,8 @@ class TaskMethodsPhase(Phase):
                     max_message_bytes=options.max_answer_size,
                 ) as target:
                     await probe.run(target, timeout=options.timeout)
-            except HarnessError as error:
-                probe.skip = f"the task phase's copy of the target failed: {error}"
+            except* HarnessError as group:  # the copy's nursery wraps it
+                probe.skip = f"the task phase's copy of the target failed: {first_leaf(group)}"
         probe.out_of_time = scope.cancelled_caught
         probe.seconds = time.monotonic() - started
         job.outcome = probe
