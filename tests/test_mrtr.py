@@ -198,6 +198,19 @@ def test_fastmcp_s_round_trips_complete_and_are_judged_as_probed_by_hand() -> No
     assert found == {("input-request-undeclared", "confirm"), ("input-request-undeclared", "confirm_then_break")}, _messages(result)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("sdk", ["typescript", "python"])
+def test_under_the_handshake_an_sdk_server_s_elicitation_request_is_answered_and_the_bug_past_it_found(sdk: str) -> None:
+    """Probed: under 2025-11-25 both SDKs send `elicitation/create` as a request in the middle of
+    the call, to a client that declared elicitation; answered with an accept, the tool goes on to
+    its bug (TypeScript: -32602 for its own malformed result; Python: -32603)."""
+    target = _typescript_mrtr() if sdk == "typescript" else StdioTarget((sys.executable, str(SERVERS / "python_sdk_mrtr.py")))
+    result = fuzz(target, max_examples=6, protocol_version="2025-11-25", timeout=2.0)
+    assert ("tool-failure", "confirm_then_break") in rule_tool_pairs(result), _messages(result)
+    confirm = next(summary for summary in result.tools if summary.tool == "confirm")
+    assert confirm.answers[CaseKind.VALID_ARGUMENTS].get("success", 0) > 0, confirm.answers
+
+
 ELICIT_CONFIRM = {
     "method": "elicitation/create",
     "params": {

@@ -24,7 +24,7 @@ import trio
 from fuzz.corpus.reproductions import CorruptReproduction, Reproduction, discover, load
 from fuzz.corpus.sequence_replay import play_steps, steps_in, with_id
 from fuzz.errors import HarnessError, first_leaf
-from fuzz.judging.listing_checks import LISTING_RULES, listing_problems
+from fuzz.judging.listing_checks import listing_problems
 from fuzz.judging.oracle import Criteria, Violation, judge
 from fuzz.judging.profiles import PROFILES, resolve
 from fuzz.judging.request_state import state_problem
@@ -109,7 +109,7 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
         return await _replay_task_method(target, reproduction, wait, fresh=fresh)
     if reproduction.case is CaseKind.REQUEST_STATE:
         return await _replay_request_state(target, reproduction, tool, wait)
-    if reproduction.rule in LISTING_RULES:
+    if reproduction.of_the_listing_asked_again:
         return await _replay_listing(target, reproduction, wait)
     request, notes, listed = reproduction.request, [], tuple(target.tools)
     if reproduction.is_sequence:

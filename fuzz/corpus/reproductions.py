@@ -39,8 +39,8 @@ from fuzz.corpus.targets import TargetIdentity
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
 from fuzz.judging.findings import Round, SequenceStep, Use, reused_in
-from fuzz.judging.listing_checks import LISTING_RULES
 from strategies import CaseKind
+from strategies.cases import ROUNDS
 from strategies.inputs import Inputs
 from strategies.meta import HeaderOverrides, sent_as_task
 
@@ -111,9 +111,14 @@ class Reproduction:
         (`mcp-toolfuzz replay`)."""
         if sent_as_task(self.request) or self.case in (CaseKind.TASK_METHOD, CaseKind.CALL_WITHOUT_TASK, CaseKind.TASK_FOR_FORBIDDEN):
             return "its answer came through a task, which an exported test does not follow"
-        if self.case is CaseKind.REQUEST_STATE or self.rule in LISTING_RULES:
+        if self.case is CaseKind.REQUEST_STATE or self.of_the_listing_asked_again:
             return "it is a trial of the rounds phase, which an exported test does not run"
         return None
+
+    @property
+    def of_the_listing_asked_again(self) -> bool:
+        """Whether the rounds phase found it on the listing it asked for (`fuzz.judging.listing_checks`)."""
+        return self.case is CaseKind.TOOL_LISTING and self.tool == ROUNDS
 
     @property
     def has_steps(self) -> bool:

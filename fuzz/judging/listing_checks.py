@@ -1,5 +1,5 @@
-"""The listing's rules of 2026-07-28: caching hints on `server/discover` and `tools/list`, and the
-order `tools/list` gives its tools in over repeated calls.
+"""The listing's rules of 2026-07-28: `resultType` and caching hints on `server/discover` and
+`tools/list`, and the order `tools/list` gives its tools in over repeated calls.
 
 Judged on answers the rounds phase asks for (`fuzz.engine.phases._rounds`), each once per run.
 """
@@ -15,8 +15,18 @@ from fuzz.text import show
 from fuzz.wire.replies import Exchange
 
 CACHE_SCOPES = ("public", "private")
-LISTING_RULES = (rules.CACHING_HINTS.id, rules.TOOLS_LIST_ORDER.id)
-"""The rules judged here: a reproduction of one replays by asking the listing again."""
+
+
+def result_type_problem(method: str, answer: dict[str, Any] | None) -> tuple[Rule, str] | None:
+    """Why `method`'s result lacks the `resultType` every 2026-07-28 result carries; None when it
+    has it, or is no result."""
+    result = answer.get("result") if answer is not None else None
+    if not isinstance(result, dict) or isinstance(result.get("resultType"), str):
+        return None
+    return (
+        rules.RESPONSE_WELL_FORMED,
+        f"the {method} result has resultType {show(result.get('resultType', 'absent'), 40)}, not a string (2026-07-28: every result MUST include a resultType)",
+    )
 
 
 def caching_problem(method: str, answer: dict[str, Any] | None) -> tuple[Rule, str] | None:
@@ -56,11 +66,12 @@ def listing_problems(sent: Sequence[Exchange]) -> list[tuple[Rule, str, int]]:
     """Each listing rule `sent` (`fuzz.wire.stateless.listings`: `server/discover`, then the
     `tools/list` calls) violates, with why and the index of the exchange that shows it."""
     problems = []
-    for index, exchange in enumerate(sent):
-        problem = caching_problem(str(exchange.request.get("method")), exchange.answer)
-        if problem is not None:
-            problems.append((*problem, index))
-            break
+    for check in (result_type_problem, caching_problem):
+        for index, exchange in enumerate(sent):
+            problem = check(str(exchange.request.get("method")), exchange.answer)
+            if problem is not None:
+                problems.append((*problem, index))
+                break
     order = order_problem([exchange.answer for exchange in sent[1:]])
     if order is not None:
         problems.append((*order, len(sent) - 1))

@@ -1,7 +1,12 @@
 """Answering what a server asks, without ever holding up reading its answers.
 
-The harness declares no client capabilities.
-So it answers `ping`, and refuses every other request with -32601.
+Under the handshake revisions a server may send requests in the middle of a call. The harness
+answers `ping`; once the handshake has declared the client's capabilities (`answer_inputs`), it
+answers `elicitation/create`, `sampling/createMessage` and `roots/list` as a multi round-trip call's
+inputs are answered under 2026-07-28 (`strategies.inputs.responses`), by the plainest plan: accept,
+with the plainest content. A request cannot be told apart by the call it serves when several are in
+flight, so the plan is one for all. Every other request is refused with -32601, and under
+2026-07-28, which has no server requests, every request but `ping`.
 
 The answers are written by a task of their own, from a bounded queue.
 The reader only queues.
@@ -20,9 +25,13 @@ import trio
 
 from fuzz.wire._transport import Transport, TransportClosed
 from fuzz.wire.jsonrpc import JSONRPC_VERSION, METHOD_NOT_FOUND, ServerRequest, encode
+from strategies.inputs import Inputs, responses
 
 QUEUED = 64
 """Answers waiting to be written."""
+INPUT_METHODS = ("elicitation/create", "sampling/createMessage", "roots/list")
+"""The server requests answered once the client declared the capabilities they need."""
+PLAIN = Inputs()
 
 
 class ServerRequestAnswers:
@@ -33,10 +42,13 @@ class ServerRequestAnswers:
     def __init__(self, transport: Transport) -> None:
         self._transport = transport
         self._to_send, self._to_write = trio.open_memory_channel[dict[str, Any]](QUEUED)
+        self.answer_inputs = False
+        """Whether the client declared the capabilities the input requests need (the handshake did)."""
 
     def queue(self, request: ServerRequest) -> None:
-        if request.method == "ping":
-            answer: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": request.id, "result": {}}
+        result = self._result(request)
+        if result is not None:
+            answer: dict[str, Any] = {"jsonrpc": JSONRPC_VERSION, "id": request.id, "result": result}
         else:
             answer = {
                 "jsonrpc": JSONRPC_VERSION,
@@ -46,6 +58,13 @@ class ServerRequestAnswers:
         # Full, closed, or its writer gone with the target's stdin (`run` returned): unanswered.
         with contextlib.suppress(trio.WouldBlock, trio.ClosedResourceError, trio.BrokenResourceError):
             self._to_send.send_nowait(answer)
+
+    def _result(self, request: ServerRequest) -> dict[str, Any] | None:
+        if request.method == "ping":
+            return {}
+        if not self.answer_inputs or request.method not in INPUT_METHODS:
+            return None
+        return responses({"asked": request.message}, PLAIN, 0).get("asked")
 
     async def run(self) -> None:
         async with self._to_write:

@@ -20,6 +20,12 @@ The harness offers the newest, and a server may answer any of them.
 The client then speaks the one it answered."""
 
 
+CLIENT_CAPABILITIES: dict[str, Any] = {"elicitation": {}, "sampling": {}, "roots": {}}
+"""What the harness declares it can do: answer a server's form elicitation, sampling and roots
+requests in the middle of a call (`fuzz.wire._server_requests`), so that a tool's body past them
+is reached."""
+
+
 async def initialize(session: Session, *, timeout: float, version: str | None = None) -> ServerDescription:
     """Run the handshake, offering `version` or else the newest revision.
 
@@ -27,7 +33,7 @@ async def initialize(session: Session, *, timeout: float, version: str | None = 
     Offered the newest, the server may answer any revision it speaks."""
     params = {
         "protocolVersion": version or OFFERED_PROTOCOL_VERSION,
-        "capabilities": {},
+        "capabilities": CLIENT_CAPABILITIES,
         "clientInfo": {"name": "mcp-toolfuzz", "version": __version__},
     }
     exchange = await session.request("initialize", params, timeout=timeout)
@@ -45,6 +51,7 @@ async def initialize(session: Session, *, timeout: float, version: str | None = 
             f"the target answered initialize with protocolVersion {version!r}; mcp-toolfuzz speaks "
             f"{', '.join(ACCEPTED_PROTOCOL_VERSIONS)}. Is this an MCP server, and which SDK version does it use?"
         )
+    session.server_requests.answer_inputs = True
     initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
     await session.notify(initialized["method"])
     return ServerDescription(

@@ -24,6 +24,7 @@ Seeded bugs:
   past the input request.
 - caching-hints: `tools/list` has no `ttlMs` nor `cacheScope`.
 - tools-list-order: `tools/list` gives its tools in another order on each call.
+- result-type: `tools/list` has no `resultType`.
 """
 
 from __future__ import annotations
@@ -197,6 +198,8 @@ def answer(message: dict[str, Any], bug: str | None) -> dict[str, Any] | None:
         calls += 1
         tools = TOOLS[calls % len(TOOLS) :] + TOOLS[: calls % len(TOOLS)] if bug == "tools-list-order" else TOOLS
         result = {"tools": tools, **({} if bug == "caching-hints" else CACHING)}
+        if bug == "result-type":
+            return {"result": result}
     else:
         reply = call(params, bug)
         if "error" in reply:
