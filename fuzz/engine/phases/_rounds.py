@@ -20,17 +20,12 @@ leave a server's state changed; a target given by URL is the one server, and is 
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass
-
-import trio
 
 from fuzz.engine.jobs import Job, Untried
 from fuzz.engine.options import RunPhase
-from fuzz.engine.phases._phase import Phase
+from fuzz.engine.phases._probe_phase import ProbePhase
 from fuzz.engine.plan import Unit
-from fuzz.engine.stops import on_trio_clock
-from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.coverage import exchange_bucket
 from fuzz.judging.findings import Finding, SequenceStep
 from fuzz.judging.listing_checks import listing_problems
@@ -40,7 +35,7 @@ from fuzz.text import show
 from fuzz.wire.replies import Exchange
 from fuzz.wire.state_trials import Tamper, trial_for
 from fuzz.wire.stateless import listings
-from fuzz.wire.target import Target, open_target
+from fuzz.wire.target import Target
 from strategies import CaseKind, Tool
 from strategies.cases import ROUNDS, plain_arguments
 
@@ -48,33 +43,17 @@ TRIED_TOOLS = 8
 """The most tools whose `requestState` is tampered with."""
 
 
-class RoundsPhase(Phase):
+class RoundsPhase(ProbePhase):
     """The 2026-07-28 rules beyond one call, on a target of the phase's own (see the module docstring)."""
 
     chosen_by = RunPhase.ROUNDS
-    on_its_own_target = True
+    named = "the rounds phase"
 
     def takes(self, job: Job) -> bool:
         return job.unit is Unit.ROUNDS
 
-    async def run(self, job: Job, share_deadline: float) -> None:
-        context, options = self.context, self.context.options
-        probe = RoundsProbe(None, CaseKind.REQUEST_STATE, ROUNDS, tools=context.callable_tools)
-        started = time.monotonic()
-        with trio.move_on_at(on_trio_clock(min(share_deadline, context.deadline))) as scope:
-            try:
-                async with open_target(
-                    options.target,
-                    startup_timeout=options.startup_timeout,
-                    protocol_version=context.protocol_version,
-                    max_message_bytes=options.max_answer_size,
-                ) as target:
-                    await probe.run(target, timeout=options.timeout)
-            except* HarnessError as group:  # the copy's nursery wraps it
-                probe.skip = f"the rounds phase's copy of the target failed: {first_leaf(group)}"
-        probe.out_of_time = scope.cancelled_caught
-        probe.seconds = time.monotonic() - started
-        job.outcome = probe
+    def probe(self) -> RoundsProbe:
+        return RoundsProbe(None, CaseKind.REQUEST_STATE, ROUNDS, tools=self.context.callable_tools)
 
 
 @dataclass

@@ -23,7 +23,6 @@ calls only tools whose plan gives them valid arguments (`RunContext.callable_too
 
 from __future__ import annotations
 
-import time
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -31,11 +30,9 @@ import trio
 
 from fuzz.engine.jobs import Job, Untried
 from fuzz.engine.options import RunPhase
-from fuzz.engine.phases._phase import Phase
+from fuzz.engine.phases._probe_phase import ProbePhase
 from fuzz.engine.phases.deterministic import NO_VERDICTS, CanonicalVerdicts
 from fuzz.engine.plan import Unit
-from fuzz.engine.stops import on_trio_clock
-from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.answers import observe
 from fuzz.judging.coverage import exchange_bucket
 from fuzz.judging.findings import Finding, SequenceStep, Use
@@ -43,7 +40,7 @@ from fuzz.judging.task_methods import CANCEL_WATCH, UNKNOWN_TASK, task_method_pr
 from fuzz.text import show
 from fuzz.wire.replies import Answered, Exchange
 from fuzz.wire.stateless import STATELESS_PROTOCOL_VERSIONS, discover_params
-from fuzz.wire.target import Target, open_target
+from fuzz.wire.target import Target
 from fuzz.wire.tasks import TERMINAL, TaskEra, created_task, follow, member, task_meta
 from strategies import Case, CaseKind, TaskSupport, Tool
 from strategies.cases import TASK_METHODS, plain_arguments
@@ -55,33 +52,17 @@ TRIED_TOOLS = 8
 """The most tools called as tasks while looking for one whose call makes a task."""
 
 
-class TaskMethodsPhase(Phase):
+class TaskMethodsPhase(ProbePhase):
     """The task methods' own rules, on a target of the phase's own (see the module docstring)."""
 
     chosen_by = RunPhase.TASKS
-    on_its_own_target = True
+    named = "the task phase"
 
     def takes(self, job: Job) -> bool:
         return job.unit is Unit.TASKS
 
-    async def run(self, job: Job, share_deadline: float) -> None:
-        context, options = self.context, self.context.options
-        probe = TaskProbe(None, CaseKind.TASK_METHOD, TASK_METHODS, tools=context.callable_tools)
-        started = time.monotonic()
-        with trio.move_on_at(on_trio_clock(min(share_deadline, context.deadline))) as scope:
-            try:
-                async with open_target(
-                    options.target,
-                    startup_timeout=options.startup_timeout,
-                    protocol_version=context.protocol_version,
-                    max_message_bytes=options.max_answer_size,
-                ) as target:
-                    await probe.run(target, timeout=options.timeout)
-            except* HarnessError as group:  # the copy's nursery wraps it
-                probe.skip = f"the task phase's copy of the target failed: {first_leaf(group)}"
-        probe.out_of_time = scope.cancelled_caught
-        probe.seconds = time.monotonic() - started
-        job.outcome = probe
+    def probe(self) -> TaskProbe:
+        return TaskProbe(None, CaseKind.TASK_METHOD, TASK_METHODS, tools=self.context.callable_tools)
 
 
 @dataclass
