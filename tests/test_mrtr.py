@@ -106,6 +106,16 @@ def test_the_bug_past_the_input_request_is_found_over_streamable_http_too() -> N
     assert finding.rounds and finding.rounds[-1].request["params"]["inputResponses"]["ask"]["action"] == "accept"
 
 
+def test_a_sequence_s_calls_go_past_their_input_requests() -> None:
+    """Each step declares every capability and accepts with the plainest content: its call
+    completes, where a call declaring nothing would get -32021."""
+    result = fuzz(mrtr_server(), max_examples=15, phases=frozenset({RunPhase.SEQUENCE}))
+    sequences = next(summary for summary in result.tools if summary.tool == "(sequences)")
+    answers = sequences.answers[CaseKind.SEQUENCE]
+    assert answers.get("success", 0) > 0 and not answers.get("protocol-error"), answers
+    assert result.findings == (), _messages(result)
+
+
 def test_a_finding_past_the_input_request_shows_its_rounds_replays_and_exports(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     result = fuzz(mrtr_server("tool-failure"), max_examples=10, corpus=corpus)

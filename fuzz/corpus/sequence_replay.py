@@ -23,9 +23,11 @@ from fuzz.errors import HarnessError
 from fuzz.judging.findings import SequenceStep, Use, reused_in
 from fuzz.wire.lifecycle import list_tools
 from fuzz.wire.replies import Answered
+from fuzz.wire.rounds import follow_rounds
 from fuzz.wire.target import Target
 from fuzz.wire.tasks import follow
 from strategies import Tool
+from strategies.inputs import Inputs
 from strategies.learning import found_at
 
 
@@ -65,13 +67,18 @@ def steps_in(reproduction: Reproduction) -> int:
     return len(reproduction.steps) + 1
 
 
+STEP_INPUTS = Inputs()
+"""How a sequence's steps answer input requests (2026-07-28): every capability, the plainest accept."""
+
+
 async def play_steps(target: Target, reproduction: Steps, timeout: float, *, follow_tasks: bool = True) -> Played:
     """Send the steps of `reproduction` to `target`, in order.
 
     `reproduction` is a reproduction or a sequence finding. Each reused value is resolved from the
     answers the steps get. The request to judge is returned, not sent. A call that makes a task is
     followed to its end and its final answer kept, unless `follow_tasks` is False: the task phase's
-    steps poll and fetch themselves.
+    steps poll and fetch themselves. Under 2026-07-28 a step that asks for input is answered as the
+    sequence phase answers it (`STEP_INPUTS`).
     """
     answers: list[dict[str, Any] | None] = []
     played: list[SequenceStep] = []
@@ -83,6 +90,7 @@ async def play_steps(target: Target, reproduction: Steps, timeout: float, *, fol
         exchange = await target.session.send_request(with_id(request), timeout=timeout)
         if follow_tasks:
             exchange = await follow(target.session, exchange, target.task_era, timeout=timeout, meta=target.request_meta)
+            exchange = await follow_rounds(target.session, exchange, STEP_INPUTS if target.stateless is not None else None, timeout=timeout)
         reply = exchange.final.reply
         if target.session.closed:
             return Played(reproduction.request, tuple(notes), f"the target exited at step {index + 1} of {count}")

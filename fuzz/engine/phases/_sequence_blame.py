@@ -66,7 +66,7 @@ class SingleRequestBugs:
             return False
         if finding.uses or stopped or tool is None:
             return True
-        case = Case(finding.judged_as or CaseKind.VALID_ARGUMENTS, tool.name, finding.request.get("params"), finding.label)
+        case = Case(finding.judged_as or CaseKind.VALID_ARGUMENTS, tool.name, finding.request.get("params"), finding.label, inputs=finding.inputs)
         try:
             return not self._violated_on_a_fresh_target(case, tool, finding.rule.id)
         except (OutOfTime, ShareSpent):

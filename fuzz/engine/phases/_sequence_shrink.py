@@ -67,7 +67,7 @@ async def replayed(target: Target, candidate: Finding, tool: Tool, criteria: Cri
     if played.lost is not None or played.notes:
         return None
     label = step_label(len(played.steps) + 1, tool.name, candidate.uses)
-    case = Case(candidate.judged_as or CaseKind.VALID_ARGUMENTS, tool.name, played.request.get("params"), label)
+    case = Case(candidate.judged_as or CaseKind.VALID_ARGUMENTS, tool.name, played.request.get("params"), label, inputs=candidate.inputs)
     sent = await Dispatcher(target, ping_timeout=timeout).alone(case, timeout=timeout)
     listed = criteria.listed_names if played.tools is None else tuple(listed.name for listed in played.tools)
     exchange = sent.exchange

@@ -46,6 +46,7 @@ import trio
 from hypothesis import reject
 from hypothesis.stateful import run_state_machine_as_test
 
+from fuzz.corpus.sequence_replay import STEP_INPUTS
 from fuzz.engine.context import RunContext
 from fuzz.engine.dispatch import Sent
 from fuzz.engine.jobs import Job
@@ -404,7 +405,8 @@ class SequenceExploration:
         if kind is None:
             kind = CaseKind.VALID_ARGUMENTS if tool.input_check.accepts(arguments) else CaseKind.INVALID_ARGUMENTS
         label = step_label(len(sequence.steps) + 1, tool.name, uses)
-        case = Case(kind, tool.name, call_params(tool.name, arguments), label, as_task=self._as_task(tool))
+        inputs = STEP_INPUTS if self.link.target.stateless is not None else None
+        case = Case(kind, tool.name, call_params(tool.name, arguments), label, as_task=self._as_task(tool), inputs=inputs)
         sent = self.link.send(case)
         self.sent += 1
         self._dirty = self._dirty or not _read_only(tool)
