@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -13,23 +12,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, one_line_exit_2
-
-
-def mcp_toolfuzz(*arguments: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fuzz", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=None if env is None else {**os.environ, **env},
-    )
+from tests.conftest import SERVERS, mcp_toolfuzz, mcp_toolfuzz_process, one_line_exit_2
 
 
 @pytest.mark.slow
 def test_demo_run_reports_its_deliberate_bugs_and_writes_json(tmp_path: Path) -> None:
+    """`python -m fuzz` as a process: the rest of the file runs the CLI in the test's process."""
     report = tmp_path / "out" / "report.json"
-    run = mcp_toolfuzz("run", "--seed", "42", "--max-examples", "25", "--report", f"json:{report}")
+    run = mcp_toolfuzz_process("run", "--seed", "42", "--max-examples", "25", "--report", f"json:{report}")
     assert run.returncode == 1, run.stderr
     assert "seed 42 (repeat this run with --seed 42)" in run.stdout.splitlines()[0]
     assert "Traceback" not in run.stderr
@@ -69,7 +59,8 @@ def test_hypothesis_storage_goes_to_the_user_cache_and_holds_no_codec_table(tmp_
     Hypothesis's default text alphabet: ~200 MiB of peak memory), nor write into the working
     directory."""
     cache = tmp_path / "cache"
-    run = mcp_toolfuzz("run", "--no-corpus", "--max-examples", "25", env={"MCP_TOOLFUZZ_CACHE": str(cache)})
+    # A process of its own: in this one, Hypothesis may have built its tables already.
+    run = mcp_toolfuzz_process("run", "--no-corpus", "--max-examples", "25", env={"MCP_TOOLFUZZ_CACHE": str(cache)})
     assert run.returncode == 1, run.stderr
     stored = [path.relative_to(cache).as_posix() for path in cache.rglob("*") if path.is_file()]
     assert any(name.startswith("unicode_data/") for name in stored), stored

@@ -22,13 +22,9 @@ from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.judging.findings import SequenceStep, Use
 from fuzz.wire.target import open_target
 from strategies import CaseKind
-from tests.conftest import SERVERS, fuzz, made_once, python_server, serving_http, stdlib_server
+from tests.conftest import SERVERS, fuzz, made_once, mcp_toolfuzz, python_server, serving_http, stdlib_server
 
 NOTES = stdlib_server("notes_server.py")
-
-
-def mcp_toolfuzz(*arguments: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 @pytest.fixture(scope="module")
@@ -52,6 +48,7 @@ def sequence_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
             "--",
             *NOTES,
             cwd=directory,
+            timeout=600,
         )
         assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
 
