@@ -94,6 +94,34 @@ _PYTHON_WARNING_FILTERS = (
 )
 """The warning filters a Python process starts with (no -W option): every other warning is shown."""
 
+
+@contextmanager
+def _local_constants_of_a_fresh_process() -> Iterator[None]:
+    """Hypothesis's local constants as `python -m fuzz` has them, for the block: none.
+
+    Hypothesis mixes into its draws the constants of the modules outside site-packages and the
+    standard library (`providers._get_local_constants`). The harness leaves its own modules out
+    (`strategies._hypothesis.threads`), so a CLI process has none; this process has the test
+    modules' (over a thousand), and one seed draws otherwise here. The modules loaded now are
+    marked as read and the constants emptied, as they are in a fresh process; both are put back
+    after. (The same private parts the harness relies on, pinned in `strategies._hypothesis`.)"""
+    from hypothesis.internal.conjecture import providers
+
+    saved = providers._local_constants, set(providers._seen_modules), providers._sys_modules_len
+    empty = providers.SortedSet
+    providers._local_constants = type(saved[0])(integers=empty(), floats=empty(key=providers.float_to_int), bytes=empty(), strings=empty())
+    providers._seen_modules.update(id(module) for module in list(sys.modules.values()))
+    providers._sys_modules_len = None
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._local_constants, seen, providers._sys_modules_len = saved
+        providers._seen_modules.clear()
+        providers._seen_modules.update(seen)
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
 _watched = threading.Lock()
 """Held by `mcp_toolfuzz` and its watchdog while either decides whether the run timed out."""
 
@@ -111,19 +139,24 @@ def mcp_toolfuzz(
 
     A process of the CLI costs half a second of CPU before it does anything (its imports), and the
     suite runs hundreds: here it is `fuzz.faces._cli.main`, what the console entry point calls,
-    with what a process would have made different put back afterwards. Apart, for the run:
-    the working directory (`cwd`), the environment (`env` over this one's), `sys.argv`, stdout and
-    stderr (each a UTF-8 stream that refuses what cannot be encoded, as a pipe's does), and the
-    warning filters (a fresh process's, so that a warning the CLI lets through shows on its stderr
-    as it would). An exception the CLI lets out is a traceback on stderr and exit code 1, as in a
-    process; `SystemExit` (argparse's refusals) its exit code. After `timeout` seconds the run is
+    with what a process would have kept apart put back afterwards. Apart, for the run: the
+    working directory (`cwd`), the environment (`env` over this one's), `sys.argv`, stdout and
+    stderr (each a UTF-8 stream that refuses what cannot be encoded, as a pipe's does), the
+    warning filters (a fresh process's, so that a warning the CLI lets through shows on its
+    stderr as it would), and Hypothesis's local constants (none, as in a fresh process:
+    `_local_constants_of_a_fresh_process`), so that a seed draws what it draws in a process. An
+    exception the CLI lets out is a traceback on stderr and exit code 1, as in a process;
+    `SystemExit` (argparse's refusals) its exit code. After `timeout` seconds the run is
     interrupted as Ctrl-C would (the CLI stops and reports) and `subprocess.TimeoutExpired` raised.
+    With `--processes` above one (the default on two cores), the run forks this process, as the
+    CLI forks its own.
 
     Not done here, but by `console.entry_point` once per process: the allocator's settings, the
     unraisable-exception hook, the collection of finished runs, Hypothesis imported without its
-    plugins. The tests of those, of signals, of `--processes` (which forks), of runs that must
-    agree across processes (each process has its own hash seed), and of the installed command
-    (tests/test_action.py, the workflows') run the CLI as a process: `mcp_toolfuzz_process`.
+    plugins. The tests of those, of signals, of the worker processes themselves, of runs that
+    must agree across processes (each process has its own hash seed), of a fresh process's
+    Hypothesis storage, and of the installed command (tests/test_action.py, the workflows') run
+    the CLI as a process: `mcp_toolfuzz_process`.
     """
     from fuzz.faces._cli import main
     from fuzz.faces.console import library_warnings_silenced
@@ -146,7 +179,7 @@ def mcp_toolfuzz(
             os.chdir(cwd)
         os.environ.update(env or {})
         sys.argv = ["mcp-toolfuzz", *arguments]
-        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), warnings.catch_warnings():
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), warnings.catch_warnings(), _local_constants_of_a_fresh_process():
             warnings.resetwarnings()
             for action, category, module in _PYTHON_WARNING_FILTERS:
                 warnings.filterwarnings(action, category=category, module=module, append=True)

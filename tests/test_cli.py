@@ -8,11 +8,12 @@ import subprocess
 import sys
 import textwrap
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, mcp_toolfuzz, mcp_toolfuzz_process, one_line_exit_2
+from tests.conftest import SERVERS, mcp_toolfuzz, mcp_toolfuzz_process, one_line_exit_2, without_jsonrpc_ids
 
 
 @pytest.mark.slow
@@ -285,3 +286,22 @@ def test_profile_is_named_in_both_reports(tmp_path: Path) -> None:
     assert document["profile"] == "2025-11-25"
     assert {f["rule"] for f in document["findings"]} >= {"malformed-request"}
     assert "unknown-tool" not in {f["rule"] for f in document["findings"]}, "the demo's -32602 for unknown tools is what 2025-11-25 asks"
+
+
+@pytest.mark.slow
+def test_the_cli_run_in_the_tests_process_reports_what_a_process_of_its_own_reports(tmp_path: Path) -> None:
+    """`conftest.mcp_toolfuzz`, which most tests run the CLI with, against `python -m fuzz`: the same
+    seed gives the same report (timings and JSON-RPC ids aside), the same output, the same exit
+    code. Its run sees no constant of the test modules, which Hypothesis would mix into its draws."""
+
+    def reported(run: Callable[..., subprocess.CompletedProcess[str]], name: str) -> tuple[int, str, str, str]:
+        report = tmp_path / f"{name}.json"
+        done = run("run", "--seed", "8", "--max-examples", "12", "--no-corpus", "--no-progress", "--report", f"json:{report}")
+        document = json.loads(report.read_text())
+        document.pop("seconds")
+        for tool in document["tools"]:
+            tool.pop("secondsSpent")
+        summary = [line for line in done.stdout.splitlines() if " · seed 8 · " not in line and "report written" not in line]
+        return done.returncode, done.stderr, without_jsonrpc_ids(document), without_jsonrpc_ids(summary)
+
+    assert reported(mcp_toolfuzz, "here") == reported(mcp_toolfuzz_process, "apart")
