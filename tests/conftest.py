@@ -1,6 +1,9 @@
 from __future__ import annotations
 
+import _thread
+import contextlib
 import fcntl
+import io
 import json
 import os
 import re
@@ -9,8 +12,11 @@ import signal
 import socket
 import subprocess
 import sys
+import threading
 import time
-from collections.abc import Callable, Iterator
+import traceback
+import warnings
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager, suppress
 from pathlib import Path
 
@@ -77,6 +83,161 @@ def without_jsonrpc_ids(document: object) -> str:
     """`document` as JSON text with every JSON-RPC id (also those quoted inside messages) made
     the same: with several requests in flight, which id a request gets depends on the others."""
     return _JSONRPC_ID.sub(r"\1N", json.dumps(document, sort_keys=True))
+
+
+_PYTHON_WARNING_FILTERS = (
+    ("default", DeprecationWarning, "__main__"),
+    ("ignore", DeprecationWarning, ""),
+    ("ignore", PendingDeprecationWarning, ""),
+    ("ignore", ImportWarning, ""),
+    ("ignore", ResourceWarning, ""),
+)
+"""The warning filters a Python process starts with (no -W option): every other warning is shown."""
+
+
+@contextmanager
+def _local_constants_of_a_fresh_process() -> Iterator[None]:
+    """Hypothesis's local constants as `python -m fuzz` has them, for the block: none.
+
+    Hypothesis mixes into its draws the constants of the modules outside site-packages and the
+    standard library (`providers._get_local_constants`). The harness leaves its own modules out
+    (`strategies._hypothesis.threads`), so a CLI process has none; this process has the test
+    modules' (over a thousand), and one seed draws otherwise here. The modules loaded now are
+    marked as read and the constants emptied, as they are in a fresh process; both are put back
+    after. (The same private parts the harness relies on, pinned in `strategies._hypothesis`.)"""
+    from hypothesis.internal.conjecture import providers
+
+    saved = providers._local_constants, set(providers._seen_modules), providers._sys_modules_len
+    empty = providers.SortedSet
+    providers._local_constants = type(saved[0])(integers=empty(), floats=empty(key=providers.float_to_int), bytes=empty(), strings=empty())
+    providers._seen_modules.update(id(module) for module in list(sys.modules.values()))
+    providers._sys_modules_len = None
+    providers.CONSTANTS_CACHE.cache.clear()
+    try:
+        yield
+    finally:
+        providers._local_constants, seen, providers._sys_modules_len = saved
+        providers._seen_modules.clear()
+        providers._seen_modules.update(seen)
+        providers.CONSTANTS_CACHE.cache.clear()
+
+
+_watched = threading.Lock()
+"""Held by `mcp_toolfuzz` and its watchdog while either decides whether the run timed out."""
+
+
+def mcp_toolfuzz(
+    *arguments: str,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 180,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+) -> subprocess.CompletedProcess[str]:
+    """`mcp-toolfuzz ARGUMENTS`, run in this process, as `subprocess.run(..., capture_output=True,
+    text=True)` would report it: exit code, stdout and stderr.
+
+    A process of the CLI costs half a second of CPU before it does anything (its imports), and the
+    suite runs hundreds: here it is `fuzz.faces._cli.main`, what the console entry point calls,
+    with what a process would have kept apart put back afterwards. Apart, for the run: the
+    working directory (`cwd`), the environment (`env` over this one's), `sys.argv`, stdout and
+    stderr (each a UTF-8 stream that refuses what cannot be encoded, as a pipe's does), the
+    warning filters (a fresh process's, so that a warning the CLI lets through shows on its
+    stderr as it would), and Hypothesis's local constants (none, as in a fresh process:
+    `_local_constants_of_a_fresh_process`), so that a seed draws what it draws in a process. An
+    exception the CLI lets out is a traceback on stderr and exit code 1, as in a process;
+    `SystemExit` (argparse's refusals) its exit code. After `timeout` seconds the run is
+    interrupted as Ctrl-C would (the CLI stops and reports) and `subprocess.TimeoutExpired` raised.
+    With `--processes` above one (the default on two cores), the run forks this process, as the
+    CLI forks its own.
+
+    Not done here, but by `console.entry_point` once per process: the allocator's settings, the
+    unraisable-exception hook, the collection of finished runs, Hypothesis imported without its
+    plugins. The tests of those, of signals, of the worker processes themselves, of runs that
+    must agree across processes (each process has its own hash seed), of a fresh process's
+    Hypothesis storage, and of the installed command (tests/test_action.py, the workflows') run
+    the CLI as a process: `mcp_toolfuzz_process`.
+    """
+    from fuzz.faces._cli import main
+    from fuzz.faces.console import library_warnings_silenced
+
+    stdout, stderr = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True) for _ in range(2))
+    saved_cwd, saved_env, saved_argv = os.getcwd(), dict(os.environ), sys.argv
+    timed_out = False
+    finished = False
+
+    def interrupt() -> None:
+        nonlocal timed_out
+        with _watched:
+            if not finished:
+                timed_out = True
+                _thread.interrupt_main(signal.SIGINT)
+
+    watchdog = threading.Timer(timeout, interrupt)
+    try:
+        if cwd is not None:
+            os.chdir(cwd)
+        os.environ.update(env or {})
+        sys.argv = ["mcp-toolfuzz", *arguments]
+        with contextlib.redirect_stdout(stdout), contextlib.redirect_stderr(stderr), warnings.catch_warnings(), _local_constants_of_a_fresh_process():
+            warnings.resetwarnings()
+            for action, category, module in _PYTHON_WARNING_FILTERS:
+                warnings.filterwarnings(action, category=category, module=module, append=True)
+            warnings.showwarning = lambda message, category, filename, lineno, file=None, line=None: sys.stderr.write(
+                warnings.formatwarning(message, category, filename, lineno, line)
+            )
+            watchdog.start()
+            try:
+                with library_warnings_silenced():
+                    returncode = main(list(arguments))
+            except SystemExit as exit:
+                if exit.code is None or isinstance(exit.code, int):
+                    returncode = exit.code or 0
+                else:
+                    print(exit.code, file=sys.stderr)
+                    returncode = 1
+            except KeyboardInterrupt:
+                if not timed_out:
+                    raise
+                returncode = -signal.SIGINT
+            except Exception:
+                traceback.print_exc()
+                returncode = 1
+            finally:
+                with _watched:
+                    finished = True
+                watchdog.cancel()
+    finally:
+        sys.argv = saved_argv
+        os.environ.clear()
+        os.environ.update(saved_env)
+        os.chdir(saved_cwd)
+    command = ["mcp-toolfuzz", *arguments]
+    out, err = (stream.buffer.getvalue().decode(encoding, errors) for stream in (stdout, stderr))  # type: ignore[attr-defined]
+    if timed_out:
+        raise subprocess.TimeoutExpired(command, timeout, out, err)
+    return subprocess.CompletedProcess(command, returncode, out, err)
+
+
+def mcp_toolfuzz_process(
+    *arguments: str,
+    cwd: Path | str | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float = 180,
+    encoding: str = "utf-8",
+    errors: str = "strict",
+) -> subprocess.CompletedProcess[str]:
+    """`python -m fuzz ARGUMENTS` in a process of its own, for what `mcp_toolfuzz` cannot show."""
+    return subprocess.run(
+        [sys.executable, "-m", "fuzz", *arguments],
+        capture_output=True,
+        text=True,
+        encoding=encoding,
+        errors=errors,
+        timeout=timeout,
+        cwd=cwd,
+        env=None if env is None else {**os.environ, **env},
+    )
 
 
 def one_line_exit_2(run: subprocess.CompletedProcess[str]) -> str:

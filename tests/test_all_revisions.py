@@ -16,7 +16,7 @@ import junitparser
 import pytest
 import xmlschema
 
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, mcp_toolfuzz
 from tests.test_stateless_revision import _typescript_v2
 
 pytestmark = pytest.mark.slow
@@ -34,30 +34,23 @@ def _all(
     sequence restarts the server, and the SDK servers cost a second of CPU a start)."""
     written = [argument for kind in reports for argument in ("--report", f"{kind}:{tmp_path / ('r.' + kind)}")]
     phases = () if sequences else ("--phases", "boundary,random")
-    return subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--no-corpus",
-            "--no-progress",
-            "--seed",
-            "5",
-            "--max-examples",
-            "8",
-            "--timeout",
-            "2",
-            "--protocol-version",
-            "all",
-            *phases,
-            *written,
-            *extra,
-            "--",
-            *command,
-        ],
-        capture_output=True,
-        text=True,
+    return mcp_toolfuzz(
+        "run",
+        "--no-corpus",
+        "--no-progress",
+        "--seed",
+        "5",
+        "--max-examples",
+        "8",
+        "--timeout",
+        "2",
+        "--protocol-version",
+        "all",
+        *phases,
+        *written,
+        *extra,
+        "--",
+        *command,
         timeout=300,
         cwd=tmp_path,
     )

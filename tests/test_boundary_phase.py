@@ -27,7 +27,7 @@ from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
 from strategies.boundaries import Side, boundary_values, keyword_sites, reached
 from strategies.schemas import SchemaCheck
-from tests.conftest import fuzz
+from tests.conftest import fuzz, mcp_toolfuzz
 
 SERVERS = Path(__file__).parent / "servers"
 BOUNDARY_SERVER = [sys.executable, str(SERVERS / "boundary_server.py")]
@@ -58,13 +58,7 @@ SCHEMA: dict[str, Any] = {
 
 def _run(*arguments: str, server: list[str] = BOUNDARY_SERVER, cwd: Path | None = None) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     report = (cwd or Path("/tmp")) / f"boundary-{abs(hash(arguments))}.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-    )
+    run = mcp_toolfuzz("run", "--no-corpus", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server, timeout=300, cwd=cwd)
     assert run.returncode in (0, 1), run.stdout + run.stderr
     return run, json.loads(report.read_text())
 
@@ -177,7 +171,7 @@ def test_the_same_boundary_findings_whatever_the_seed(tmp_path: Path) -> None:
 
 
 def test_phases_name_only_known_phases() -> None:
-    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--phases", "boundary,nope"], capture_output=True, text=True)
+    run = mcp_toolfuzz("run", "--phases", "boundary,nope")
     assert run.returncode == 2
     assert "no phase named 'nope'; the phases are: boundary, random, sequence" in run.stderr
 

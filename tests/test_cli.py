@@ -3,33 +3,24 @@
 from __future__ import annotations
 
 import json
-import os
 import signal
 import subprocess
 import sys
 import textwrap
 import uuid
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, one_line_exit_2
-
-
-def mcp_toolfuzz(*arguments: str, timeout: float = 120, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fuzz", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=None if env is None else {**os.environ, **env},
-    )
+from tests.conftest import SERVERS, mcp_toolfuzz, mcp_toolfuzz_process, one_line_exit_2, without_jsonrpc_ids
 
 
 @pytest.mark.slow
 def test_demo_run_reports_its_deliberate_bugs_and_writes_json(tmp_path: Path) -> None:
+    """`python -m fuzz` as a process: the rest of the file runs the CLI in the test's process."""
     report = tmp_path / "out" / "report.json"
-    run = mcp_toolfuzz("run", "--seed", "42", "--max-examples", "25", "--report", f"json:{report}")
+    run = mcp_toolfuzz_process("run", "--seed", "42", "--max-examples", "25", "--report", f"json:{report}")
     assert run.returncode == 1, run.stderr
     assert "seed 42 (repeat this run with --seed 42)" in run.stdout.splitlines()[0]
     assert "Traceback" not in run.stderr
@@ -69,7 +60,8 @@ def test_hypothesis_storage_goes_to_the_user_cache_and_holds_no_codec_table(tmp_
     Hypothesis's default text alphabet: ~200 MiB of peak memory), nor write into the working
     directory."""
     cache = tmp_path / "cache"
-    run = mcp_toolfuzz("run", "--no-corpus", "--max-examples", "25", env={"MCP_TOOLFUZZ_CACHE": str(cache)})
+    # A process of its own: in this one, Hypothesis may have built its tables already.
+    run = mcp_toolfuzz_process("run", "--no-corpus", "--max-examples", "25", env={"MCP_TOOLFUZZ_CACHE": str(cache)})
     assert run.returncode == 1, run.stderr
     stored = [path.relative_to(cache).as_posix() for path in cache.rglob("*") if path.is_file()]
     assert any(name.startswith("unicode_data/") for name in stored), stored
@@ -294,3 +286,22 @@ def test_profile_is_named_in_both_reports(tmp_path: Path) -> None:
     assert document["profile"] == "2025-11-25"
     assert {f["rule"] for f in document["findings"]} >= {"malformed-request"}
     assert "unknown-tool" not in {f["rule"] for f in document["findings"]}, "the demo's -32602 for unknown tools is what 2025-11-25 asks"
+
+
+@pytest.mark.slow
+def test_the_cli_run_in_the_tests_process_reports_what_a_process_of_its_own_reports(tmp_path: Path) -> None:
+    """`conftest.mcp_toolfuzz`, which most tests run the CLI with, against `python -m fuzz`: the same
+    seed gives the same report (timings and JSON-RPC ids aside), the same output, the same exit
+    code. Its run sees no constant of the test modules, which Hypothesis would mix into its draws."""
+
+    def reported(run: Callable[..., subprocess.CompletedProcess[str]], name: str) -> tuple[int, str, str, str]:
+        report = tmp_path / f"{name}.json"
+        done = run("run", "--seed", "8", "--max-examples", "12", "--no-corpus", "--no-progress", "--report", f"json:{report}")
+        document = json.loads(report.read_text())
+        document.pop("seconds")
+        for tool in document["tools"]:
+            tool.pop("secondsSpent")
+        summary = [line for line in done.stdout.splitlines() if " · seed 8 · " not in line and "report written" not in line]
+        return done.returncode, done.stderr, without_jsonrpc_ids(document), without_jsonrpc_ids(summary)
+
+    assert reported(mcp_toolfuzz, "here") == reported(mcp_toolfuzz_process, "apart")

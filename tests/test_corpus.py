@@ -18,14 +18,10 @@ import pytest
 from fuzz.corpus import reproductions as corpus
 from fuzz.corpus.database import DIRECTORY, directory_database
 from fuzz.engine.plan import DestructiveMode, Selection
-from tests.conftest import SERVERS, fuzz, python_server, without_jsonrpc_ids
+from tests.conftest import SERVERS, fuzz, mcp_toolfuzz, mcp_toolfuzz_process, python_server, without_jsonrpc_ids
 
 REPO_CORPUS = Path(__file__).parent.parent / "corpus"
 BOOK_ONLY = Selection(destructive=DestructiveMode.ALLOW, tools=frozenset({"book"}))
-
-
-def mcp_toolfuzz(*arguments: str, cwd: Path | None = None, timeout: float = 180) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd)
 
 
 def _buggy_run(directory: Path, protocol_version: str | None = None) -> list[Path]:
@@ -179,7 +175,9 @@ def test_export_writes_a_pytest_file_that_fails_on_the_bug_and_passes_on_the_fix
 
 
 def _report_of_run(path: Path, *options: str) -> dict[str, Any]:
-    run = mcp_toolfuzz("run", "--seed", "99", "--max-examples", "15", "--no-corpus", "--report", f"json:{path}", *options)
+    """A run in a process of its own (each with its own hash seed, as two runs would be; and
+    `--processes` forks the process it runs in)."""
+    run = mcp_toolfuzz_process("run", "--seed", "99", "--max-examples", "15", "--no-corpus", "--report", f"json:{path}", *options)
     assert run.returncode == 1
     document = json.loads(path.read_text())
     document.pop("seconds")

@@ -14,7 +14,7 @@ import pytest
 
 from fuzz.corpus import reproductions as corpus
 from fuzz.corpus.targets import identity_of
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, mcp_toolfuzz
 
 FIRST = [sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"]
 """Answers an unknown tool with JSON-RPC error -32602."""
@@ -23,7 +23,7 @@ SECOND = [*FIRST, "--unknown-tool-code", "-32601"]
 
 
 def _harness(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=240, cwd=cwd)
+    return mcp_toolfuzz(*arguments, timeout=240, cwd=cwd)
 
 
 def _run(server: list[str], report: str, cwd: Path) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:

@@ -7,7 +7,6 @@ warning, never a finding; read-only leaves the examples in place; credentials st
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import time
@@ -22,12 +21,8 @@ from fuzz.engine.events import Event, RunStarted, Warned
 from fuzz.engine.options import RunOptions
 from fuzz.judging.findings import RunResult
 from fuzz.wire.target import demo_target
-from tests.conftest import SERVERS, one_line_exit_2, without_jsonrpc_ids
+from tests.conftest import SERVERS, mcp_toolfuzz, mcp_toolfuzz_process, one_line_exit_2, without_jsonrpc_ids
 from tests.redis_server import RedisServer, free_port, redis_server
-
-
-def toolfuzz(*arguments: str, cwd: Path | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=180, cwd=cwd, env={**os.environ, **(env or {})})
 
 
 def started(output: Path, *arguments: str) -> subprocess.Popen[bytes]:
@@ -55,7 +50,9 @@ def test_an_unreachable_redis_is_one_line_and_exit_2_before_the_target_starts(tm
     port = free_port()  # nothing listens on it
     marker = tmp_path / "target-started"
     target = [sys.executable, "-c", f"open({str(marker)!r}, 'w'); import fuzz.demo_server as d; d.main()"]
-    line = one_line_exit_2(toolfuzz("run", "--database", f"redis://user:secret@127.0.0.1:{port}/0", "--report", f"json:{tmp_path / 'r.json'}", "--", *target))
+    line = one_line_exit_2(
+        mcp_toolfuzz("run", "--database", f"redis://user:secret@127.0.0.1:{port}/0", "--report", f"json:{tmp_path / 'r.json'}", "--", *target)
+    )
     assert f"--database redis://user:***@127.0.0.1:{port}/0: PING failed (ConnectionError:" in line
     assert "Connection refused" in line and "--database none" in line
     assert not marker.exists(), "no target was started, so no case was sent"
@@ -73,7 +70,7 @@ def test_an_unreachable_redis_is_one_line_and_exit_2_before_the_target_starts(tm
     ],
 )
 def test_a_wrong_database_is_one_line_and_exit_2(value: str, expected: str) -> None:
-    line = one_line_exit_2(toolfuzz("run", "--database", value, "--max-examples", "1"))
+    line = one_line_exit_2(mcp_toolfuzz("run", "--database", value, "--max-examples", "1"))
     assert expected in line
     assert "secret" not in line
 
@@ -103,9 +100,10 @@ database (a rule the boundary phase's canonical cases found first is not shrunk 
 
 @pytest.fixture(scope="module")
 def without_redis(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """The findings of DEMO_RUN without a database."""
+    """The findings of DEMO_RUN without a database, from a process of its own (as the run it is
+    compared with)."""
     report = tmp_path_factory.mktemp("without-redis") / "r.json"
-    assert toolfuzz(*DEMO_RUN, "--processes", "1", "--database", "none", "--report", f"json:{report}").returncode == 1
+    assert mcp_toolfuzz_process(*DEMO_RUN, "--processes", "1", "--database", "none", "--report", f"json:{report}").returncode == 1
     return findings_of(report)
 
 
@@ -191,9 +189,10 @@ def _leaks(report: Path) -> list[dict[str, Any]]:
 
 
 def test_a_failure_shrunk_into_redis_is_what_a_later_run_tries_first(server: RedisServer, tmp_path: Path) -> None:
+    """Each run a process of its own: what one stored, another finds (and two of them fork)."""
     first, later, control = tmp_path / "first.json", tmp_path / "later.json", tmp_path / "control.json"
     assert (
-        toolfuzz(
+        mcp_toolfuzz_process(
             *LOOKUP,
             "--max-examples",
             "15",
@@ -217,7 +216,7 @@ def test_a_failure_shrunk_into_redis_is_what_a_later_run_tries_first(server: Red
     # second), two worker processes, an empty corpus directory: only Redis can hold what the first
     # run found.
     common = ("--max-examples", "1", "--seed", "12", "--processes", "2", "--shard", "1/2")
-    run = toolfuzz(*LOOKUP, *common, "--corpus", str(tmp_path / "Y"), "--database", server.url, "--report", f"json:{later}")
+    run = mcp_toolfuzz_process(*LOOKUP, *common, "--corpus", str(tmp_path / "Y"), "--database", server.url, "--report", f"json:{later}")
     assert run.returncode == 1, run.stderr
     assert "lookup" in json.loads(later.read_text())["shard"]["owned"]
     (again,) = _leaks(later)
@@ -225,7 +224,7 @@ def test_a_failure_shrunk_into_redis_is_what_a_later_run_tries_first(server: Red
     assert json.loads(later.read_text())["replayed"] == [], "no reproduction was replayed: Y was empty"
     sent = next(t for t in json.loads(later.read_text())["tools"] if t["name"] == "lookup")["casesSent"]["valid-arguments"]
     assert sent <= 3, "the stored case, its shrink check and its lone resend: no search"
-    assert toolfuzz(*LOOKUP, *common, "--corpus", str(tmp_path / "Z"), "--database", "none", "--report", f"json:{control}").returncode == 1
+    assert mcp_toolfuzz_process(*LOOKUP, *common, "--corpus", str(tmp_path / "Z"), "--database", "none", "--report", f"json:{control}").returncode == 1
     assert _leaks(control) == [], "the control: the same run without the database does not find it"
 
 
@@ -261,15 +260,15 @@ def test_read_only_leaves_the_examples_of_fixed_failures_where_a_writing_run_del
         "--database",
         server.url,
     )
-    buggy = toolfuzz(*common, "--seed", "1", "--", sys.executable, str(shim), env={"TOOLFUZZ_TEST_BUG": "tool-failure"})
+    buggy = mcp_toolfuzz(*common, "--seed", "1", "--", sys.executable, str(shim), env={"TOOLFUZZ_TEST_BUG": "tool-failure"})
     assert buggy.returncode == 1 and "tool-failure [MUST] · tool divide · valid-arguments" in buggy.stdout, buggy.stdout[-2000:]
     kept = server.examples()
     assert kept, "the failure is in Redis"
-    fixed_read_only = toolfuzz(*common, "--seed", "2", "--database-read-only", "--", sys.executable, str(shim))
+    fixed_read_only = mcp_toolfuzz(*common, "--seed", "2", "--database-read-only", "--", sys.executable, str(shim))
     assert fixed_read_only.returncode == 0, fixed_read_only.stdout[-2000:]
     assert f"database Redis {server.url} (read-only)" in fixed_read_only.stdout
     assert server.examples() == kept, "read-only: the examples that no longer fail stay for the nightly run"
-    fixed = toolfuzz(*common, "--seed", "2", "--", sys.executable, str(shim))
+    fixed = mcp_toolfuzz(*common, "--seed", "2", "--", sys.executable, str(shim))
     assert fixed.returncode == 0, fixed.stdout[-2000:]
     assert server.examples() == {}, "Hypothesis deletes an example that no longer fails when it may write"
 
@@ -287,15 +286,15 @@ def _examples_in(directory: Path) -> list[Path]:
 
 @pytest.mark.slow
 def test_none_writes_no_directory_and_a_path_is_where_examples_go(tmp_path: Path) -> None:
-    none = toolfuzz("run", *DIVIDE, "--corpus", "corpus-a", "--database", "none", cwd=tmp_path)
+    none = mcp_toolfuzz("run", *DIVIDE, "--corpus", "corpus-a", "--database", "none", cwd=tmp_path)
     assert none.returncode == 1, none.stderr
     assert (tmp_path / "corpus-a").is_dir() and not (tmp_path / "corpus-a" / ".hypothesis").exists()
     assert not list(tmp_path.rglob(".hypothesis"))
-    elsewhere = toolfuzz("run", *DIVIDE, "--corpus", "corpus-b", "--database", "examples", "--report", "json:r.json", cwd=tmp_path)
+    elsewhere = mcp_toolfuzz("run", *DIVIDE, "--corpus", "corpus-b", "--database", "examples", "--report", "json:r.json", cwd=tmp_path)
     assert elsewhere.returncode == 1, elsewhere.stderr
     assert _examples_in(tmp_path / "examples") and not (tmp_path / "corpus-b" / ".hypothesis").exists()
     assert json.loads((tmp_path / "r.json").read_text())["options"]["database"] == {"directory": "examples", "redis": None, "readOnly": False}
-    default = toolfuzz("run", *DIVIDE, "--corpus", "corpus-c", cwd=tmp_path)
+    default = mcp_toolfuzz("run", *DIVIDE, "--corpus", "corpus-c", cwd=tmp_path)
     assert default.returncode == 1 and _examples_in(tmp_path / "corpus-c" / ".hypothesis"), "the default: beside the corpus"
 
 
@@ -303,16 +302,16 @@ def test_none_writes_no_directory_and_a_path_is_where_examples_go(tmp_path: Path
 def test_the_settings_file_keys(tmp_path: Path) -> None:
     settings = tmp_path / "mcp-toolfuzz.toml"
     settings.write_text('database = "kept-examples"\ndatabase-read-only = true\nmax-examples = 16\nphases = "random"\nno-corpus = true\n')
-    read_only = toolfuzz("run", "--tools", "divide", "--seed", "3", "--report", "json:r.json", cwd=tmp_path)
+    read_only = mcp_toolfuzz("run", "--tools", "divide", "--seed", "3", "--report", "json:r.json", cwd=tmp_path)
     assert read_only.returncode == 1, read_only.stderr
     assert json.loads((tmp_path / "r.json").read_text())["options"]["database"] == {"directory": "kept-examples", "redis": None, "readOnly": True}
     assert not _examples_in(tmp_path / "kept-examples"), "read-only: nothing written"
     settings.write_text('database = "kept-examples"\nmax-examples = 16\nphases = "random"\nno-corpus = true\n')
-    writing = toolfuzz("run", "--tools", "divide", "--seed", "3", cwd=tmp_path)
+    writing = mcp_toolfuzz("run", "--tools", "divide", "--seed", "3", cwd=tmp_path)
     assert writing.returncode == 1 and _examples_in(tmp_path / "kept-examples")
     assert not (tmp_path / "corpus").exists()
     settings.write_text('database = "ftp://x"\n')
-    line = one_line_exit_2(toolfuzz("run", cwd=tmp_path))
+    line = one_line_exit_2(mcp_toolfuzz("run", cwd=tmp_path))
     assert f"{settings}: database 'ftp://x' is not a place for Hypothesis's examples" in line
 
 
@@ -320,7 +319,7 @@ def test_the_settings_file_keys(tmp_path: Path) -> None:
 def test_a_redis_password_is_used_and_never_printed_or_written(tmp_path: Path) -> None:
     with redis_server(password="s3cr3t-pw") as guarded:
         report = tmp_path / "r.json"
-        run = toolfuzz("run", *DIVIDE, "--database", guarded.url, "--report", f"json:{report}", cwd=tmp_path)
+        run = mcp_toolfuzz("run", *DIVIDE, "--database", guarded.url, "--report", f"json:{report}", cwd=tmp_path)
         assert run.returncode == 1, run.stderr
         assert guarded.examples(), "authenticated: the examples are in Redis"
         written = [report, *(path for path in (tmp_path / "corpus").rglob("*.json"))]
@@ -330,5 +329,5 @@ def test_a_redis_password_is_used_and_never_printed_or_written(tmp_path: Path) -
             "redis": f"redis://:***@127.0.0.1:{guarded.port}/0",
             "readOnly": False,
         }
-        wrong = one_line_exit_2(toolfuzz("run", "--database", f"redis://:not-{guarded.password}@127.0.0.1:{guarded.port}/0"))
+        wrong = one_line_exit_2(mcp_toolfuzz("run", "--database", f"redis://:not-{guarded.password}@127.0.0.1:{guarded.port}/0"))
         assert "PING failed (AuthenticationError:" in wrong and "not-s3cr3t-pw" not in wrong

@@ -27,6 +27,7 @@ from fuzz.reports._markdown import code, prose
 from fuzz.reports.problems import hints
 from fuzz.text import json_text, listing, printable, safe_line
 from strategies import CaseKind
+from tests import conftest
 from tests.conftest import SERVERS
 from tests.servers import hostile_text_server as hostile
 
@@ -40,9 +41,7 @@ line) or `##vso[` (Azure Pipelines, anywhere)."""
 
 
 def mcp_toolfuzz(*arguments: str, cwd: Path, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd, encoding="utf-8", errors="surrogateescape"
-    )
+    return conftest.mcp_toolfuzz(*arguments, timeout=timeout, cwd=cwd, errors="surrogateescape")
 
 
 def assert_inert(text: str, where: str) -> None:

@@ -4,7 +4,6 @@ minimal request, and a tool that is merely slow is not taken for one that hangs.
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -12,17 +11,13 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, mcp_toolfuzz
 from tests.servers.emoji_hang_server import HANGING_TOOLS, TOOLS, is_emoji
 
 pytestmark = pytest.mark.slow
 """Every test here starts real servers or whole runs (the fast tier, `-m "not slow"`, leaves them out)."""
 
 EMOJI_HANG = (sys.executable, str(SERVERS / "emoji_hang_server.py"))
-
-
-def mcp_toolfuzz(*arguments: str, timeout: float) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout)
 
 
 def _show(finding: dict[str, Any]) -> str:

@@ -9,12 +9,11 @@ answered. Time and memory against the compliant baseline are measured by
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import ALL_TOOLS, SERVERS, fuzz, python_server
+from conftest import ALL_TOOLS, SERVERS, fuzz, mcp_toolfuzz, python_server
 
 from fuzz.judging.findings import RunResult
 from fuzz.wire.framing import ENDLESS_FACTOR, KEPT_ENDS, Lines, Oversized
@@ -170,31 +169,24 @@ def test_a_flood_of_answers_to_ids_never_sent_is_a_finding_of_the_request_in_fli
 @pytest.mark.slow
 def test_a_lone_surrogate_is_kept_exactly_in_the_json_report_and_the_reproduction(tmp_path: Path) -> None:
     report, corpus = tmp_path / "report.json", tmp_path / "corpus"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--seed",
-            "1",
-            "--max-examples",
-            "10",
-            "--phases",
-            "boundary,random",
-            "--corpus",
-            str(corpus),
-            "--report",
-            f"json:{report}",
-            "--report",
-            f"markdown:{tmp_path / 'report.md'}",
-            "--",
-            sys.executable,
-            str(SERVERS / HOSTILE),
-            "lone-surrogate",
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--seed",
+        "1",
+        "--max-examples",
+        "10",
+        "--phases",
+        "boundary,random",
+        "--corpus",
+        str(corpus),
+        "--report",
+        f"json:{report}",
+        "--report",
+        f"markdown:{tmp_path / 'report.md'}",
+        "--",
+        sys.executable,
+        str(SERVERS / HOSTILE),
+        "lone-surrogate",
         timeout=120,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
@@ -208,17 +200,12 @@ def test_a_lone_surrogate_is_kept_exactly_in_the_json_report_and_the_reproductio
 def test_replay_reads_answers_with_the_size_limit_it_is_given(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     server = [sys.executable, str(SERVERS / HOSTILE), "huge"]
-    made = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "1", "--max-examples", "5", "--phases", "boundary,random", "--corpus", str(corpus), "--", *server],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    made = mcp_toolfuzz("run", "--seed", "1", "--max-examples", "5", "--phases", "boundary,random", "--corpus", str(corpus), "--", *server, timeout=120)
     assert made.returncode == 1, made.stdout[-2000:]
     (reproduction,) = corpus.glob("*/response-well-formed--*.json")
 
     def replay(*options: str) -> str:
-        done = subprocess.run([sys.executable, "-m", "fuzz", "replay", str(reproduction), *options, "--", *server], capture_output=True, text=True, timeout=120)
+        done = mcp_toolfuzz("replay", str(reproduction), *options, "--", *server, timeout=120)
         return done.stdout
 
     assert "STILL FAILING" in replay()

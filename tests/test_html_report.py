@@ -5,8 +5,6 @@ rules matrix, the schema coverage and the answers, every string of the server's 
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Mapping
 from dataclasses import replace
@@ -22,6 +20,7 @@ from fuzz.judging.schema_coverage import KeywordCoverage, SchemaRole, SideReach
 from fuzz.reports import WRITERS, _html, by_revision
 from fuzz.reports._html_tree import tag
 from strategies import CaseKind
+from tests.conftest import mcp_toolfuzz
 
 HOSTILE_TOOL = "<script>alert(1)</script>"
 HOSTILE_PROPERTY = "<img src=x onerror=alert(2)>"
@@ -255,24 +254,17 @@ def test_every_revision_is_a_section_of_one_page() -> None:
 
 @pytest.mark.slow
 def test_the_demos_html_report_names_its_findings(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--seed",
-            "3",
-            "--max-examples",
-            "5",
-            "--no-corpus",
-            "--report",
-            f"html:{tmp_path / 'r.html'}",
-            "--report",
-            f"json:{tmp_path / 'r.json'}",
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--seed",
+        "3",
+        "--max-examples",
+        "5",
+        "--no-corpus",
+        "--report",
+        f"html:{tmp_path / 'r.html'}",
+        "--report",
+        f"json:{tmp_path / 'r.json'}",
         timeout=180,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr

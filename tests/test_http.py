@@ -4,7 +4,6 @@ over HTTP in every way the transport allows."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -15,7 +14,7 @@ from fuzz.engine.plan import Selection
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
-from tests.conftest import SERVERS, fuzz, rule_tool_pairs, serving_http
+from tests.conftest import SERVERS, fuzz, mcp_toolfuzz, rule_tool_pairs, serving_http
 from tests.test_misbehaving import HUGE_ANSWERS
 from tests.test_sdk_servers import (
     PYTHON_HIGH_LEVEL_TOOL_FINDINGS,
@@ -128,33 +127,26 @@ def test_no_header_value_reaches_any_output_or_file(tmp_path: Path) -> None:
     secret = "tok-5f1c-very-secret-9e2a"
     report, corpus = tmp_path / "report.json", tmp_path / "corpus"
     with serving_http(*MISBEHAVING) as target:
-        run = subprocess.run(
-            [
-                sys.executable,
-                "-m",
-                "fuzz",
-                "run",
-                "--url",
-                f"{target.url}?api_key={secret}",
-                "--header",
-                f"Authorization: Bearer {secret}",
-                "--header",
-                f"X-Api-Key: {secret}",
-                "--tools",
-                "wrong_id,garbage",
-                "--max-examples",
-                "10",
-                "--timeout",
-                "1",
-                "--corpus",
-                str(corpus),
-                "--report",
-                f"json:{report}",
-                "--seed",
-                "3",
-            ],
-            capture_output=True,
-            text=True,
+        run = mcp_toolfuzz(
+            "run",
+            "--url",
+            f"{target.url}?api_key={secret}",
+            "--header",
+            f"Authorization: Bearer {secret}",
+            "--header",
+            f"X-Api-Key: {secret}",
+            "--tools",
+            "wrong_id,garbage",
+            "--max-examples",
+            "10",
+            "--timeout",
+            "1",
+            "--corpus",
+            str(corpus),
+            "--report",
+            f"json:{report}",
+            "--seed",
+            "3",
             timeout=120,
         )
     assert run.returncode == 1, run.stderr
@@ -168,9 +160,7 @@ def test_no_header_value_reaches_any_output_or_file(tmp_path: Path) -> None:
 
 
 def test_a_url_that_does_not_answer_is_one_line_and_exit_2() -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--url", "http://127.0.0.1:9/mcp", "--startup-timeout", "3"], capture_output=True, text=True, timeout=60
-    )
+    run = mcp_toolfuzz("run", "--url", "http://127.0.0.1:9/mcp", "--startup-timeout", "3", timeout=60)
     assert run.returncode == 2
     (line,) = run.stderr.strip().splitlines()
     assert line.startswith("mcp-toolfuzz: ") and "ConnectError" in line and "initialize" in line and "Traceback" not in run.stderr

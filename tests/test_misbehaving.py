@@ -17,7 +17,7 @@ from fuzz.engine.plan import Selection
 from fuzz.faces._cli import main
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind
-from tests.conftest import SERVERS, fuzz, processes_running
+from tests.conftest import SERVERS, fuzz, mcp_toolfuzz, processes_running
 
 MISBEHAVING = (sys.executable, str(SERVERS / "misbehaving_server.py"))
 
@@ -77,29 +77,22 @@ def test_huge_answers_and_floods_of_notifications_are_answers_like_any_other() -
 def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_path: Path) -> None:
     report = tmp_path / "report.json"
     started = time.monotonic()
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--max-time",
-            "10",
-            "--timeout",
-            "60",
-            "--tools",
-            "crash,hang",
-            "--seed",
-            "1",
-            "--max-examples",
-            "50",
-            "--report",
-            f"json:{report}",
-            "--",
-            *MISBEHAVING,
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--max-time",
+        "10",
+        "--timeout",
+        "60",
+        "--tools",
+        "crash,hang",
+        "--seed",
+        "1",
+        "--max-examples",
+        "50",
+        "--report",
+        f"json:{report}",
+        "--",
+        *MISBEHAVING,
         timeout=120,
     )
     elapsed = time.monotonic() - started
@@ -116,28 +109,7 @@ def test_max_time_is_honoured_while_the_target_hangs_and_findings_are_kept(tmp_p
 
 @pytest.mark.slow
 def test_a_time_boxed_run_without_violations_exits_zero() -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--max-time",
-            "2",
-            "--max-examples",
-            "100000",
-            "--tools",
-            "slow",
-            "--timeout",
-            "5",
-            "--no-corpus",
-            "--",
-            *MISBEHAVING,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = mcp_toolfuzz("run", "--max-time", "2", "--max-examples", "100000", "--tools", "slow", "--timeout", "5", "--no-corpus", "--", *MISBEHAVING, timeout=60)
     assert run.returncode == 0, run.stdout + run.stderr
     assert "--max-time 2 s reached" in run.stdout
 
@@ -176,30 +148,23 @@ def test_a_server_from_an_mcp_servers_config_with_env(tmp_path: Path) -> None:
             }
         )
     )
-    env = {**os.environ, "LABEL": "from-config", "TOKEN": "env-secret-8c1d"}
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--config",
-            str(config),
-            "--server",
-            "misbehaving",
-            "--tools",
-            "double",
-            "--seed",
-            "3",
-            "--max-examples",
-            "16",
-            "--timeout",
-            "0.5",
-            "--report",
-            f"json:{tmp_path / 'r.json'}",
-        ],
-        capture_output=True,
-        text=True,
+    env = {"LABEL": "from-config", "TOKEN": "env-secret-8c1d"}
+    run = mcp_toolfuzz(
+        "run",
+        "--config",
+        str(config),
+        "--server",
+        "misbehaving",
+        "--tools",
+        "double",
+        "--seed",
+        "3",
+        "--max-examples",
+        "16",
+        "--timeout",
+        "0.5",
+        "--report",
+        f"json:{tmp_path / 'r.json'}",
         timeout=120,
         env=env,
     )

@@ -14,7 +14,7 @@ from fuzz.engine.options import RunOptions
 from fuzz.engine.run import run
 from fuzz.judging.findings import ToolSummary
 from fuzz.reports.terminal import TerminalReporter
-from tests.conftest import ALL_TOOLS, python_server
+from tests.conftest import ALL_TOOLS, mcp_toolfuzz, python_server
 
 
 class _Terminal(io.StringIO):
@@ -67,9 +67,7 @@ def test_a_log_gets_a_plain_line_now_and_then_and_none_with_no_progress() -> Non
 
 @pytest.mark.slow
 def test_no_progress_is_an_option() -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-progress", "--no-corpus", "--max-examples", "8"], capture_output=True, text=True, timeout=120
-    )
+    run = mcp_toolfuzz("run", "--no-progress", "--no-corpus", "--max-examples", "8", timeout=120)
     assert run.returncode == 1 and "progress:" not in run.stdout and "\x1b" not in run.stdout, run.stderr
 
 

@@ -11,14 +11,14 @@ from pathlib import Path
 import pytest
 
 from fuzz.wire.handshake import ACCEPTED_PROTOCOL_VERSIONS
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, mcp_toolfuzz
 
 REFERENCE = [sys.executable, str(SERVERS / "reference_server.py")]
 """Answers initialize with 2025-06-18, whatever it is offered."""
 
 
 def _harness(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=180, cwd=cwd)
+    return mcp_toolfuzz(*arguments, timeout=180, cwd=cwd)
 
 
 @pytest.mark.slow

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from junitparser import Error, Failure, JUnitXml, Skipped
 
-from tests.conftest import SERVERS, TYPESCRIPT_SERVER, processes_running, stdlib_server
+from tests.conftest import SERVERS, TYPESCRIPT_SERVER, mcp_toolfuzz, processes_running, stdlib_server
 
 pytestmark = pytest.mark.slow
 """Every test here starts real servers or whole runs (the fast tier, `-m "not slow"`, leaves them out)."""
@@ -55,29 +55,22 @@ def _outcomes(report: Path) -> dict[tuple[str, str], str]:
 
 def _cli_pairs(tmp_path: Path, command: list[str], *options: str) -> set[tuple[str, str]]:
     report = tmp_path / "cli.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--seed",
-            SEED,
-            "--max-examples",
-            str(BUDGET),
-            "--timeout",
-            "2",
-            "--allow-destructive",
-            "--no-corpus",
-            "--no-progress",
-            *options,
-            "--report",
-            f"json:{report}",
-            "--",
-            *command,
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--seed",
+        SEED,
+        "--max-examples",
+        str(BUDGET),
+        "--timeout",
+        "2",
+        "--allow-destructive",
+        "--no-corpus",
+        "--no-progress",
+        *options,
+        "--report",
+        f"json:{report}",
+        "--",
+        *command,
         timeout=300,
         cwd=tmp_path,
     )
@@ -234,22 +227,13 @@ def test_the_example_project_runs_as_its_readme_says(tmp_path: Path) -> None:
 def test_an_exported_regression_file_runs_under_the_plugin_and_standalone(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
     buggy = [sys.executable, str(SERVERS / "reference_server.py"), "--bug", "unknown-tool"]
-    found = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--seed", "3", "--max-examples", "16", "--tools", "book", "--corpus", str(corpus), "--no-progress", "--", *buggy],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        cwd=tmp_path,
+    found = mcp_toolfuzz(
+        "run", "--seed", "3", "--max-examples", "16", "--tools", "book", "--corpus", str(corpus), "--no-progress", "--", *buggy, timeout=120, cwd=tmp_path
     )
     assert found.returncode == 1, found.stdout[-2000:]
     project = tmp_path / "regressions"
     project.mkdir()
-    exported = subprocess.run(
-        [sys.executable, "-m", "fuzz", "export", str(corpus), "--pytest", "-o", str(project / "test_regressions.py")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    exported = mcp_toolfuzz("export", str(corpus), "--pytest", "-o", str(project / "test_regressions.py"), timeout=60)
     assert exported.returncode == 0, exported.stderr
     fixed = f"{sys.executable} {SERVERS / 'reference_server.py'}"
     (project / "pytest.ini").write_text(f"[pytest]\nmcp_toolfuzz_command = {fixed}\n")

@@ -18,7 +18,7 @@ from fuzz.judging.coverage import exercise_by_tool
 from strategies import Tool, invalid_arguments, valid_arguments
 from strategies.schemas import SchemaCheck
 from strategies.values import valid_values
-from tests.conftest import SERVERS, fuzz, python_server
+from tests.conftest import SERVERS, fuzz, mcp_toolfuzz, python_server
 
 LAX = python_server("lax_server.py")
 LAX_COMMAND = (sys.executable, str(SERVERS / "lax_server.py"))
@@ -26,26 +26,8 @@ _FIND = settings(max_examples=2000, database=None, suppress_health_check=list(He
 
 
 def _run(*arguments: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--no-corpus",
-            "--max-examples",
-            "50",
-            "--phases",
-            "boundary,random",
-            "--report",
-            "json:report.json",
-            *arguments,
-            "--",
-            *LAX_COMMAND,
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
+    run = mcp_toolfuzz(
+        "run", "--no-corpus", "--max-examples", "50", "--phases", "boundary,random", "--report", "json:report.json", *arguments, "--", *LAX_COMMAND, timeout=180
     )
     assert "Traceback" not in run.stderr, run.stderr
     return run, json.loads(Path("report.json").read_text())
@@ -115,12 +97,7 @@ def test_with_the_known_value_the_lax_tool_is_reached_and_caught() -> None:
     ],
 )
 def test_a_known_value_that_cannot_be_used_is_one_line_and_exit_2(argument: str, expected: str) -> None:
-    run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--argument", argument, "--", *LAX_COMMAND],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = mcp_toolfuzz("run", "--no-corpus", "--argument", argument, "--", *LAX_COMMAND, timeout=60)
     assert run.returncode == 2, run.stdout + run.stderr
     assert expected in run.stderr and "Traceback" not in run.stderr
     assert len([line for line in run.stderr.splitlines() if line.startswith(("mcp-toolfuzz", "usage"))]) >= 1
@@ -183,26 +160,7 @@ def test_documented_examples_and_defaults_are_drawn_when_the_schema_accepts_them
 
 @pytest.mark.slow
 def test_the_demo_exercises_every_rule() -> None:
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--no-corpus",
-            "--seed",
-            "3",
-            "--max-examples",
-            "25",
-            "--phases",
-            "boundary,random",
-            "--report",
-            "json:report.json",
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
-    )
+    run = mcp_toolfuzz("run", "--no-corpus", "--seed", "3", "--max-examples", "25", "--phases", "boundary,random", "--report", "json:report.json", timeout=180)
     document = json.loads(Path("report.json").read_text())
     assert {rule: value for rule, value in document["coverage"].items() if not value["exercised"]} == {}, run.stdout
     assert "  not exercised: " not in run.stdout

@@ -25,7 +25,7 @@ from fuzz.reports import _json_report, _junit, _markdown
 from fuzz.reports._markdown import _fenced
 from fuzz.reports.problems import group
 from fuzz.reports.terminal import TerminalReporter
-from tests.conftest import SERVERS, fuzz, made_once, python_server
+from tests.conftest import SERVERS, fuzz, made_once, mcp_toolfuzz, python_server
 from tests.test_html_report import ADD_COVERAGE, HOSTILE_PROPERTY, HOSTILE_TOOL, keyword, made_result, parsed, side
 
 SCHEMAS = Path(__file__).parent / "report_schemas"
@@ -34,30 +34,23 @@ DEMO_TOOLS = ["add", "echo", "divide", "set_volume", "lookup", "mirror", "mainte
 
 def _demo(tmp_path: Path, *extra: str, seed: int = 42) -> tuple[subprocess.CompletedProcess[str], Path]:
     out = tmp_path / f"out-{seed}"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--seed",
-            str(seed),
-            "--max-examples",
-            "25",
-            "--corpus",
-            str(tmp_path / "corpus"),
-            "--report",
-            f"json:{out}/r.json",
-            "--report",
-            f"junit:{out}/r.xml",
-            "--report",
-            f"sarif:{out}/r.sarif",
-            "--report",
-            f"markdown:{out}/r.md",
-            *extra,
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--seed",
+        str(seed),
+        "--max-examples",
+        "25",
+        "--corpus",
+        str(tmp_path / "corpus"),
+        "--report",
+        f"json:{out}/r.json",
+        "--report",
+        f"junit:{out}/r.xml",
+        "--report",
+        f"sarif:{out}/r.sarif",
+        "--report",
+        f"markdown:{out}/r.md",
+        *extra,
         timeout=180,
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
@@ -149,25 +142,18 @@ def test_sarif_is_valid_and_its_fingerprints_do_not_change_from_night_to_night(
 def test_sarif_points_at_the_servers_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     server = tmp_path / "server.py"
     server.write_text((SERVERS / "lax_server.py").read_text())
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--no-corpus",
-            "--max-examples",
-            "50",
-            "--phases",
-            "boundary,random",
-            "--report",
-            "sarif:r.sarif",
-            "--",
-            sys.executable,
-            "server.py",
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--no-corpus",
+        "--max-examples",
+        "50",
+        "--phases",
+        "boundary,random",
+        "--report",
+        "sarif:r.sarif",
+        "--",
+        sys.executable,
+        "server.py",
         timeout=120,
         cwd=tmp_path,
     )
@@ -210,7 +196,7 @@ def test_junit_carries_no_character_xml_cannot(tmp_path: Path) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("request_text", ["xml:r.xml", "junit", "sarif:"])
 def test_a_report_format_that_does_not_exist_is_one_line_and_exit_2(request_text: str) -> None:
-    run = subprocess.run([sys.executable, "-m", "fuzz", "run", "--report", request_text], capture_output=True, text=True, timeout=60)
+    run = mcp_toolfuzz("run", "--report", request_text, timeout=60)
     assert run.returncode == 2 and "json, junit, sarif, markdown" in run.stderr and "Traceback" not in run.stderr
 
 
@@ -289,22 +275,8 @@ def test_the_demo_reports_schema_coverage_in_every_format(tmp_path: Path) -> Non
     """A run of the demo records, for every tool that got argument or output cases, the keywords of
     its schemas; JSON, the terminal, Markdown and HTML report them."""
     reports = [f"{kind}:{tmp_path / ('r.' + kind)}" for kind in ("json", "markdown", "html")]
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--seed",
-            "3",
-            "--max-examples",
-            "5",
-            "--no-corpus",
-            *(argument for report in reports for argument in ("--report", report)),
-        ],
-        capture_output=True,
-        text=True,
-        timeout=180,
+    run = mcp_toolfuzz(
+        "run", "--seed", "3", "--max-examples", "5", "--no-corpus", *(argument for report in reports for argument in ("--report", report)), timeout=180
     )
     assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
     tools = json.loads((tmp_path / "r.json").read_text())["tools"]

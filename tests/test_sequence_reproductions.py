@@ -22,18 +22,17 @@ from fuzz.engine.plan import DestructiveMode, Selection
 from fuzz.judging.findings import SequenceStep, Use
 from fuzz.wire.target import open_target
 from strategies import CaseKind
-from tests.conftest import SERVERS, fuzz, made_once, python_server, serving_http, stdlib_server
+from tests.conftest import SERVERS, fuzz, made_once, mcp_toolfuzz, python_server, serving_http, stdlib_server
 
 NOTES = stdlib_server("notes_server.py")
 
 
-def mcp_toolfuzz(*arguments: str, cwd: Path, timeout: float = 600) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=timeout, cwd=cwd)
-
-
 @pytest.fixture(scope="module")
 def sequence_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
-    """The sequence reproductions one run of the sequence phase writes for the notes server."""
+    """The sequence reproductions one run of the sequence phase writes for the notes server.
+
+    Of its tools, those the bugs below need: each finding is shrunk, every try on a fresh server
+    (`update_note` after a delete is one more of the same bug, and `list_notes` only reads)."""
 
     def search(directory: Path) -> None:
         run = mcp_toolfuzz(
@@ -41,6 +40,8 @@ def sequence_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
             "--phases",
             "sequence",
             "--allow-destructive",
+            "--tools",
+            "create_note,get_note,delete_note,set_archive,archive_note",
             "--max-examples",
             "50",
             "--seed",
@@ -52,6 +53,7 @@ def sequence_files(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
             "--",
             *NOTES,
             cwd=directory,
+            timeout=600,
         )
         assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
 

@@ -5,7 +5,6 @@ their reproductions: tests/test_sequence_reproductions.py (one run of the notes 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -23,20 +22,14 @@ from fuzz.judging.rules import RULES_BY_ID
 from fuzz.wire.target import StdioTarget, open_target
 from strategies import CaseKind, Tool
 from strategies.learning import family, found_at, learned_from
-from tests.conftest import stdlib_server
+from tests.conftest import mcp_toolfuzz, stdlib_server
 
 NOTES = stdlib_server("notes_server.py")
 
 
 def _run(tmp_path: Path, *arguments: str, server: list[str] = NOTES) -> dict[str, Any]:
     report = tmp_path / "r.json"
-    run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=tmp_path,
-    )
+    run = mcp_toolfuzz("run", "--no-corpus", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server, timeout=600, cwd=tmp_path)
     assert run.returncode in (0, 1), run.stdout + run.stderr
     assert "Traceback" not in run.stdout + run.stderr
     document: dict[str, Any] = json.loads(report.read_text())

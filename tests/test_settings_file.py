@@ -5,27 +5,19 @@ command-line options winning, and one line with exit 2 for what is wrong in it."
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, without_jsonrpc_ids
+from tests.conftest import SERVERS, mcp_toolfuzz, without_jsonrpc_ids
 
 LAX = [sys.executable, str(SERVERS / "lax_server.py")]
 
 
 def _run(cwd: Path, *arguments: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", *arguments],
-        capture_output=True,
-        text=True,
-        timeout=180,
-        cwd=cwd,
-        env={**os.environ, "PYTHONPATH": str(Path(__file__).parent.parent), **(env or {})},
-    )
+    return mcp_toolfuzz("run", *arguments, timeout=180, cwd=cwd, env={"PYTHONPATH": str(Path(__file__).parent.parent), **(env or {})})
 
 
 def _pyproject(root: Path, body: str) -> Path:

@@ -20,7 +20,7 @@ from fuzz.engine.sharding import parse_shard, split
 from fuzz.errors import ConfigurationError
 from fuzz.wire.target import StdioTarget
 from strategies import CaseKind, Tool
-from tests.conftest import made_once, one_line_exit_2, without_jsonrpc_ids
+from tests.conftest import made_once, mcp_toolfuzz, mcp_toolfuzz_process, one_line_exit_2, without_jsonrpc_ids
 
 SERVERS = Path(__file__).parent / "servers"
 SCHEMAS = Path(__file__).parent / "report_schemas"
@@ -30,11 +30,13 @@ ARGUMENT_KINDS = (CaseKind.VALID_ARGUMENTS, CaseKind.INVALID_ARGUMENTS, CaseKind
 
 
 def _harness(*arguments: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "fuzz", *arguments], capture_output=True, text=True, timeout=600, cwd=cwd)
+    return mcp_toolfuzz(*arguments, timeout=600, cwd=cwd)
 
 
 def _run(cwd: Path, report: str, *arguments: str, server: list[str]) -> dict[str, Any]:
-    run = _harness("run", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server, cwd=cwd)
+    """A run, sharded or not, in a process of its own: shards run apart (each process with its own
+    hash seed), and must agree on who owns what."""
+    run = mcp_toolfuzz_process("run", "--no-progress", "--report", f"json:{report}", *arguments, "--", *server, timeout=600, cwd=cwd)
     assert run.returncode in (0, 1), run.stdout[-3000:] + run.stderr
     document: dict[str, Any] = json.loads((cwd / report).read_text())
     return document

@@ -5,7 +5,6 @@ still fails."""
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,7 +17,7 @@ from fuzz.engine.phases._sequence_shrink import shortest, without_step
 from fuzz.judging.findings import Finding, SequenceStep, Use
 from fuzz.judging.rules import RULES_BY_ID
 from strategies import CaseKind
-from tests.conftest import stdlib_server
+from tests.conftest import mcp_toolfuzz, stdlib_server
 
 COUNTER = stdlib_server("counter_server.py")
 NOTES = stdlib_server("notes_server.py")
@@ -29,35 +28,28 @@ def _sequences(tmp_path: Path, server: list[str], *arguments: str) -> dict[str, 
     """The `(sequences)` summary of a run of the sequence phase alone on `server`; the terminal,
     Markdown and HTML reports say the same conclusion."""
     report = tmp_path / "r.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--no-corpus",
-            "--no-progress",
-            "--phases",
-            "sequence",
-            "--allow-destructive",
-            "--max-examples",
-            "20",
-            "--seed",
-            "1",
-            "--processes",
-            "1",
-            "--report",
-            f"json:{report}",
-            "--report",
-            f"markdown:{tmp_path / 'r.md'}",
-            "--report",
-            f"html:{tmp_path / 'r.html'}",
-            *arguments,
-            "--",
-            *server,
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--no-corpus",
+        "--no-progress",
+        "--phases",
+        "sequence",
+        "--allow-destructive",
+        "--max-examples",
+        "20",
+        "--seed",
+        "1",
+        "--processes",
+        "1",
+        "--report",
+        f"json:{report}",
+        "--report",
+        f"markdown:{tmp_path / 'r.md'}",
+        "--report",
+        f"html:{tmp_path / 'r.html'}",
+        *arguments,
+        "--",
+        *server,
         timeout=600,
         cwd=tmp_path,
     )

@@ -10,7 +10,6 @@ serves only the handshake revisions and answers `server/discover` with -32601.
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
@@ -21,7 +20,7 @@ from fuzz.judging.profiles import published
 from fuzz.wire.target import StdioTarget, TargetSpec
 from strategies import CaseKind
 from strategies.cases import ENVELOPE
-from tests.conftest import SERVERS, fuzz, python_server, rule_tool_pairs, serving_http
+from tests.conftest import SERVERS, fuzz, mcp_toolfuzz, python_server, rule_tool_pairs, serving_http
 
 pytestmark = pytest.mark.slow
 """Every test here starts real servers or whole runs (the fast tier, `-m "not slow"`, leaves them out)."""
@@ -160,12 +159,7 @@ def test_the_published_profile_accepts_minus_32602_for_an_unknown_tool_under_202
 def test_a_modern_only_server_is_fuzzed_under_2026_07_28_and_refuses_the_handshake() -> None:
     result = _run(StdioTarget(_typescript_v2("--modern-only")), rules=frozenset({"malformed-meta"}))
     assert result.protocol_version == "2026-07-28"
-    forced = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--protocol-version", "2025-11-25", "--", *_typescript_v2("--modern-only")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    forced = mcp_toolfuzz("run", "--no-corpus", "--protocol-version", "2025-11-25", "--", *_typescript_v2("--modern-only"), timeout=120)
     assert forced.returncode == 2 and "Traceback" not in forced.stderr
     (line,) = forced.stderr.strip().splitlines()
     assert "initialize" in line and "-32022" in line
@@ -176,12 +170,7 @@ def test_a_handshake_only_server_is_detected_and_fuzzed_under_2025_11_25(typescr
     result = _run(typescript_server, max_examples=5)
     assert result.protocol_version == "2025-11-25"
     assert not _kinds_sent(result) & {*STATELESS_KINDS, CaseKind.HEADER_MISMATCH}
-    forced = subprocess.run(
-        [sys.executable, "-m", "fuzz", "run", "--no-corpus", "--protocol-version", "2026-07-28", "--", *typescript_server.command],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    forced = mcp_toolfuzz("run", "--no-corpus", "--protocol-version", "2026-07-28", "--", *typescript_server.command, timeout=120)
     assert forced.returncode == 2
     (line,) = forced.stderr.strip().splitlines()
     assert "server/discover" in line and "-32601" in line
@@ -189,27 +178,20 @@ def test_a_handshake_only_server_is_detected_and_fuzzed_under_2025_11_25(typescr
 
 def test_reproductions_record_the_revision_and_replay_it(tmp_path: Path) -> None:
     corpus = tmp_path / "corpus"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--seed",
-            "5",
-            "--max-examples",
-            "10",
-            "--corpus",
-            str(corpus),
-            "--no-progress",
-            "--allow-destructive",
-            "--tools",
-            "add",
-            "--",
-            *_typescript_v2(),
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--seed",
+        "5",
+        "--max-examples",
+        "10",
+        "--corpus",
+        str(corpus),
+        "--no-progress",
+        "--allow-destructive",
+        "--tools",
+        "add",
+        "--",
+        *_typescript_v2(),
         timeout=180,
         cwd=tmp_path,
     )
@@ -221,5 +203,5 @@ def test_reproductions_record_the_revision_and_replay_it(tmp_path: Path) -> None
     reproduction = json.loads(files[0].read_text())
     assert reproduction["protocolVersion"] == "2026-07-28"
     assert reproduction["handshake"][0]["method"] == "server/discover"
-    replay = subprocess.run([sys.executable, "-m", "fuzz", "replay", str(files[0])], capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    replay = mcp_toolfuzz("replay", str(files[0]), timeout=120, cwd=tmp_path)
     assert replay.returncode == 1 and "STILL FAILING" in replay.stdout, replay.stdout + replay.stderr

@@ -5,7 +5,6 @@ they are; a finding never presents another request's traceback as its own (issue
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 import textwrap
 from pathlib import Path
@@ -16,7 +15,7 @@ import trio
 from fuzz.wire._session import Session
 from fuzz.wire._transport import StdioTransport
 from fuzz.wire.replies import Answered, Exchange, NoAnswer
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, mcp_toolfuzz
 
 SCRIPT = """
     import json, sys, time
@@ -85,29 +84,22 @@ def test_a_finding_about_an_unanswered_request_never_quotes_another_request_s_tr
     """`job` hangs on an even `n` and writes a traceback for an odd one: batches of valid calls
     mix both, so unanswered calls are in flight while others write their tracebacks."""
     report = tmp_path / "report.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--seed",
-            "2",
-            "--max-examples",
-            "16",
-            "--timeout",
-            "1",
-            "--allow-destructive",
-            "--no-corpus",
-            "--no-progress",
-            "--report",
-            f"json:{report}",
-            "--",
-            sys.executable,
-            str(SERVERS / "stderr_server.py"),
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--seed",
+        "2",
+        "--max-examples",
+        "16",
+        "--timeout",
+        "1",
+        "--allow-destructive",
+        "--no-corpus",
+        "--no-progress",
+        "--report",
+        f"json:{report}",
+        "--",
+        sys.executable,
+        str(SERVERS / "stderr_server.py"),
         timeout=300,
         cwd=tmp_path,
     )

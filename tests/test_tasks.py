@@ -10,12 +10,11 @@ hand with a plain JSON-RPC client first; the expectations below are those answer
 from __future__ import annotations
 
 import shutil
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
-from conftest import SERVERS, TYPESCRIPT_SERVER, fuzz, rule_tool_pairs, stdlib_server
+from conftest import SERVERS, TYPESCRIPT_SERVER, fuzz, mcp_toolfuzz, rule_tool_pairs, stdlib_server
 from sdk_envs import fastmcp_tasks_path, sdk1_path
 
 from fuzz.corpus.replay import replay_files
@@ -266,12 +265,7 @@ def test_a_case_sent_as_a_task_carries_the_revision_s_marker_and_is_rebuilt_from
 def test_export_skips_a_reproduction_whose_answer_came_through_a_task_and_says_so(tmp_path: Path) -> None:
     fuzz(tasks_server("result-without-meta"), max_examples=3, corpus=tmp_path / "corpus", phases=frozenset({RunPhase.BOUNDARY}))
     assert list((tmp_path / "corpus").glob("*/task-related-meta--*.json"))
-    run = subprocess.run(
-        [sys.executable, "-m", "fuzz", "export", str(tmp_path / "corpus"), "--pytest", "-o", str(tmp_path / "test_out.py")],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
+    run = mcp_toolfuzz("export", str(tmp_path / "corpus"), "--pytest", "-o", str(tmp_path / "test_out.py"), timeout=60)
     lines = run.stderr.strip().splitlines()
     assert run.returncode == 2 and "Traceback" not in run.stderr, run.stderr
     assert all("came through a task" in line for line in lines[:-1]) and len(lines) > 1, run.stderr

@@ -27,7 +27,7 @@ from fuzz.engine.plan import (
 )
 from fuzz.judging.tool_names import listing_findings, name_problems, quoted
 from strategies import CaseKind, Tool
-from tests.conftest import SERVERS
+from tests.conftest import SERVERS, mcp_toolfuzz
 
 
 def _server_module() -> ModuleType:
@@ -121,29 +121,21 @@ def test_a_name_listed_twice_is_fuzzed_once_and_only_by_what_needs_no_definition
 
 def _run(tmp_path: Path, server: str, *options: str) -> tuple[subprocess.CompletedProcess[str], dict[str, Any]]:
     report = tmp_path / "report.json"
-    run = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "fuzz",
-            "run",
-            "--seed",
-            "3",
-            "--max-examples",
-            "3",
-            "--no-corpus",
-            "--no-progress",
-            "--report",
-            f"json:{report}",
-            *options,
-            "--",
-            sys.executable,
-            str(SERVERS / server),
-        ],
-        capture_output=True,
-        text=True,
+    run = mcp_toolfuzz(
+        "run",
+        "--seed",
+        "3",
+        "--max-examples",
+        "3",
+        "--no-corpus",
+        "--no-progress",
+        "--report",
+        f"json:{report}",
+        *options,
+        "--",
+        sys.executable,
+        str(SERVERS / server),
         timeout=120,
-        check=False,
     )
     assert report.exists(), run.stderr
     return run, json.loads(report.read_text())

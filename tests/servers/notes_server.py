@@ -8,7 +8,7 @@ are ones only a sequence of calls reaches; every single call is compliant with S
 - `archive_note`, once `set_archive` has switched it off (and the server has said
   `notifications/tools/list_changed`), answers JSON-RPC -32601 instead of a tool execution error.
 
-Ids are random (`secrets.token_hex`): a sequence that reuses one must have learned it from an
+Ids are random (`os.urandom`): a sequence that reuses one must have learned it from an
 answer, and a replay must learn it again.
 
 `--fixed`: no bug. `--dressed`: also fixed, but a lookup of a missing note answers a *success*
@@ -20,11 +20,14 @@ only because an earlier case created the sheet; a sheet never added is a tool ex
 from __future__ import annotations
 
 import json
-import secrets
+import os
 import sys
-from typing import Any
 
 import stdio_loop
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:  # (the imports a start would pay for: see stdio_loop)
+    from typing import Any
 
 FIXED = "--fixed" in sys.argv or "--dressed" in sys.argv
 DRESSED = "--dressed" in sys.argv
@@ -129,7 +132,7 @@ def call(name: str, arguments: dict[str, Any]) -> dict[str, Any]:
     if problem:
         return text(f"Invalid arguments: {problem}", error=True)
     if name == "create_note":
-        created = secrets.token_hex(4)
+        created = os.urandom(4).hex()
         NOTES[created] = {"id": created, "title": arguments["title"], "body": arguments.get("body", "")}
         return text(NOTES[created], structured={"id": created, "title": arguments["title"]})
     if name == "list_notes":

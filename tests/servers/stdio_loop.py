@@ -6,6 +6,10 @@ what makes it different: its tools, its answers, its misbehaviours.
 
 Servers run as scripts, so their directory is `sys.path[0]` and `import stdio_loop` works. A
 server that tests import appends its directory to `sys.path` first.
+
+It imports only what it runs with: `typing` and `collections.abc` serve its annotations alone.
+The suite starts these servers thousands of times (a sequence on a fresh server each), and those
+two imports were a third of a start's CPU.
 """
 
 from __future__ import annotations
@@ -14,8 +18,11 @@ import json
 import os
 import sys
 import threading
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any, TypeGuard
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Iterator
+    from typing import Any, TypeGuard
 
 LOCK = threading.Lock()
 """Held while stdout is written: lines from several threads never interleave."""
