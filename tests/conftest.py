@@ -151,6 +151,10 @@ def mcp_toolfuzz(
     With `--processes` above one (the default on two cores), the run forks this process, as the
     CLI forks its own.
 
+    A `run` here tries its findings again on no fresh target (`--tries 0`) unless the test gives
+    `--tries`: five more starts of the target per run, in every test that runs the CLI, would cost
+    the suite more than a minute of CPU for labels that only tests/test_stability.py reads.
+
     Not done here, but by `console.entry_point` once per process: the allocator's settings, the
     unraisable-exception hook, the collection of finished runs, Hypothesis imported without its
     plugins. The tests of those, of signals, of the worker processes themselves, of runs that
@@ -162,6 +166,9 @@ def mcp_toolfuzz(
     from fuzz.faces.console import library_warnings_silenced
 
     stdout, stderr = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True) for _ in range(2))
+    if arguments and arguments[0] == "run" and not any(argument == "--tries" or argument.startswith("--tries=") for argument in arguments):
+        separator = arguments.index("--") if "--" in arguments else len(arguments)
+        arguments = (*arguments[:separator], "--tries", "0", *arguments[separator:])
     saved_cwd, saved_env, saved_argv = os.getcwd(), dict(os.environ), sys.argv
     timed_out = False
     finished = False

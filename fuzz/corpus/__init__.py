@@ -12,6 +12,8 @@ recorded.
 reproduction cannot be run. `sequence_replay` sends a sequence's steps again. It takes each reused
 value from this replay's answers. `export` writes a reproduction as a standalone pytest file.
 `baseline` holds the findings a project has accepted, so that only new ones fail a run.
+`history` keeps one record a run (`nights.jsonl`), read back for the trend and the delta since the
+night before.
 
 `database` says where Hypothesis keeps its examples. It may be beside the corpus, in another
 directory, on a Redis server shared between machines, or nowhere. Each part is guarded. So a
@@ -26,6 +28,7 @@ __all__ = [
     "baseline",
     "database",
     "export",
+    "history",
     "ownership",
     "replay",
     "reproductions",

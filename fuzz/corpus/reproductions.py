@@ -38,7 +38,7 @@ from typing import Any
 from fuzz.corpus.targets import TargetIdentity
 from fuzz.errors import HarnessError
 from fuzz.files import write_json_atomically
-from fuzz.judging.findings import Round, SequenceStep, Use, reused_in
+from fuzz.judging.findings import Round, SequenceStep, Stability, Use, reused_in
 from strategies import CaseKind
 from strategies.cases import ROUNDS
 from strategies.inputs import Inputs
@@ -95,6 +95,9 @@ class Reproduction:
     inputs: Inputs | None = None
     """How its call answered input requests (2026-07-28): replay answers them the same way."""
     rounds: tuple[Round, ...] = ()
+    stability: Stability | None = None
+    """How often it came back on fresh targets when it was found (`--tries`): not part of what
+    the finding is, so not of its name."""
     """The retries of its call, as found: evidence; replay makes its own."""
     source: Path | None = field(default=None, compare=False)
     """The file it was read from, if any."""
@@ -200,6 +203,7 @@ class Reproduction:
             **({"steps": [step.as_json() for step in self.steps], "uses": [use.as_json() for use in self.uses]} if self.has_steps else {}),
             **({"judgedAs": self.judged_kind.value} if self.is_sequence else {}),
             **({"inputs": self.inputs.as_json(), "rounds": [r.as_json() for r in self.rounds]} if self.inputs is not None else {}),
+            **({"stability": self.stability.as_json()} if self.stability is not None else {}),
             "seed": self.seed,
             "timeout": self.timeout,
             "reproduce": f"mcp-toolfuzz replay {shlex.quote(self.file_name)}",
@@ -240,6 +244,7 @@ class Reproduction:
                 judged_as=judged_as,
                 inputs=_inputs(data.get("inputs")),
                 rounds=_rounds(data.get("rounds")),
+                stability=Stability.from_json(data.get("stability")),
                 source=source,
             )
         except (ValueError, TypeError) as error:
@@ -362,6 +367,16 @@ def write(reproduction: Reproduction, corpus: Path) -> Path:
         return path
     write_json_atomically(reproduction.as_json(), path)
     return path
+
+
+def relabel(path: Path, stability: Stability) -> None:
+    """Write `stability` into the reproduction file at `path`, atomically, all else as it was.
+
+    Raises CorruptReproduction when the file cannot be read, OSError when it cannot be written."""
+    load(path)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    data["stability"] = stability.as_json()
+    write_json_atomically(data, path)
 
 
 def load(path: Path) -> Reproduction:

@@ -90,6 +90,7 @@ async def replay_corpus(
                 outcome.detail,
                 FindingKey(reproduction.rule, reproduction.tool, reproduction.case.value),
                 rule.level if rule else None,
+                reproduction.stability if outcome.status is ReplayStatus.STILL_FAILING else None,
             )
         progress.replayed.append(replayed)
         listener(CorpusReplayed(replayed))
@@ -99,15 +100,35 @@ def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | Non
     """Write the finding's reproduction into this target's part of the corpus.
 
     It is written now, and atomically, so a run killed later keeps it. The finding notes its file. A
-    finding this target's reproductions already hold is not written again, and is marked so. A
-    sequence's finding keeps its steps. It also keeps the listed definition of the tool its last
-    request called.
+    finding this target's reproductions already hold is not written again, and is marked so; it
+    takes the stability label its file keeps.
     """
     if options.corpus is None:
         return finding
+    reproduction = reproduction_of(finding, options, target, tool)
+    kept = already_kept(reproduction, options.corpus)
+    if kept is not None:
+        try:
+            label = load_reproduction(kept).stability
+        except CorruptReproduction:
+            label = None
+        return replace(finding, reproduction=str(kept), first_seen=False, stability=label)
+    try:
+        path = write_reproduction(reproduction, options.corpus)
+    except OSError as error:
+        raise ConfigurationError(f"could not write a reproduction to {options.corpus}: {error.strerror or error} (use --corpus DIR or --no-corpus)") from None
+    return replace(finding, reproduction=str(path))
+
+
+def reproduction_of(finding: Finding, options: RunOptions, target: Target, tool: Tool | None) -> Reproduction:
+    """The reproduction of `finding`, made on `target`.
+
+    A sequence's finding keeps its steps. It also keeps the listed definition of the tool its last
+    request called.
+    """
     if tool is None and finding.case is CaseKind.SEQUENCE:
         tool = next((listed for listed in target.tools if listed.name == finding.tool), None)
-    reproduction = Reproduction(
+    return Reproduction(
         rule=finding.rule.id,
         level=finding.rule.level.label,
         profile=options.profile,
@@ -131,15 +152,8 @@ def keep(finding: Finding, options: RunOptions, target: Target, tool: Tool | Non
         judged_as=finding.judged_as,
         inputs=finding.inputs,
         rounds=finding.rounds,
+        stability=finding.stability,
     )
-    kept = already_kept(reproduction, options.corpus)
-    if kept is not None:
-        return replace(finding, reproduction=str(kept), first_seen=False)
-    try:
-        path = write_reproduction(reproduction, options.corpus)
-    except OSError as error:
-        raise ConfigurationError(f"could not write a reproduction to {options.corpus}: {error.strerror or error} (use --corpus DIR or --no-corpus)") from None
-    return replace(finding, reproduction=str(path))
 
 
 def merge(summary: ToolSummary, exploration: Outcome, kinds: tuple[CaseKind, ...]) -> ToolSummary:

@@ -46,6 +46,7 @@ from dataclasses import replace
 from multiprocessing.connection import Connection, wait
 from typing import Any, cast
 
+from fuzz.engine._conclusion import concluded
 from fuzz.engine._process_events import Crashed, Done, Failed, ShardMerger
 from fuzz.engine.events import Event, Listener, RunFinished
 from fuzz.engine.options import ProcessPart, RunOptions
@@ -146,7 +147,7 @@ def run_in_processes(options: RunOptions, listener: Listener, run_shard: RunShar
             if process.is_alive():
                 process.kill()
                 process.join()
-    result = merger.result(stopped, exit_codes=[0, *(process.exitcode for process in processes)])
+    result = concluded(merger.result(stopped, exit_codes=[0, *(process.exitcode for process in processes)]), options)
     listener(RunFinished(result))
     return result
 

@@ -178,6 +178,14 @@ class RunOptions:
     """
     phases: frozenset[RunPhase] = ALL_PHASES
     """The phases to run (`--phases`): all by default."""
+    tries: int = 0
+    """`--tries`: how many fresh targets each new finding, and each reproduction that replayed FIXED,
+    is tried again on (`fuzz.engine.stability`). 0 tries nothing; the CLI's default is 5."""
+    flaky_fails: bool = True
+    """`--flaky fail` (the default) or `report`: whether a flaky finding fails the run."""
+    history: Path | None = None
+    """`--history`: the file that keeps one record per run (`fuzz.corpus.history`); None keeps none.
+    The CLI's default is `nights.jsonl` in the corpus."""
 
     def max_examples_for(self, tool: str | None) -> int:
         return dict(self.tool_max_examples).get(tool or "", self.max_examples)
@@ -207,4 +215,7 @@ class RunOptions:
             "destructiveAllowed": sorted(selection.destructive_allowed),
             "phases": [phase.value for phase in RunPhase if phase in self.phases],
             "shard": str(self.shard) if self.shard is not None else None,
+            "tries": self.tries,
+            "flaky": "fail" if self.flaky_fails else "report",
+            "history": str(self.history) if self.history is not None else None,
         }

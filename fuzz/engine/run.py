@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterator, Sequence
 import trio
 
 from fuzz.corpus.database import use_user_cache
+from fuzz.engine._conclusion import concluded
 from fuzz.engine._keeping import RunProgress, replay_corpus
 from fuzz.engine._processes import assign, run_in_processes
 from fuzz.engine._scheduler import Runner
@@ -72,7 +73,7 @@ def run(options: RunOptions, listener: Listener = lambda event: None) -> RunResu
             trio.run(_run, options, listener, progress, deadline)
         except BaseException as error:
             stopped_early = _stopped_by(error, options)
-    return _finished(options, listener, progress, started, stopped_early)
+    return _finished(options, listener, progress, started, stopped_early, conclude=options.process_part is None)
 
 
 @contextlib.contextmanager
@@ -144,7 +145,11 @@ def _stopped_by(error: BaseException, options: RunOptions) -> str:
     raise error
 
 
-def _finished(options: RunOptions, listener: Listener, progress: RunProgress, started: float, stopped_early: str | None) -> RunResult:
+def _finished(
+    options: RunOptions, listener: Listener, progress: RunProgress, started: float, stopped_early: str | None, *, conclude: bool = False
+) -> RunResult:
+    """The run's result, announced. `conclude`: tried again and recorded first
+    (`fuzz.engine._conclusion`), as a whole run is, outside trio; a worker process's part is not."""
     description = progress.description
     announce_warnings(options, progress.warnings, listener)
     result = RunResult(
@@ -168,6 +173,8 @@ def _finished(options: RunOptions, listener: Listener, progress: RunProgress, st
         shard=progress.shard,
         warnings=tuple(progress.warnings),
     )
+    if conclude:
+        result = concluded(result, options)
     listener(RunFinished(result))
     return result
 

@@ -56,6 +56,16 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; give 0 or more")
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -278,6 +288,27 @@ def build_parser() -> argparse.ArgumentParser:
     )
     keeping.add_argument("--baseline", type=Path, default=None, metavar="FILE", help="findings listed in FILE are known: reported, but they fail no run")
     keeping.add_argument("--baseline-update", action="store_true", help="write this run's findings to the --baseline FILE")
+    keeping.add_argument(
+        "--tries",
+        type=_count,
+        default=5,
+        metavar="N",
+        help="try each new finding, and each reproduction that replayed FIXED, again on N fresh targets, and label it "
+        "stable (N of N) or flaky; 0 tries nothing (default 5)",
+    )
+    keeping.add_argument(
+        "--flaky",
+        choices=("fail", "report"),
+        default="fail",
+        help="whether a flaky finding fails the run (fail, the default) or is reported only (report)",
+    )
+    keeping.add_argument(
+        "--history",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="keep one record per run in FILE, for the trend and the delta since the last night (default: nights.jsonl in --corpus; none with --no-corpus)",
+    )
 
     replay = commands.add_parser(
         "replay",
@@ -302,9 +333,16 @@ def build_parser() -> argparse.ArgumentParser:
         description="Join the JSON reports of the shards of one run (`run --shard NUMBER/COUNT --report json:PATH`) into "
         "one run: shown, written in every format, and judged as the unsharded run would have been. Exit 0, 1 or 2 as "
         "`run` does; 2 also when the reports are not the shards of one run.",
-        usage="mcp-toolfuzz merge REPORT.json [REPORT.json ...] [--report FORMAT:PATH ...] [--baseline FILE]",
+        usage="mcp-toolfuzz merge REPORT.json [REPORT.json ...] [--report FORMAT:PATH ...] [--baseline FILE] [--history FILE]",
     )
     merge.add_argument("paths", nargs="+", type=Path, metavar="REPORT.json", help="the shards' JSON reports")
+    merge.add_argument(
+        "--history",
+        type=Path,
+        default=None,
+        metavar="FILE",
+        help="append the merged run's record to FILE (as run --history does) and show the trend and the delta since the last night",
+    )
     merge.add_argument(
         "--report",
         type=_report_request,

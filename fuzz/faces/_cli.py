@@ -20,6 +20,7 @@ from typing import Any
 from fuzz.corpus import baseline
 from fuzz.corpus.database import DatabaseChoice
 from fuzz.corpus.export import export_pytest
+from fuzz.corpus.history import HISTORY_FILE, recorded
 from fuzz.corpus.ownership import legacy_files
 from fuzz.corpus.replay import ReplayOutcome, ReplayStatus, replay_files
 from fuzz.corpus.reproductions import CorruptReproduction, discover
@@ -186,6 +187,9 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[R
         tool_max_examples=tuple(options.tool_max_examples),
         phases=options.phases,
         shard=options.shard,
+        tries=options.tries,
+        flaky_fails=options.flaky == "fail",
+        history=None if options.no_corpus and options.history is None else options.history or options.corpus / HISTORY_FILE,
     )
     if options.database is not None or options.database_read_only:
         notes.append(f"database {printable(run_options.database.describe(run_options.corpus))}")
@@ -279,6 +283,8 @@ def _merge(options: argparse.Namespace) -> int:
     """`merge`: the shards' reports as one run, shown as `run` shows its end, and written."""
     reports = [(str(path), load_report(path)) for path in options.paths]
     result = merge_shards(reports, baseline.load(options.baseline) if options.baseline else None)
+    if options.history is not None:
+        result = recorded(result, options.history)
     reporter = TerminalReporter(notes=[f"merged  {len(reports)} shard reports of {printable(str(options.paths[0].parent))}"], progress=False)
     reporter(
         RunStarted(

@@ -14,6 +14,8 @@ It may also be no answer at all, or the target gone.
 `coverage` says which rules a run exercised on which tool, and why not where it did not.
 `findings` holds the records of a judged violation, a tool's summary and a whole run's result.
 The corpus, the engine and every report read them.
+`nights` makes a run into the small record a history keeps. It says what changed since the night
+before, and the day each problem first appeared.
 
 A new rule goes in `rules`, with its id, level and source.
 It also goes in the profiles that judge it, and in the oracle check that finds it.
@@ -28,6 +30,7 @@ __all__ = [
     "coverage",
     "findings",
     "listing_checks",
+    "nights",
     "oracle",
     "profiles",
     "request_state",

@@ -31,6 +31,42 @@ class FindingKey:
 
 
 @dataclass(frozen=True, slots=True)
+class Stability:
+    """How often a finding came back when tried again on fresh targets (`--tries`).
+
+    `reproduced` of `tries`: a finding is stable when every try reproduced it, flaky otherwise.
+    A finding that no try reproduced is flaky too: the run saw it once, and it would not come back
+    alone. The label travels with the finding into every report and its reproduction file, so a
+    reader can tell a bug that fails every night from one that fails one night in three.
+    """
+
+    reproduced: int
+    tries: int
+
+    @property
+    def stable(self) -> bool:
+        return self.reproduced == self.tries
+
+    @property
+    def label(self) -> str:
+        """`stable (3 of 3)` or `flaky (1 of 3)`."""
+        return f"{'stable' if self.stable else 'flaky'} ({self.reproduced} of {self.tries})"
+
+    def as_json(self) -> dict[str, Any]:
+        return {"reproduced": self.reproduced, "tries": self.tries, "stable": self.stable}
+
+    @classmethod
+    def from_json(cls, value: Any) -> Stability | None:
+        """The label a report or a reproduction file recorded; None when there is none or it is damaged."""
+        if not isinstance(value, dict):
+            return None
+        reproduced, tries = value.get("reproduced"), value.get("tries")
+        if type(reproduced) is not int or type(tries) is not int or not 0 <= reproduced <= tries or tries < 1:
+            return None
+        return cls(reproduced, tries)
+
+
+@dataclass(frozen=True, slots=True)
 class Replayed:
     """A reproduction from the corpus, replayed before the run fuzzed anything."""
 
@@ -40,6 +76,23 @@ class Replayed:
     detail: str
     key: FindingKey | None = None
     level: Level | None = None
+    stability: Stability | None = None
+    """How it reproduced when tried again: its file's label, or the tries' when it replayed FIXED
+    (a replay FIXED that a try reproduces is flaky, and STILL FAILING)."""
+
+    @property
+    def flaky(self) -> bool:
+        return self.stability is not None and not self.stability.stable
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "status": self.status,
+            "detail": self.detail,
+            **(self.key.as_json() if self.key else {}),
+            "level": self.level.label if self.level is not None else None,
+            "stability": self.stability.as_json() if self.stability is not None else None,
+        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +201,12 @@ class Finding:
 
     That is valid arguments, invalid arguments, or an unknown tool.
     None: it was judged as `case`."""
+    stability: Stability | None = None
+    """How often it came back on fresh targets (`--tries`); None when it was not tried."""
+
+    @property
+    def flaky(self) -> bool:
+        return self.stability is not None and not self.stability.stable
 
     @property
     def answer_kind(self) -> str:
@@ -186,6 +245,7 @@ class Finding:
             **({"inputs": self.inputs.as_json(), "rounds": [r.as_json() for r in self.rounds]} if self.inputs is not None and self.rounds else {}),
             "reproduction": self.reproduction,
             "firstSeen": self.first_seen,
+            "stability": self.stability.as_json() if self.stability is not None else None,
             **(
                 {
                     "steps": [step.as_json() for step in self.steps],
@@ -287,6 +347,157 @@ TERMINATED = "terminated (SIGTERM)"
 """The `stopped_early` of a run the user stopped."""
 
 
+LEVELS = tuple(level.label for level in Level)
+"""The levels a night counts problems at, in the order reports show them."""
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class NightProblem:
+    """A problem as a night records it: its key, its level, and whether it was flaky that night."""
+
+    rule: str
+    tool: str
+    case: str
+    level: str
+    flaky: bool = False
+
+    @property
+    def key(self) -> tuple[str, str, str]:
+        return (self.rule, self.tool, self.case)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"rule": self.rule, "tool": self.tool or None, "case": self.case, "level": self.level, **({"flaky": True} if self.flaky else {})}
+
+
+@dataclass(frozen=True, slots=True)
+class Night:
+    """One run of one server, as the history keeps it."""
+
+    date: str
+    """When the run ended: ISO 8601, UTC, to the second (`2026-12-07T03:17:42Z`)."""
+    server: str
+    """The server's `serverInfo.name` (the target's description when it gave none): the history a
+    run draws its trend from is that of its server, whatever command or version started it."""
+    version: str | None
+    """The server's `serverInfo.version`."""
+    target: str
+    seed: int
+    protocol_version: str | None
+    problems: tuple[NightProblem, ...]
+    cases: int
+    seconds: float
+    keywords: tuple[int, int]
+    """(keywords reached on every side, keywords) over every tool's schemas."""
+    rules_exercised: tuple[str, ...]
+    rules_judged: tuple[str, ...]
+    tool_changes: int = 0
+    """Changes to the tool list since the run before (`fuzz.judging.tool_changes`)."""
+    breaking_changes: int = 0
+    shard: tuple[int, int, str] | None = None
+    """(number, count, plan fingerprint) of a shard's record, merged with its run's others."""
+
+    @property
+    def day(self) -> str:
+        return self.date[:10]
+
+    @property
+    def flaky(self) -> int:
+        return sum(problem.flaky for problem in self.problems)
+
+    def by_level(self) -> dict[str, int]:
+        counts = dict.fromkeys(LEVELS, 0)
+        for problem in self.problems:
+            counts[problem.level] = counts.get(problem.level, 0) + 1
+        return counts
+
+    def by_rule(self) -> dict[str, int]:
+        counts: dict[str, int] = {}
+        for problem in self.problems:
+            counts[problem.rule] = counts.get(problem.rule, 0) + 1
+        return dict(sorted(counts.items()))
+
+    @property
+    def coverage(self) -> float | None:
+        """The share of keywords reached on every side, 0 to 1; None for schemas without keywords."""
+        reached, total = self.keywords
+        return reached / total if total else None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "date": self.date,
+            "server": self.server,
+            "serverVersion": self.version,
+            "target": self.target,
+            "seed": self.seed,
+            "protocolVersion": self.protocol_version,
+            "byLevel": self.by_level(),
+            "byRule": self.by_rule(),
+            "problems": [problem.as_json() for problem in self.problems],
+            "cases": self.cases,
+            "seconds": round(self.seconds, 1),
+            "keywords": list(self.keywords),
+            "rulesExercised": list(self.rules_exercised),
+            "rulesJudged": list(self.rules_judged),
+            "toolChanges": self.tool_changes,
+            "breakingChanges": self.breaking_changes,
+            **({"shard": list(self.shard)} if self.shard is not None else {}),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> Night:
+        """Raises ValueError, saying what is wrong, when `data` is not a night's record."""
+        if not isinstance(data, dict):
+            raise ValueError(f"expected an object, found {type(data).__name__}")
+        try:
+            shard = data.get("shard")
+            return cls(
+                date=_text(data, "date"),
+                server=_text(data, "server"),
+                version=data.get("serverVersion") if isinstance(data.get("serverVersion"), str) else None,
+                target=_text(data, "target"),
+                seed=_whole(data, "seed"),
+                protocol_version=data.get("protocolVersion") if isinstance(data.get("protocolVersion"), str) else None,
+                problems=tuple(sorted(_problem(entry) for entry in _list(data, "problems"))),
+                cases=_whole(data, "cases"),
+                seconds=float(data["seconds"]),
+                keywords=(int(data["keywords"][0]), int(data["keywords"][1])),
+                rules_exercised=tuple(str(rule) for rule in _list(data, "rulesExercised")),
+                rules_judged=tuple(str(rule) for rule in _list(data, "rulesJudged")),
+                tool_changes=int(data.get("toolChanges", 0)),
+                breaking_changes=int(data.get("breakingChanges", 0)),
+                shard=(int(shard[0]), int(shard[1]), str(shard[2])) if isinstance(shard, list) and len(shard) == 3 else None,
+            )
+        except (KeyError, IndexError, TypeError, ValueError) as error:
+            raise ValueError(f"a member is missing or of the wrong type ({error})") from None
+
+
+def _text(data: dict[str, Any], key: str) -> str:
+    value = data[key]
+    if not isinstance(value, str):
+        raise TypeError(f"{key} is not a string")
+    return value
+
+
+def _whole(data: dict[str, Any], key: str) -> int:
+    value = data[key]
+    if type(value) is not int:
+        raise TypeError(f"{key} is not an integer")
+    return value
+
+
+def _list(data: dict[str, Any], key: str) -> list[Any]:
+    value = data[key]
+    if not isinstance(value, list):
+        raise TypeError(f"{key} is not a list")
+    return value
+
+
+def _problem(entry: Any) -> NightProblem:
+    if not isinstance(entry, dict):
+        raise TypeError("a problem is not an object")
+    return NightProblem(_text(entry, "rule"), entry.get("tool") or "", _text(entry, "case"), _text(entry, "level"), entry.get("flaky") is True)
+
+
 @dataclass(frozen=True, slots=True)
 class RunResult:
     seed: int
@@ -323,6 +534,12 @@ class RunResult:
     tasks: str = "none"
     """Which tasks the server declared for `tools/call`: "none", "2025-11-25" or "2026-07-28"
     (`fuzz.wire.tasks.TaskEra`). The task rules are judged only where it declared some."""
+    flaky_fails: bool = True
+    """Whether a flaky finding fails the run (`--flaky fail`, the default) or is reported only
+    (`--flaky report`)."""
+    nights: tuple[Night, ...] = ()
+    """The runs the history keeps of this server, oldest first, this one last (`--history`); empty
+    when no history is kept."""
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -334,13 +551,19 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
-        return any(f.rule.level.at_least(self.fail_on) and f.key not in self.baseline for f in self.findings) or any(
-            r.status == "STILL FAILING" and r.level is not None and r.level.at_least(self.fail_on) and r.key not in self.baseline for r in self.replayed
+        return any(self._fails(f.rule.level, f.key, f.flaky) for f in self.findings) or any(
+            r.status == "STILL FAILING" and r.level is not None and r.key is not None and self._fails(r.level, r.key, r.flaky) for r in self.replayed
         )
+
+    def _fails(self, level: Level, key: FindingKey, flaky: bool) -> bool:
+        return level.at_least(self.fail_on) and key not in self.baseline and (self.flaky_fails or not flaky)
 
     @property
     def stale_baseline(self) -> tuple[FindingKey, ...]:
-        """Baseline entries that this run did not reproduce."""
+        """Baseline entries that this run did not reproduce.
+
+        With `--tries`, an entry whose reproduction replayed FIXED is stale only when no try brought
+        it back: one that came back is flaky, and counts as reproduced."""
         seen = {f.key for f in self.findings} | {r.key for r in self.replayed if r.status == "STILL FAILING"}
         return tuple(sorted(self.baseline - seen))
 

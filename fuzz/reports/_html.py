@@ -24,11 +24,13 @@ from fuzz import __version__
 from fuzz.files import write_text_atomically
 from fuzz.judging.coverage import BUCKETS, RuleState, exercise_by_tool, exercise_of_run, judged_rules, rule_state
 from fuzz.judging.findings import Finding, RunResult, ToolSummary, Use
+from fuzz.judging.nights import delta
 from fuzz.judging.rules import Level
 from fuzz.reports import _keywords
 from fuzz.reports._html_tree import Child, Element, add, cell, json_block, lines_block, page, table, tag
 from fuzz.reports._steps import called, path_text
-from fuzz.reports.problems import Problem, display, group, headline, hints, others, unexercised
+from fuzz.reports._trend import nights_section
+from fuzz.reports.problems import Problem, display, flaky_text, group, headline, hints, others, tries_text, unexercised
 
 _MARKS = {RuleState.VIOLATED: ("✗", "violated"), RuleState.CLEAN: ("✓", "clean"), RuleState.NOT_EXERCISED: ("–", "not-exercised")}
 
@@ -68,18 +70,17 @@ def report(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1, key: 
     runs.
     """
     section = f"h{level + 1}"
+    nights = nights_section(result, section, key)
+    change, flaky = delta(result.nights), flaky_text(result)
+    anchors = [("matrix", "Tools × rules"), ("problems", "Problems"), ("coverage", "Schema coverage"), ("answers", "Answers")]
     parts = [
         tag(f"h{level}", f"{title}: {headline(result.findings)}"),
         _verdict(result),
+        *([tag("p", change.line, cls="delta")] if change is not None else []),
+        *([tag("p", f"Flaky: {flaky}.")] if flaky else []),
         _facts(result),
         _levels(result),
-        tag(
-            "nav",
-            *(
-                tag("a", name, href=f"#{key}{anchor}")
-                for anchor, name in (("matrix", "Tools × rules"), ("problems", "Problems"), ("coverage", "Schema coverage"), ("answers", "Answers"))
-            ),
-        ),
+        tag("nav", *(tag("a", name, href=f"#{key}{anchor}") for anchor, name in [*anchors, *([("nights", "Nights")] if nights is not None else [])])),
         tag("section", tag(section, "Tools × rules"), *_matrix(result), id=f"{key}matrix"),
         tag(
             "section",
@@ -90,6 +91,7 @@ def report(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1, key: 
         ),
         tag("section", tag(section, "Schema coverage"), *_coverage(result), id=f"{key}coverage"),
         tag("section", tag(section, "Answers"), *_answers(result), id=f"{key}answers"),
+        *([nights] if nights is not None else []),
     ]
     parts += _others(result, section)
     return parts
@@ -159,6 +161,9 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     lines = [("sent", finding.label), ("problem", finding.why), ("expected", finding.expected)]
     if len(problem.findings) > 1:
         lines.append(("shown", others(problem, display, str)))
+    tries = tries_text(problem, display)
+    if tries:
+        lines.append(("tried again", f"{tries} on fresh targets"))
     for name, value in lines:
         add(story, tag("dt", name), tag("dd", value))
     section = tag(
@@ -219,10 +224,12 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
             member.answer_kind,
             tag("code", member.reproduction) if member.reproduction else "–",
             _known(member, result),
+            member.stability.label if member.stability is not None else "not tried",
         ]
         for member in problem.findings
     ]
-    add(section, tag("h5", f"Findings ({len(problem.findings)})"), table(["tool", "sent", "answer", "reproduction", "seen"], rows, cls="findings"))
+    head = ["tool", "sent", "answer", "reproduction", "seen", "tries"]
+    add(section, tag("h5", f"Findings ({len(problem.findings)})"), table(head, rows, cls="findings"))
     return section
 
 

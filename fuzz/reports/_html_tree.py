@@ -69,6 +69,30 @@ def tag(name: str, *children: Child, **attributes: str | int | bool | None) -> E
     return element
 
 
+_SHAPES = frozenset({"svg", "g", "polyline", "line", "circle", "text", "rect"})
+_SHAPE_ATTRIBUTES = frozenset(
+    {"viewBox", "width", "height", "x", "y", "x1", "y1", "x2", "y2", "cx", "cy", "r", "points", "class", "role", "aria-label", "text-anchor"}
+)
+
+
+def shape(name: str, *children: Child, attributes: dict[str, str | int | float] | None = None) -> Element:
+    """An inline SVG element (the trend's pictures): `shape("circle", attributes={"cx": 3, "cy": 4, "r": 2})`.
+
+    The element and attribute names are a fixed few, drawing only: no `href`, no `style`, no
+    event handler, nothing loaded. Numbers are written to two decimals. Text children are made
+    `printable`, as `tag`'s are.
+    """
+    if name not in _SHAPES:
+        raise ValueError(f"the report does not make <{name}> shapes")
+    element = Element(name)
+    for key, value in (attributes or {}).items():
+        if key not in _SHAPE_ATTRIBUTES:
+            raise ValueError(f"the report does not write {key}= attributes on shapes")
+        element.set(key, f"{value:.2f}".rstrip("0").rstrip(".") if isinstance(value, float) else printable(str(value)))
+    add(element, *children)
+    return element
+
+
 def add(element: Element, *children: Child) -> Element:
     """Append children to `element` (as `tag` does), and return it."""
     for child in children:
@@ -164,5 +188,16 @@ tr.unreached td { background: color-mix(in srgb, var(--should) 12%, transparent)
 td.number { text-align: right; font-variant-numeric: tabular-nums; }
 details { margin: .4rem 0; } summary { cursor: pointer; }
 .muted, footer { color: var(--muted); } footer { margin-top: 3rem; font-size: .85rem; }
+svg.trend { width: 100%; max-width: 48rem; height: auto; display: block; margin: .5rem 0 1rem; }
+svg.trend .axis { stroke: var(--line); } svg.trend text { fill: var(--muted); font-size: 11px; }
+svg.trend polyline { fill: none; stroke-width: 2; } svg.trend circle { stroke: none; }
+svg.trend .must { stroke: var(--must); fill: var(--must); } svg.trend .should { stroke: var(--should); fill: var(--should); }
+svg.trend .advisory { stroke: var(--advisory); fill: var(--advisory); } svg.trend .coverage { stroke: var(--ok); fill: var(--ok); }
+svg.trend .flaky { stroke: var(--muted); fill: var(--muted); stroke-dasharray: 4 3; }
+svg.trend text.new { fill: var(--must); font-weight: 600; } svg.trend text.fixed { fill: var(--ok); font-weight: 600; }
+svg.trend polyline.must, svg.trend polyline.should, svg.trend polyline.advisory, svg.trend polyline.coverage, svg.trend polyline.flaky { fill: none; }
+.legend span { margin-right: 1rem; } .legend .must { color: var(--must); } .legend .should { color: var(--should); }
+.legend .advisory { color: var(--advisory); } .legend .coverage { color: var(--ok); } .legend .flaky { color: var(--muted); }
+p.delta { font-size: 1.05rem; font-weight: 600; }
 """
 """The report's only style: inline, no font or image loaded."""

@@ -9,6 +9,7 @@ from fuzz import __version__
 from fuzz.files import write_json_atomically
 from fuzz.judging.coverage import exercise_by_tool, exercise_of_run, tool_hint
 from fuzz.judging.findings import RunResult
+from fuzz.judging.nights import delta
 from fuzz.judging.profiles import resolve
 from fuzz.reports.problems import group
 
@@ -72,20 +73,14 @@ def as_json(result: RunResult) -> dict[str, Any]:
             }
             for problem in group(result.findings)
         ],
-        "replayed": [
-            {
-                "path": r.path,
-                "status": r.status,
-                "detail": r.detail,
-                **(r.key.as_json() if r.key else {}),
-                "level": r.level.label if r.level is not None else None,
-            }
-            for r in result.replayed
-        ],
+        "replayed": [r.as_json() for r in result.replayed],
         "baseline": {
             "known": [key.as_json() for key in sorted(result.baseline)],
             "stale": [key.as_json() for key in result.stale_baseline],
         },
+        "flaky": (result.flaky_fails and "fail") or "report",
+        "delta": change.line if (change := delta(result.nights)) is not None else None,
+        "nights": [night.as_json() for night in result.nights],
     }
 
 

@@ -81,9 +81,9 @@ def _suite(number: int, summary: ToolSummary, exercise: dict[str, Exercise], res
         findings = [finding for finding in summary.findings if finding.rule.id == rule_id]
         if findings:
             first = findings[0]
-            failure = ElementTree.SubElement(
-                case, "failure", type=rule_id, message=f"{rule_id} [{first.rule.level.label}]: {printable(first.why)}; expected {printable(first.expected)}"
-            )
+            tried = f" ({first.stability.label} on fresh targets)" if first.stability is not None else ""
+            message = f"{rule_id} [{first.rule.level.label}]: {printable(first.why)}; expected {printable(first.expected)}{tried}"
+            failure = ElementTree.SubElement(case, "failure", type=rule_id, message=message)
             failure.text = findings_text(findings)
             counts["failures"] += 1
         elif not exercise[rule_id].exercised:

@@ -27,18 +27,22 @@ from fuzz.judging.coverage import (
     exercise_of_run,
     rule_state,
 )
-from fuzz.judging.findings import Finding, RunResult
+from fuzz.judging.findings import LEVELS, Finding, RunResult
+from fuzz.judging.nights import delta, stories
 from fuzz.judging.schema_coverage import SideReach
 from fuzz.reports import _keywords
 from fuzz.reports._steps import called, uses_text
 from fuzz.reports.problems import (
     ENVELOPE_DISPLAY,
+    NIGHTS_SHOWN,
     REPLAYS_SHOWN,
     Problem,
+    flaky_text,
     group,
     headline,
     hints,
     others,
+    tries_text,
     unexercised,
 )
 from fuzz.text import LISTED, json_text, printable, safe_line
@@ -104,6 +108,9 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
     verdict = "fails" if result.failed else "passes"
     lines.append(f"{'#' * level} {title}: {headline(result.findings)}")
     lines.append("")
+    change = delta(result.nights)
+    if change is not None:
+        lines += [f"**{prose(change.line)}**", ""]
     lines.append(
         f"**The run {verdict}** (exit {result.exit_code}; fails on {result.fail_on.value} and above) · "
         f"profile `{result.profile}` · seed `{result.seed}` · "
@@ -116,11 +123,15 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
         lines += ["", f"> The run stopped early: {prose(result.stopped_early)}. What was found until then follows."]
     lines += [line for warning in result.warnings for line in ("", f"> Warning: {prose(warning)}")]
     lines += [line for summary in result.tools if summary.conclusion for line in ("", f"{tool(summary.tool)}: {prose(summary.conclusion)}")]
+    flaky = flaky_text(result)
+    if flaky:
+        lines += ["", f"Flaky: {prose(flaky)}."]
     lines += ["", *_table(result)]
     problems = group(result.findings)
     for number, problem in enumerate(problems, 1):
         lines += ["", *_problem(number, problem, result, "#" * (level + 1))]
     lines += _schema_coverage(result, "#" * (level + 1))
+    lines += _nights(result, "#" * (level + 1))
     return "\n".join(map(safe_line, "\n".join(lines).split("\n"))) + "\n"
 
 
@@ -159,6 +170,9 @@ def _problem(number: int, problem: Problem, result: RunResult, heading: str) -> 
     ]
     if len(problem.findings) > 1:
         lines += ["", f"Shown: {others(problem, tool, prose)}."]
+    tries = tries_text(problem, tool)
+    if tries:
+        lines += ["", f"Tried again on fresh targets: **{tries}**."]
     lines += _steps(finding)
     request = "Request:"
     if finding.steps:
@@ -242,6 +256,34 @@ def _schema_coverage(result: RunResult, heading: str) -> list[str]:
         for entry in _keywords.ordered(entries):
             cells = [code(entry.path), code(entry.keyword), _sent(entry.valid), _sent(entry.invalid), prose(_keywords.sides_answered(entry)) or "–"]
             lines.append("| " + " | ".join(map(_cell, cells)) + " |")
+    return lines
+
+
+def _nights(result: RunResult, heading: str) -> list[str]:
+    """The nights of the history (`--history`): what changed since the last one, then a row a night,
+    newest first, and the day each problem of the history first appeared."""
+    if not result.nights:
+        return []
+    change = delta(result.nights)
+    assert change is not None
+    lines = ["", f"{heading} Nights", "", prose(change.line) + "."]
+    listed = (("New", change.new), ("Fixed", change.fixed), ("Flaky", change.flaky)) if change.since else (("Flaky", change.flaky),)
+    for what, problems in listed:
+        if problems:
+            lines += ["", f"{what}:"] + [f"- `{p.rule}` · {tool(p.tool)} · {p.case} case [{p.level}]" for p in problems]
+    lines += ["", "| night | version | " + " | ".join(LEVELS) + " | flaky | keywords reached | cases |", "|---|---|" + "---|" * (len(LEVELS) + 3)]
+    for night in reversed(result.nights[-NIGHTS_SHOWN:]):
+        counts = night.by_level()
+        reached, total = night.keywords
+        cells = [night.date, code(night.version or "?"), *(str(counts.get(level, 0)) for level in LEVELS)]
+        cells += [str(night.flaky), f"{reached} of {total}", str(night.cases)]
+        lines.append("| " + " | ".join(map(_cell, cells)) + " |")
+    lines += ["", "| problem | level | first seen | last seen | nights |", "|---|---|---|---|---|"]
+    for story in stories(result.nights):
+        problem = story.problem
+        name = f"`{problem.rule}` · {tool(problem.tool)} · {problem.case}"
+        last = story.last if not story.present else f"{story.last} (tonight)"
+        lines.append("| " + " | ".join(map(_cell, [name, problem.level, story.first, last, str(story.nights)])) + " |")
     return lines
 
 

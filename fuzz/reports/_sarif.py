@@ -32,7 +32,7 @@ from fuzz.judging.findings import Finding, RunResult
 from fuzz.judging.profiles import resolve
 from fuzz.judging.rules import Level, Rule
 from fuzz.reports._steps import uses_text
-from fuzz.reports.problems import Problem, group, shown
+from fuzz.reports.problems import Problem, group, shown, tries_text
 from fuzz.text import json_text, printable
 from strategies import CaseKind
 
@@ -81,6 +81,9 @@ def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, A
     )
     if finding.uses:
         text += f" (reused: {uses_text(finding.uses)})"
+    tries = tries_text(problem)
+    if tries:
+        text += f" Tried again: {tries} on fresh targets."
     location: dict[str, Any] = {
         "logicalLocations": [{"name": shown(tool), "fullyQualifiedName": f"tools/{shown(tool)}", "kind": "tool"} for tool in problem.tools],
     }
@@ -100,6 +103,8 @@ def _result(problem: Problem, rule_index: int, entry: str | None) -> dict[str, A
             "request": finding.request,
             "response": finding.response,
             "reproductions": [member.reproduction for member in problem.findings if member.reproduction],
+            "stability": [member.stability.as_json() if member.stability is not None else None for member in problem.findings],
+            "flaky": any(member.flaky for member in problem.findings),
             **(
                 {
                     "steps": [step.as_json() for step in finding.steps],

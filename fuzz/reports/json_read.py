@@ -24,7 +24,7 @@ from typing import Any, NoReturn, TypeVar
 
 from fuzz import __version__
 from fuzz.errors import ReportError
-from fuzz.judging.findings import Finding, FindingKey, Replayed, RunResult, SequenceStep, ShardOfRun, Skip, ToolSummary, Use
+from fuzz.judging.findings import Finding, FindingKey, Replayed, RunResult, SequenceStep, ShardOfRun, Skip, Stability, ToolSummary, Use
 from fuzz.judging.profiles import PROFILES, Profile, resolve
 from fuzz.judging.rules import Level
 from fuzz.judging.schema_coverage import KeywordCoverage, SchemaRole, SideReach
@@ -99,6 +99,7 @@ def result_from_json(document: object, source: str) -> RunResult:
         baseline=frozenset(_key(node) for node in root["baseline"]["known"].items()),
         shard=_shard(root["shard"]) if root.has("shard") else None,
         warnings=tuple(node.string() for node in root["warnings"].items()),
+        flaky_fails=root["flaky"].choice({"fail": True, "report": False}, "fail or report") if root.has("flaky") else True,
     )
 
 
@@ -144,6 +145,7 @@ def _finding(node: _Node, profile: Profile, under: str) -> Finding:
         steps=tuple(_step(step) for step in node["steps"].items()) if sequence else (),
         uses=tuple(_use(use) for use in node["uses"].items()) if sequence else (),
         judged_as=node["judgedAs"].optional_choice(_KINDS, "a case kind") if sequence else None,
+        stability=_stability(node),
     )
 
 
@@ -220,7 +222,19 @@ def _replayed(node: _Node) -> Replayed:
         detail=node["detail"].string(),
         key=_key(node) if node.has("rule") else None,
         level=node["level"].optional_choice(_LEVEL_LABELS, "a level"),
+        stability=_stability(node),
     )
+
+
+def _stability(node: _Node) -> Stability | None:
+    """A finding's or a replay's `stability`, if the report has one (reports before it had none)."""
+    if not node.has("stability") or node["stability"].value is None:
+        return None
+    label = node["stability"]
+    reproduced, tries = label["reproduced"].integer(), label["tries"].integer()
+    if not 0 <= reproduced <= tries or tries < 1:
+        label.fail("{reproduced, tries} with 0 <= reproduced <= tries and tries >= 1")
+    return Stability(reproduced, tries)
 
 
 def _key(node: _Node) -> FindingKey:

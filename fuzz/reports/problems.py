@@ -41,6 +41,10 @@ The JSON report and the reproduction files keep them all.
 """
 
 
+NIGHTS_SHOWN = 30
+"""The nights a report shows a row of, newest first; the history keeps them all."""
+
+
 def display(tool: str) -> str:
     """The tool as named in reports, exactly as the server sent it (escape it to print it)."""
     return ENVELOPE_DISPLAY if tool == ENVELOPE else tool
@@ -128,6 +132,37 @@ def others(problem: Problem, name: Callable[[str], str] = shown, text: Callable[
     return f"the request to {tool}; the others got {answer} for the same kind of case"
 
 
+def tries_text(problem: Problem, name: Callable[[str], str] = shown) -> str | None:
+    """How the problem's findings came back on fresh targets (`--tries`); None when none was tried.
+
+    One finding: `stable (5 of 5)`. Several, all alike: `stable on all 3 tools (5 of 5 each)`.
+    Otherwise each tool's: `flaky on shaky (1 of 5); stable on steady (5 of 5)`, flaky first.
+    """
+    labelled = [finding for finding in problem.findings if finding.stability is not None]
+    if not labelled:
+        return None
+    if len(problem.findings) == 1:
+        return labelled[0].stability.label if labelled[0].stability else None
+    labels = {finding.stability for finding in labelled}
+    if len(labels) == 1 and len(labelled) == len(problem.findings):
+        only = labelled[0].stability
+        assert only is not None
+        kind = "stable" if only.stable else "flaky"
+        return f"{kind} on all {len(labelled)} tools ({only.reproduced} of {only.tries} each)"
+    ordered = sorted(labelled, key=lambda finding: not finding.flaky)
+    return "; ".join(f"{'flaky' if f.flaky else 'stable'} on {name(f.tool)} ({f.stability.reproduced} of {f.stability.tries})" for f in ordered if f.stability)
+
+
+def flaky_text(result: RunResult) -> str | None:
+    """`2 flaky findings (they fail the run: --flaky fail)`; None when there is none."""
+    keys = {finding.key for finding in result.findings if finding.flaky}
+    flaky = len(keys | {r.key for r in result.replayed if r.flaky and r.status == "STILL FAILING" and r.key is not None})
+    if not flaky:
+        return None
+    effect = "they fail the run: --flaky fail" if result.flaky_fails else "reported only, failing no run: --flaky report"
+    return f"{_plural(flaky, 'flaky finding')} ({effect})"
+
+
 def findings_text(findings: Sequence[Finding]) -> str:
     """Each finding as the lines a failed test shows.
 
@@ -150,6 +185,7 @@ def findings_text(findings: Sequence[Finding]) -> str:
                         "answer:  " + (json_text(finding.response) if finding.response is not None else "(none)"),
                         *(f"stderr:  {printable(line)}" for line in finding.stderr[-8:]),
                         f"replay:  mcp-toolfuzz replay {printable(finding.reproduction)}" if finding.reproduction else "",
+                        f"tries:   {finding.stability.label} on fresh targets" if finding.stability else "",
                         f"rule:    {finding.rule.source}",
                     ),
                 )

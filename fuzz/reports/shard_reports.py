@@ -61,6 +61,7 @@ def merge(reports: Sequence[tuple[str, RunResult]], baseline: frozenset[FindingK
         warnings=tuple(dict.fromkeys(warning for result in results for warning in result.warnings)),
         baseline=baseline if baseline is not None else first.baseline,
         shard=None,
+        nights=(),
     )
 
 

@@ -38,17 +38,20 @@ from fuzz.judging.coverage import (
     rule_state,
 )
 from fuzz.judging.findings import FindingKey, RunResult
+from fuzz.judging.nights import delta
 from fuzz.judging.rules import RULES, Level
 from fuzz.reports import _keywords
 from fuzz.reports._steps import aligned, labelled_lines, uses_text
 from fuzz.reports.problems import (
     REPLAYS_SHOWN,
     Problem,
+    flaky_text,
     group,
     headline,
     hints,
     others,
     shown,
+    tries_text,
     unexercised,
 )
 from fuzz.text import LISTED, clip, listing, printable, safe_line, show
@@ -220,6 +223,9 @@ class TerminalReporter:
         self._print(f"   answer:   {show(finding.response, 2000) if finding.response is not None else '(none)'}")
         for line in finding.stderr[-self.show_stderr_lines :]:
             self._print(f"   stderr:   {clip(printable(line), _WIDTH)}")
+        tries = tries_text(problem)
+        if tries:
+            self._print(f"   tries:    {tries} on fresh targets")
         self._print(f"   rule:     {rule.source}")
         replays = [member.reproduction for member in problem.findings if member.reproduction]
         cut = len(replays) > REPLAYS_SHOWN
@@ -269,6 +275,12 @@ class TerminalReporter:
             self._print(f"  new findings: {new} (the others are in the baseline or the corpus already)")
         for stale in result.stale_baseline:
             self._print(f"  stale baseline entry (not reproduced by this run): {printable(stale.rule)} · {shown(stale.tool)} · {printable(stale.case)}")
+        flaky = flaky_text(result)
+        if flaky:
+            self._print(f"  flaky: {flaky}")
+        change = delta(result.nights)
+        if change is not None:
+            self._print(f"  nights: {printable(change.line)} ({len(result.nights)} in the history)")
         self._print(
             f"\n{verdict} · profile {result.profile} · fail on {result.fail_on.value} · "
             f"{_plural(sum(1 for t in result.tools if t.tool not in NOT_TOOLS), 'tool')} · {cases} cases · {result.seconds:.1f} s · "

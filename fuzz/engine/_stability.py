@@ -1,0 +1,157 @@
+"""Trying findings again on fresh targets, so that each is labelled stable or flaky (`--tries`).
+
+A finding made once is not yet a finding that happens every time. A bug that shows one call in three
+fails one night, "is fixed" the next, and comes back; a reader cannot tell it from a regression. So
+after the run, each new finding is replayed on N fresh targets (the same target started again, its
+first replay on the new process), and labelled with how often it came back: `stable (3 of 3)`, or
+`flaky (1 of 3)`. A finding no try brings back is flaky too: the run saw it, and it does not come
+back alone.
+
+The other way round: a reproduction of the corpus that replayed FIXED before the run may only have
+been lucky. It is tried the same way; one that comes back on any try is flaky and STILL FAILING, and
+one that comes back on none is stably gone. A baseline entry is stale only then.
+
+A try is one fresh target that replays every finding tried, in report order, each as `mcp-toolfuzz
+replay` would (a sequence's steps on a target restarted for them). The tries run at once, each on a
+target of its own, so N tries cost about one. Findings already in the corpus (or the baseline) are
+not tried: their files keep the label they were given when they were new. Findings on the tool list's
+names are not tried either: the listing is judged whole on every run.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+import trio
+
+from fuzz.corpus.replay import ReplayStatus, replay_on
+from fuzz.corpus.reproductions import CorruptReproduction, Reproduction, relabel
+from fuzz.corpus.reproductions import load as load_reproduction
+from fuzz.engine._keeping import reproduction_of
+from fuzz.engine.options import RunOptions
+from fuzz.engine.stops import TargetLost
+from fuzz.errors import HarnessError, first_leaf
+from fuzz.judging.findings import Finding, Replayed, RunResult, Stability
+from fuzz.wire.target import open_target
+from strategies import CaseKind
+from strategies.cases import ROUNDS
+
+
+@dataclass(frozen=True, slots=True)
+class _Tried:
+    """One finding or replay to try: the finding (made into a reproduction on each try's target),
+    or the reproduction file a replay read."""
+
+    finding: Finding | None
+    reproduction: Reproduction | None
+
+
+def tried(result: RunResult, options: RunOptions) -> RunResult:
+    """`result` with its new findings and its FIXED replays labelled by `options.tries` tries.
+
+    Call it outside a trio run. A run the user stopped is not tried: they asked it to end.
+    """
+    if options.tries <= 0 or result.stopped_by_user:
+        return result
+    new = [finding for finding in result.findings if _is_new(finding, result)]
+    files = [(index, _file(replayed)) for index, replayed in enumerate(result.replayed) if replayed.status == ReplayStatus.FIXED.value]
+    gone = [(index, reproduction) for index, reproduction in files if reproduction is not None]
+    items = [*(_Tried(finding, None) for finding in new), *(_Tried(None, reproduction) for _, reproduction in gone)]
+    if not items:
+        return result
+    marks, warnings = trio.run(_try_all, items, options, result.protocol_version)
+    labels = [_label(column) for column in zip(*marks, strict=True)] if marks else [None] * len(items)
+    findings = dict(zip((id(finding) for finding in new), labels[: len(new)], strict=True))
+    replayed = list(result.replayed)
+    for (index, reproduction), label in zip(gone, labels[len(new) :], strict=True):
+        replayed[index] = _after_fixed(replayed[index], reproduction, label)
+    tools = tuple(replace(summary, findings=tuple(_labelled(finding, findings.get(id(finding))) for finding in summary.findings)) for summary in result.tools)
+    unlabelled = sum(label is None for label in labels)
+    if unlabelled and not warnings:
+        warnings.append(f"{unlabelled} of {len(items)} findings could not be tried again (their replay is not possible here)")
+    return replace(result, tools=tools, replayed=tuple(replayed), warnings=(*result.warnings, *warnings))
+
+
+def _is_new(finding: Finding, result: RunResult) -> bool:
+    on_the_names = finding.case is CaseKind.TOOL_LISTING and finding.tool != ROUNDS
+    return finding.first_seen and finding.key not in result.baseline and not on_the_names
+
+
+def _file(replayed: Replayed) -> Reproduction | None:
+    try:
+        return load_reproduction(Path(replayed.path))
+    except CorruptReproduction:
+        return None
+
+
+async def _try_all(items: Sequence[_Tried], options: RunOptions, protocol_version: str | None) -> tuple[list[list[bool | None]], list[str]]:
+    """Each try's marks (True: it came back; None: it could not be replayed), and what went wrong."""
+    marks: list[list[bool | None]] = [[None] * len(items) for _ in range(options.tries)]
+    warnings: list[str] = []
+
+    async def one(number: int) -> None:
+        try:
+            marks[number] = await _one_try(items, options, protocol_version)
+        except (HarnessError, TargetLost, BaseExceptionGroup) as error:
+            leaf = first_leaf(error)
+            if not isinstance(leaf, (HarnessError, TargetLost)):
+                raise
+            warnings.append(f"a try on a fresh target failed ({leaf}); the labels count the tries that were made")
+
+    async with trio.open_nursery() as nursery:
+        for number in range(options.tries):
+            nursery.start_soon(one, number)
+    return marks, sorted(set(warnings))
+
+
+async def _one_try(items: Sequence[_Tried], options: RunOptions, protocol_version: str | None) -> list[bool | None]:
+    async with open_target(
+        options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size
+    ) as target:
+        marks: list[bool | None] = []
+        for number, item in enumerate(items):
+            reproduction = item.reproduction
+            if reproduction is None:
+                assert item.finding is not None
+                tool = next((listed for listed in target.tools if listed.name == item.finding.tool), None)
+                reproduction = reproduction_of(item.finding, options, target, tool)
+            outcome = await replay_on(target, reproduction, timeout=options.timeout, fresh=number == 0)
+            marks.append(None if outcome.status is ReplayStatus.ERROR else outcome.status is ReplayStatus.STILL_FAILING)
+        return marks
+
+
+def _label(column: Sequence[bool | None]) -> Stability | None:
+    made = [mark for mark in column if mark is not None]
+    return Stability(sum(made), len(made)) if made else None
+
+
+def _labelled(finding: Finding, label: Stability | None) -> Finding:
+    if label is None:
+        return finding
+    if finding.reproduction is not None:
+        with contextlib.suppress(CorruptReproduction, OSError):  # the report carries the label all the same
+            relabel(Path(finding.reproduction), label)
+    return replace(finding, stability=label)
+
+
+def _after_fixed(replayed: Replayed, reproduction: Reproduction, label: Stability | None) -> Replayed:
+    """A FIXED replay after its tries: flaky and STILL FAILING when any brought it back.
+
+    Its label counts the replay before the run as one try that did not reproduce it."""
+    if label is None:
+        return replace(replayed, detail=f"{replayed.detail}; it could not be tried again")
+    if label.reproduced == 0:
+        return replace(replayed, detail=f"{replayed.detail}; none of {label.tries} tries on fresh targets brought it back")
+    label = Stability(label.reproduced, label.tries + 1)
+    if reproduction.source is not None:
+        with contextlib.suppress(CorruptReproduction, OSError):
+            relabel(reproduction.source, label)
+    return replace(
+        replayed,
+        status=ReplayStatus.STILL_FAILING.value,
+        detail=f"flaky: FIXED at the first replay, then violated again on {label.reproduced} of {label.tries - 1} fresh targets",
+        stability=label,
+    )

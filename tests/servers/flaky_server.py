@@ -1,0 +1,68 @@
+"""A small MCP server over stdio (standard library only) with one bug every call and one by chance.
+
+- `steady` (x: integer) answers arguments that fail its schema with JSON-RPC -32602 every time: an
+  `arguments-not-validated` violation that reproduces on every try (stable).
+- `shaky` (x: integer) answers them with -32602 once in N calls (`--one-in N`, default 3), drawn at
+  random in each process, and with a tool execution error otherwise: the same violation, flaky.
+- `fine` (x: integer) is compliant.
+
+`--fixed steady` or `--fixed shaky` makes that tool compliant: a night on which a bug was fixed.
+`--name NAME` changes `serverInfo.name` (default `flaky`). Valid calls succeed.
+"""
+
+from __future__ import annotations
+
+import random
+import sys
+from typing import Any
+
+import stdio_loop
+
+
+def _option(name: str, default: str) -> str:
+    return sys.argv[sys.argv.index(name) + 1] if name in sys.argv else default
+
+
+ONE_IN = int(_option("--one-in", "3"))
+FIXED = {sys.argv[index + 1] for index, word in enumerate(sys.argv[:-1]) if word == "--fixed"}
+NAME = _option("--name", "flaky")
+CHANCE = random.SystemRandom()
+SCHEMA = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"], "additionalProperties": False}
+TOOLS = [{"name": name, "description": f"{name}: x back", "inputSchema": SCHEMA, "annotations": {"readOnlyHint": True}} for name in ("steady", "shaky", "fine")]
+
+
+def text(value: str, *, error: bool = False) -> dict[str, Any]:
+    return {"result": {"content": [{"type": "text", "text": value}], **({"isError": True} if error else {})}}
+
+
+def valid(arguments: dict[str, Any]) -> bool:
+    """Whether `arguments` are `{"x": an integer}`: 2.0 is one too, as JSON Schema counts."""
+    x = arguments.get("x")
+    return set(arguments) == {"x"} and isinstance(x, (int, float)) and not isinstance(x, bool) and float(x).is_integer()
+
+
+def answer(message: dict[str, Any]) -> dict[str, Any]:
+    method, params = message.get("method"), message.get("params")
+    if method == "initialize":
+        return {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": NAME, "version": "1.0"}}}
+    if method == "tools/list":
+        return {"result": {"tools": TOOLS}}
+    if method == "ping":
+        return {"result": {}}
+    if method != "tools/call":
+        return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
+    if not stdio_loop.well_formed_call(params):
+        return {"error": {"code": -32602, "message": "Invalid params: not a CallToolRequest"}}
+    name, arguments = params["name"], params.get("arguments", {})
+    if name not in ("steady", "shaky", "fine"):
+        return text(f"Unknown tool {name!r}", error=True)
+    if valid(arguments):
+        return text(str(arguments["x"]))
+    buggy = name not in FIXED and (name == "steady" or (name == "shaky" and CHANCE.randrange(ONE_IN) == 0))
+    if buggy:
+        return {"error": {"code": -32602, "message": f"Invalid arguments for {name}"}}
+    return text(f"{name} needs an integer x and nothing else", error=True)
+
+
+if __name__ == "__main__":
+    stdio_loop.serve(answer)
