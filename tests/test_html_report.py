@@ -192,7 +192,7 @@ def test_each_problem_has_its_rule_sentence_request_answer_stderr_and_replay(pag
     assert blocks[2:] == [HOSTILE_STDERR, f"mcp-toolfuzz replay {HOSTILE_PATH}"]
     assert "(none: no answer came)" in text(failure)
     findings = next(table for table in unknown.iter("table") if table.get("class") == "findings")
-    assert rows(findings) == [[HOSTILE_TOOL, "unknown tool: &amp;", "JSON-RPC error -32602", HOSTILE_PATH, "new"]]
+    assert rows(findings) == [[HOSTILE_TOOL, "unknown tool: &amp;", "JSON-RPC error -32602", HOSTILE_PATH, "new", "not tried"]]
 
 
 def test_the_matrix_marks_each_judged_rule_on_each_tool(page: ElementTree.Element) -> None:
