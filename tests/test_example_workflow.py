@@ -42,7 +42,8 @@ def test_the_workflow_runs_the_action_with_every_ci_report_and_uploads_them() ->
     assert {"actions/cache", ACTION, "github/codeql-action/upload-sarif", "actions/upload-artifact"} <= set(uses)
     fuzz = next(step for step in steps if step.get("name") == "Fuzz")
     assert fuzz["uses"].startswith(ACTION + "@")
-    assert "reports" not in fuzz["with"], "the action's default reports are all four formats"
+    formats = {entry.split(":")[0] for entry in fuzz["with"]["reports"].split()}
+    assert formats == {"json", "markdown", "junit", "sarif", "html"}, "every CI report, and the HTML with the trend"
     assert fuzz["with"]["max-time"] and "--baseline" in fuzz["with"]["args"] and "--corpus" in fuzz["with"]["args"]
 
 
@@ -68,7 +69,12 @@ def test_the_workflow_steps_run_against_the_demo_and_their_reports_validate(tmp_
     assert sum(suite.failures for suite in suites) == len(json.loads((reports / "mcp-toolfuzz.json").read_text())["findings"])
     schema = json.loads((SCHEMAS / "sarif-schema-2.1.0.json").read_text())
     jsonschema.validators.validator_for(schema)(schema).validate(json.loads((workspace / outputs["sarif-report"]).read_text()))
-    assert summary.read_text().startswith("# mcp-toolfuzz: 6 problems (20 findings on 8 tools)")
+    assert summary.read_text().startswith("# mcp-toolfuzz: 6 problems (20 findings on 8 tools)\n\n**first night recorded: 20 new, 0 fixed, 0 flaky")
+    assert len((workspace / "toolfuzz-corpus" / "nights.jsonl").read_text().splitlines()) == 1
+    assert 'class="trend problems"' in (reports / "mcp-toolfuzz.html").read_text()
+    assert all(
+        finding["stability"] == {"reproduced": 5, "tries": 5, "stable": True} for finding in json.loads((reports / "mcp-toolfuzz.json").read_text())["findings"]
+    )
     # (Reproductions may sit in a subdirectory per target: every .json file but Hypothesis's own.)
     reproductions = [path for path in (workspace / "toolfuzz-corpus").rglob("*.json") if ".hypothesis" not in path.parts]
     assert len(reproductions) == 20
