@@ -213,14 +213,19 @@ def test_the_workflow_is_a_matrix_of_shards_and_a_merge_that_always_runs() -> No
     args = step["with"]["args"].split()
     assert {"--seed", "--corpus", "--baseline"} <= set(args) and args[args.index("--database") + 1] == "toolfuzz-db"
     assert merge["needs"] in ("fuzz", ["fuzz"]) and merge["if"] == "always()"
-    # The database: restored (only) by the shards, saved (only) by the merge, under one key.
-    uses = {name: [step.get("uses", "").split("@")[0] for step in job["steps"]] for name, job in workflow["jobs"].items()}
-    assert "actions/cache/restore" in uses["fuzz"] and not {"actions/cache", "actions/cache/save"} & set(uses["fuzz"])
-    assert "actions/cache/save" in uses["merge"] and not {"actions/cache", "actions/cache/restore"} & set(uses["merge"])
-    (restore,) = _uses(fuzz["steps"], "actions/cache/restore")
-    (save,) = _uses(merge["steps"], "actions/cache/save")
-    assert restore["with"]["path"] == save["with"]["path"] == "toolfuzz-db"
-    assert restore["with"]["key"] == save["with"]["key"] and save["with"]["key"].startswith(restore["with"]["restore-keys"])
+    # The database: restored (only) by the shards, saved (only) by the merge, under one key. The
+    # history of the nights: restored and saved by the merge, which appends the merged run's record.
+    caches = {
+        name: {(step["uses"].split("@")[0], step["with"]["path"]) for step in job["steps"] if step.get("uses", "").startswith("actions/cache")}
+        for name, job in workflow["jobs"].items()
+    }
+    assert caches["fuzz"] == {("actions/cache/restore", "toolfuzz-db")}
+    assert caches["merge"] == {("actions/cache/save", "toolfuzz-db"), ("actions/cache/restore", "toolfuzz-history"), ("actions/cache/save", "toolfuzz-history")}
+    for path, restoring in (("toolfuzz-db", fuzz), ("toolfuzz-history", merge)):
+        (restore,) = [step for step in _uses(restoring["steps"], "actions/cache/restore") if step["with"]["path"] == path]
+        (save,) = [step for step in _uses(merge["steps"], "actions/cache/save") if step["with"]["path"] == path]
+        assert restore["with"]["key"] == save["with"]["key"] and save["with"]["key"].startswith(restore["with"]["restore-keys"])
+    assert "--history toolfuzz-history/nights.jsonl" in _step(merge["steps"], "Merge")["run"]
     # What each shard uploads is what the merge downloads.
     (upload,) = _uses(fuzz["steps"], "actions/upload-artifact")
     (download,) = _uses(merge["steps"], "actions/download-artifact")
@@ -262,6 +267,8 @@ def test_the_shards_merged_are_the_unsharded_run(tmp_path: Path) -> None:
     assert whole["exitCode"] == 1
     merged = json.loads((workspace / REPORTS / "mcp-toolfuzz.json").read_text())
     assert merged["shard"] is None and merged["stoppedEarly"] is None and merged["exitCode"] == whole["exitCode"]
+    assert merged["delta"].startswith("first night recorded: ") and len(merged["nights"]) == 1
+    assert len((workspace / "toolfuzz-history" / "nights.jsonl").read_text().splitlines()) == 1
     assert _findings(merged) == _findings(whole) and whole["findings"]
 
     junit = workspace / REPORTS / "mcp-toolfuzz.xml"
