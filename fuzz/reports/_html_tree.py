@@ -198,6 +198,6 @@ svg.trend text.new { fill: var(--must); font-weight: 600; } svg.trend text.fixed
 svg.trend polyline.must, svg.trend polyline.should, svg.trend polyline.advisory, svg.trend polyline.coverage, svg.trend polyline.flaky { fill: none; }
 .legend span { margin-right: 1rem; } .legend .must { color: var(--must); } .legend .should { color: var(--should); }
 .legend .advisory { color: var(--advisory); } .legend .coverage { color: var(--ok); } .legend .flaky { color: var(--muted); }
-p.delta { font-size: 1.05rem; font-weight: 600; }
+p.delta { font-size: 1.05rem; font-weight: 600; } table.stories td:nth-child(n+2), table.nights td { white-space: nowrap; }
 """
 """The report's only style: inline, no font or image loaded."""
