@@ -86,6 +86,10 @@ def as_json(result: RunResult) -> dict[str, Any]:
             "known": [key.as_json() for key in sorted(result.baseline)],
             "stale": [key.as_json() for key in result.stale_baseline],
         },
+        "toolChanges": [change.as_json() for change in result.tool_changes],
+        "toolListSince": result.tool_list_since,
+        "toolListRecorded": result.tool_list_recorded,
+        "failOnBreaking": result.fail_on_breaking,
     }
 
 
