@@ -272,3 +272,31 @@ def test_the_changes_read_back_from_the_json_report_and_merge_from_the_first_sha
     assert merge([("1.json", first), ("2.json", shard_result(2, ()))], fail_on_breaking=True).exit_code == 1
     both = [(f"{n}.json", shard_result(n, CHANGES if n == 1 else (), fail_on_breaking=True)) for n in (1, 2)]
     assert merge(both).exit_code == 1
+
+
+def test_what_the_server_named_is_shown_as_text_in_every_report() -> None:
+    import io
+
+    from markdown_it import MarkdownIt
+
+    from fuzz.engine.events import RunFinished
+    from fuzz.reports import _html, _markdown
+    from fuzz.reports.terminal import TerminalReporter
+    from tests.test_escaping import assert_inert
+    from tests.test_html_report import by_id, parsed, rows
+
+    hostile = "x\x1b[2J\n::error title=x::boom <script>alert(1)</script> [a](https://evil.example)"
+    change = ToolChange(hostile, ChangeKind.PARAMETER_REMOVED, f"parameter {hostile!r} removed", True, "/inputSchema/properties/x")
+    result = replace(shard_result(1, (change,)), shard=None)
+    stream = io.StringIO()
+    TerminalReporter(stream, progress=False)(RunFinished(result))
+    assert_inert(stream.getvalue(), "terminal")
+    assert "BREAKING   x\\x1b[2J\\n::error" in stream.getvalue()
+    markdown = _markdown.render(result)
+    assert_inert(markdown, "markdown")
+    rendered = MarkdownIt("commonmark").enable(["table"]).render(markdown)
+    assert "<a " not in rendered and "<script>" not in rendered
+    page = _html.render(result)
+    assert_inert(page, "html")
+    [[mark, tool_cell, detail, kind]] = rows(by_id(parsed(page), "tool-list").find(".//table"))  # type: ignore[arg-type]
+    assert (mark, kind) == ("BREAKING", "parameter-removed") and "<script>alert(1)</script>" in tool_cell and "\\x1b" in detail

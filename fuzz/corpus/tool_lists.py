@@ -1,12 +1,14 @@
 """The target's last tool list, kept in the corpus, so that the next run can say what changed.
 
 Each run that keeps a corpus writes the tools its target listed (every entry of `tools/list` as the
-server sent it) to `.tool-list.json` in the target's own subdirectory (`fuzz.corpus.targets`), with
+server sent it) to `.tool-list` in the target's own subdirectory (`fuzz.corpus.targets`), with
 the server's `serverInfo` and the time. The next run compares its own list with it
 (`fuzz.judging.tool_changes`), then writes its own in its place.
 
-The file starts with a dot so that what reads reproductions (`replay`, `export`, the corpus replay)
-never takes it for one. It is written atomically. A file that cannot be read as such a list (not
+The file holds JSON, but its name is neither a reproduction's nor `*.json`: it starts with a dot, so
+that what reads reproductions (`replay`, `export`, the corpus replay) never takes it for one, and it
+has no `.json`, so that a glob for a corpus's reproductions (`corpus/**/*.json`, which in Python's
+`pathlib` takes hidden files too) does not find it either. It is written atomically. A file that cannot be read as such a list (not
 JSON, another format, a later version) raises `CorruptToolList`: the run says so as a warning and
 writes its own list over it. A list is history, and losing one costs one night's comparison;
 stopping the nightly job for it would cost more.
@@ -24,7 +26,7 @@ from typing import Any
 from fuzz.corpus.targets import TargetIdentity
 from fuzz.files import write_json_atomically
 
-FILE_NAME = ".tool-list.json"
+FILE_NAME = ".tool-list"
 FORMAT = "mcp-toolfuzz tool list"
 VERSION = 1
 
