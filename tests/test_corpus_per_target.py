@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from fuzz.corpus import reproductions as corpus
+from fuzz.corpus import tool_lists
 from fuzz.corpus.targets import identity_of
 from tests.conftest import SERVERS, mcp_toolfuzz
 
@@ -107,6 +108,7 @@ def test_a_corpus_written_before_targets_were_recorded_is_read_as_before_and_sai
         document.pop("targetIdentity")
         (tmp_path / "corpus" / corpus.Reproduction.from_json(document).legacy_file_name).write_text(json.dumps(document))
         path.unlink()
+    (written[0].parent / tool_lists.FILE_NAME).unlink()  # nor did it keep a tool list
     written[0].parent.rmdir()
     document["target"]["command"] = [*document["target"]["command"], "--label", "another"]
     (tmp_path / "corpus" / "another-target.json").write_text(json.dumps(document))
@@ -118,7 +120,7 @@ def test_a_corpus_written_before_targets_were_recorded_is_read_as_before_and_sai
     notes = [line for line in run.stdout.splitlines() if "written before reproductions named their target" in line]
     assert len(notes) == 1 and f": {len(legacy) - 1} reproduction" in notes[0], run.stdout[:2000]
     assert all(not finding["firstSeen"] for finding in again["findings"]), "the old files hold its findings"
-    assert not [path for path in (tmp_path / "corpus").iterdir() if path.is_dir() and not path.name.startswith(".")], "nothing is written twice"
+    assert not list((tmp_path / "corpus").glob("*/*.json")), "nothing is written twice (the target's directory holds its tool list alone)"
 
 
 def test_what_identifies_a_target_across_nights() -> None:

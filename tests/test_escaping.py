@@ -116,7 +116,9 @@ def test_the_markdown_report_renders_the_servers_text_as_text(hostile_run: tuple
     html = MarkdownIt("commonmark").enable(["table", "strikethrough"]).render(text)
     assert "<a " not in html and "<b>" not in html and "<img" not in html, "no link, no HTML of the server's"
     headings = re.findall(r"<h(\d)>(.*?)</h\1>", html)
-    assert headings[0][0] == "1" and all(level == "2" and re.match(r"\d+\. <code>|Schema coverage$|Nights$", body) for level, body in headings[1:]), headings
+    assert headings[0][0] == "1" and all(
+        level == "2" and re.match(r"\d+\. <code>|Schema coverage$|Nights$|Tool list$", body) for level, body in headings[1:]
+    ), headings
     cells = re.findall(r"<td>(.*?)</td>", html)
     assert "<code>[click](https://evil.example/) &lt;b&gt;bold&lt;/b&gt; | `tick` # head</code>" in cells, "a | stays in its cell"
     assert "<code>probe\\n::error title=x::boom</code>" in cells

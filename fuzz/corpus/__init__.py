@@ -9,11 +9,12 @@ subdirectory. They are also the files that name its command and were written bef
 recorded.
 
 `replay` sends a reproduction again and says FIXED or STILL FAILING. It says ERROR when the
-reproduction cannot be run. `sequence_replay` sends a sequence's steps again. It takes each reused
+reproduction cannot be run, and TOOL GONE when the target no longer lists its tool. `sequence_replay` sends a sequence's steps again. It takes each reused
 value from this replay's answers. `export` writes a reproduction as a standalone pytest file.
 `baseline` holds the findings a project has accepted, so that only new ones fail a run.
 `history` keeps one record a run (`nights.jsonl`), read back for the trend and the delta since the
 night before.
+`tool_lists` keeps each target's last tool list, so that the next run can say what changed.
 
 `database` says where Hypothesis keeps its examples. It may be beside the corpus, in another
 directory, on a Redis server shared between machines, or nowhere. Each part is guarded. So a
@@ -34,4 +35,5 @@ __all__ = [
     "reproductions",
     "sequence_replay",
     "targets",
+    "tool_lists",
 ]

@@ -1,7 +1,9 @@
 """Replaying reproductions: send the recorded request again and judge the answer as the run did.
 
 Each file gets a verdict. FIXED means the rule is no longer violated. STILL FAILING means it is.
-ERROR means the file could not be read or the target could not be run. Replay needs nothing but the
+ERROR means the file could not be read or the target could not be run. TOOL GONE means the tool
+it calls is no longer listed, so it was not sent: that fails nothing, and the tool list's
+comparison (`fuzz.judging.tool_changes`) says the tool was removed or renamed. Replay needs nothing but the
 file and the target. The target is the one the file names, or one given on the command line for a
 rebuilt server.
 
@@ -13,7 +15,7 @@ of case it was judged as then. A target given by URL cannot be restarted: the re
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
@@ -31,6 +33,7 @@ from fuzz.judging.request_state import state_problem
 from fuzz.judging.rules import TASK_TERMINAL_KEPT
 from fuzz.judging.task_methods import CANCEL_WATCH, task_method_problem
 from fuzz.redaction import REDACTED
+from fuzz.text import json_text
 from fuzz.wire.framing import DEFAULT_MAX_MESSAGE_BYTES
 from fuzz.wire.replies import Exchange, NoAnswer, NotDelivered
 from fuzz.wire.rounds import follow_rounds
@@ -46,6 +49,7 @@ from fuzz.wire.target import (
 )
 from fuzz.wire.tasks import follow
 from strategies import Case, CaseKind, InvalidSchema, Tool
+from strategies.cases import NOT_TOOLS
 from strategies.inputs import Inputs
 
 
@@ -53,6 +57,22 @@ class ReplayStatus(Enum):
     FIXED = "FIXED"
     STILL_FAILING = "STILL FAILING"
     ERROR = "ERROR"
+    TOOL_GONE = "TOOL GONE"
+
+
+NEVER_LISTED = frozenset({CaseKind.UNKNOWN_TOOL, CaseKind.UNAVAILABLE_TOOL})
+"""Case kinds that call a tool the server does not list, by design."""
+
+
+def gone(reproduction: Reproduction, listed: Sequence[Tool]) -> str | None:
+    """Why the reproduction is not replayed, when the tool it calls is no longer listed; else None.
+
+    The envelope's and the phases' own names (`NOT_TOOLS`) are no tools, and the calls of unknown
+    and unavailable tools name unlisted ones on purpose: they are replayed.
+    """
+    if reproduction.tool in NOT_TOOLS or reproduction.judged_kind in NEVER_LISTED or any(tool.name == reproduction.tool for tool in listed):
+        return None
+    return f"tool {json_text(reproduction.tool)} is no longer listed, so its reproduction is not replayed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -100,6 +120,9 @@ async def replay_on(target: Target, reproduction: Reproduction, *, timeout: floa
     if reproduction.profile not in PROFILES:
         return _error(reproduction, f"profile {reproduction.profile!r} is unknown to this mcp-toolfuzz")
     profile = resolve(reproduction.profile, target.description.protocol_version)
+    why_not = gone(reproduction, target.tools)
+    if why_not is not None:
+        return ReplayOutcome(reproduction.source, ReplayStatus.TOOL_GONE, why_not, reproduction)
     try:
         tool = Tool.from_listing(reproduction.tool_listing) if reproduction.tool_listing else None
     except InvalidSchema as error:

@@ -1,8 +1,9 @@
 """What a run keeps as it goes, so that an interruption loses nothing.
 
 It keeps its progress, read back when it is interrupted. It writes a finding's reproduction the
-moment the finding is shrunk. It replays the corpus before fuzzing. And it merges each exploration's
-counts into its tool's summary.
+moment the finding is shrunk. It compares the target's tool list with the one the corpus kept, and
+keeps the new one. It replays the corpus before fuzzing. And it merges each exploration's counts
+into its tool's summary.
 """
 
 from __future__ import annotations
@@ -12,14 +13,19 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from fuzz.corpus.ownership import already_kept, belongs_to, candidate_files
-from fuzz.corpus.replay import ReplayStatus, replay_alone, replay_on
+from fuzz.corpus.replay import ReplayOutcome, ReplayStatus, gone, replay_alone, replay_on
 from fuzz.corpus.reproductions import CorruptReproduction, Reproduction
 from fuzz.corpus.reproductions import load as load_reproduction
 from fuzz.corpus.reproductions import write as write_reproduction
 from fuzz.corpus.targets import TargetIdentity, identity_of
+from fuzz.corpus.tool_lists import CorruptToolList
+from fuzz.corpus.tool_lists import load as load_tool_list
+from fuzz.corpus.tool_lists import path_of as tool_list_path
+from fuzz.corpus.tool_lists import record as record_tool_list
 from fuzz.engine.events import (
     CorpusReplayed,
     Listener,
+    Warned,
 )
 from fuzz.engine.jobs import Outcome
 from fuzz.engine.options import RunOptions
@@ -27,6 +33,7 @@ from fuzz.engine.sharding import unit_of
 from fuzz.errors import ConfigurationError
 from fuzz.judging.findings import Finding, FindingKey, Replayed, ShardOfRun, Skip, ToolSummary
 from fuzz.judging.profiles import resolve
+from fuzz.judging.tool_changes import ToolChange, diff
 from fuzz.wire.target import Target
 from strategies import CaseKind, Tool
 
@@ -44,11 +51,57 @@ class RunProgress:
     shard: ShardOfRun | None = None
     warnings: list[str] = field(default_factory=list)
     """The example database's warnings, as announced (`fuzz.engine.examples`)."""
+    tool_changes: tuple[ToolChange, ...] = ()
+    tool_list_since: str | None = None
+    tool_list_recorded: bool = False
+    tool_list_warnings: list[str] = field(default_factory=list)
+    """What went wrong with the kept tool list, apart from `warnings`, whose place counts the
+    database's announced."""
 
 
 def identity(options: RunOptions, target: Target) -> TargetIdentity:
     """The run's target as reproductions record it across nights (`fuzz.corpus.targets`)."""
     return identity_of(options.target.as_json(), target.description.server_info)
+
+
+def compare_tool_list(options: RunOptions, target: Target, listener: Listener, progress: RunProgress) -> None:
+    """Compare the target's tools with the list the corpus kept, then keep this run's.
+
+    A first run compares nothing and keeps its list. A kept list that cannot be read, or a list that
+    cannot be written, is a warning: the run goes on without the comparison.
+    """
+    assert options.corpus is not None
+    path = tool_list_path(options.corpus, identity(options, target))
+    listing = [dict(tool.listing) if tool.listing else _listing_of(tool) for tool in target.tools]
+    try:
+        stored = load_tool_list(path)
+    except CorruptToolList as error:
+        _warn(f"the kept tool list is unusable, so no change is reported and this run's replaces it: {error}", listener, progress)
+        stored = None
+    if stored is not None:
+        progress.tool_changes = diff(stored.tools, listing)
+        progress.tool_list_since = stored.recorded
+    try:
+        record_tool_list(path, listing, target.description.server_info)
+    except OSError as error:
+        _warn(f"could not keep the tool list in {path}: {error.strerror or error}", listener, progress)
+    else:
+        progress.tool_list_recorded = True
+
+
+def _listing_of(tool: Tool) -> dict[str, Any]:
+    """A tool's definition, for a tool made otherwise than from a listing."""
+    listing: dict[str, Any] = {"name": tool.name, "inputSchema": dict(tool.input_schema)}
+    if tool.output_schema is not None:
+        listing["outputSchema"] = dict(tool.output_schema)
+    if tool.annotations:
+        listing["annotations"] = dict(tool.annotations)
+    return listing
+
+
+def _warn(warning: str, listener: Listener, progress: RunProgress) -> None:
+    progress.tool_list_warnings.append(warning)
+    listener(Warned(warning))
 
 
 async def replay_corpus(
@@ -57,7 +110,7 @@ async def replay_corpus(
     """Replay this target's reproductions before anything new is generated.
 
     Only those of the revision spoken are replayed. A file that cannot be read is reported by name
-    and skipped. Other targets' files are left alone (`fuzz.corpus.ownership`). A sequence's
+    and skipped. One whose tool the target no longer lists is reported so, not sent. Other targets' files are left alone (`fuzz.corpus.ownership`). A sequence's
     reproduction is replayed on a target of its own, opened for it. So its steps neither meet nor
     leave state on the run's target.
     """
@@ -73,7 +126,10 @@ async def replay_corpus(
                 continue
             if not replays(unit_of(reproduction.tool, sequence=reproduction.is_sequence)):
                 continue  # another shard's
-            if reproduction.has_steps:
+            why_not = gone(reproduction, target.tools)
+            if why_not is not None:
+                outcome = ReplayOutcome(reproduction.source, ReplayStatus.TOOL_GONE, why_not, reproduction)
+            elif reproduction.has_steps:
                 outcome = await replay_alone(
                     options.target,
                     reproduction,

@@ -125,6 +125,8 @@ class RunOptions:
     rules: frozenset[str] | None = None
     """The rule ids to judge by (--rules minus --exclude-rules); None for all."""
     fail_on: Level = Level.SHOULD
+    fail_on_breaking: bool = False
+    """`--fail-on-breaking`: a breaking change of the target's tool list fails the run."""
     envelope: bool = True
     """Send the malformed requests that name no tool (once per run)."""
     corpus: Path | None = None
@@ -199,6 +201,7 @@ class RunOptions:
             "profile": self.profile,
             "rules": sorted(self.rules) if self.rules is not None else None,
             "failOn": self.fail_on.value,
+            "failOnBreaking": self.fail_on_breaking,
             "tools": sorted(selection.tools) if selection.tools is not None else None,
             "excludeTools": sorted(selection.exclude_tools),
             "unavailable": sorted(selection.unavailable),

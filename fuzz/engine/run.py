@@ -22,7 +22,7 @@ import trio
 
 from fuzz.corpus.database import use_user_cache
 from fuzz.engine._conclusion import concluded
-from fuzz.engine._keeping import RunProgress, replay_corpus
+from fuzz.engine._keeping import RunProgress, compare_tool_list, replay_corpus
 from fuzz.engine._processes import assign, run_in_processes
 from fuzz.engine._scheduler import Runner
 from fuzz.engine.context import RunContext
@@ -171,7 +171,11 @@ def _finished(
         replayed=tuple(progress.replayed),
         baseline=options.baseline,
         shard=progress.shard,
-        warnings=tuple(progress.warnings),
+        warnings=(*progress.tool_list_warnings, *progress.warnings),
+        tool_changes=progress.tool_changes,
+        tool_list_since=progress.tool_list_since,
+        tool_list_recorded=progress.tool_list_recorded,
+        fail_on_breaking=options.fail_on_breaking,
     )
     if conclude:
         result = concluded(result, options)
@@ -239,7 +243,10 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
             shard=f"{options.shard}: {len(fuzzed)} of the plan's {len(tool_plans)} units" if options.shard is not None else None,
         )
     )
-    if options.corpus is not None and options.replay_corpus and (options.process_part is None or options.process_part.index == 0):
+    keeps = options.corpus is not None and options.replay_corpus and (options.process_part is None or options.process_part.index == 0)
+    if keeps and (options.shard is None or options.shard.number == 1):
+        compare_tool_list(options, target, listener, progress)  # one runner of a run compares, and writes the list
+    if keeps:
         await replay_corpus(options, target, listener, progress, replays=_replayed_here(tool_plans, shard_owned, options))
     criteria = Criteria(
         profile=resolve(options.profile, target.description.protocol_version),

@@ -224,6 +224,11 @@ def build_parser() -> argparse.ArgumentParser:
         default=Level.SHOULD.value,
         help="exit 1 on a violation of this level or above (default should: MUST and SHOULD rules)",
     )
+    judging.add_argument(
+        "--fail-on-breaking",
+        action="store_true",
+        help="exit 1 when the target's tool list changed, since the list the corpus kept, in a way that breaks clients",
+    )
     tools = run.add_argument_group("tools")
     tools.add_argument("--tools", type=_names, default=None, metavar="NAME,...", help="fuzz only these tools")
     tools.add_argument("--exclude-tools", type=_names, default=frozenset(), metavar="NAME,...", help="do not fuzz these tools")
@@ -312,7 +317,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     replay = commands.add_parser(
         "replay",
-        help="replay reproductions: FIXED, STILL FAILING or ERROR per file",
+        help="replay reproductions: FIXED, STILL FAILING, ERROR or TOOL GONE per file",
         description="Send each reproduction's request again and judge the answer as the run did. Exit 0 when all "
         "are fixed, 1 when one still fails, 2 when one could not be run (and none still fails).",
         usage="mcp-toolfuzz replay PATH [PATH ...] [--timeout SECONDS] [--url URL | --config FILE | -- COMMAND [ARG ...]]",
@@ -333,7 +338,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Join the JSON reports of the shards of one run (`run --shard NUMBER/COUNT --report json:PATH`) into "
         "one run: shown, written in every format, and judged as the unsharded run would have been. Exit 0, 1 or 2 as "
         "`run` does; 2 also when the reports are not the shards of one run.",
-        usage="mcp-toolfuzz merge REPORT.json [REPORT.json ...] [--report FORMAT:PATH ...] [--baseline FILE] [--history FILE]",
+        usage="mcp-toolfuzz merge REPORT.json [REPORT.json ...] [--report FORMAT:PATH ...] [--baseline FILE] [--history FILE] [--fail-on-breaking]",
     )
     merge.add_argument("paths", nargs="+", type=Path, metavar="REPORT.json", help="the shards' JSON reports")
     merge.add_argument(
@@ -358,6 +363,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="findings listed in FILE are known: reported, but they fail no run (default: the shards' own)",
     )
+    merge.add_argument("--fail-on-breaking", action="store_true", help="exit 1 on a breaking change of the tool list (default: as the shards were run)")
 
     export = commands.add_parser(
         "export",

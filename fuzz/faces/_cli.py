@@ -176,6 +176,7 @@ def run_options_from(options: argparse.Namespace, command: list[str]) -> tuple[R
         profile=options.profile,
         rules=_chosen_rules(options.rules, options.exclude_rules),
         fail_on=Level(options.fail_on),
+        fail_on_breaking=options.fail_on_breaking,
         corpus=None if options.no_corpus else options.corpus,
         database=database_choice(options),
         baseline=baseline.load(options.baseline) if options.baseline and not options.baseline_update else frozenset(),
@@ -282,7 +283,7 @@ def _run_each_revision(options: argparse.Namespace, run_options: RunOptions, not
 def _merge(options: argparse.Namespace) -> int:
     """`merge`: the shards' reports as one run, shown as `run` shows its end, and written."""
     reports = [(str(path), load_report(path)) for path in options.paths]
-    result = merge_shards(reports, baseline.load(options.baseline) if options.baseline else None)
+    result = merge_shards(reports, baseline.load(options.baseline) if options.baseline else None, fail_on_breaking=options.fail_on_breaking)
     if options.history is not None:
         result = recorded(result, options.history)
     reporter = TerminalReporter(notes=[f"merged  {len(reports)} shard reports of {printable(str(options.paths[0].parent))}"], progress=False)

@@ -13,6 +13,7 @@ It may also be no answer at all, or the target gone.
 `request_state` a tampered `requestState`: both for the rounds phase and its replay.
 `coverage` says which rules a run exercised on which tool, and why not where it did not.
 `findings` holds the records of a judged violation, a tool's summary and a whole run's result.
+`tool_changes` compares two tool lists, and says which changes break clients.
 The corpus, the engine and every report read them.
 `nights` makes a run into the small record a history keeps. It says what changed since the night
 before, and the day each problem first appeared.
@@ -37,5 +38,6 @@ __all__ = [
     "rules",
     "schema_coverage",
     "task_methods",
+    "tool_changes",
     "tool_names",
 ]

@@ -10,6 +10,7 @@ from typing import Any
 
 from fuzz.judging.rules import Level, Rule
 from fuzz.judging.schema_coverage import KeywordCoverage
+from fuzz.judging.tool_changes import ToolChange
 from fuzz.wire.replies import Exchange
 from strategies import CaseKind
 from strategies.inputs import Inputs
@@ -72,7 +73,7 @@ class Replayed:
 
     path: str
     status: str
-    """FIXED, STILL FAILING or ERROR."""
+    """FIXED, STILL FAILING, ERROR or TOOL GONE (`fuzz.corpus.replay.ReplayStatus`)."""
     detail: str
     key: FindingKey | None = None
     level: Level | None = None
@@ -540,6 +541,23 @@ class RunResult:
     nights: tuple[Night, ...] = ()
     """The runs the history keeps of this server, oldest first, this one last (`--history`); empty
     when no history is kept."""
+    tool_changes: tuple[ToolChange, ...] = ()
+    """What changed in the target's tool list since the list the corpus kept (`fuzz.judging.tool_changes`)."""
+    tool_list_since: str | None = None
+    """When the list compared with was recorded (ISO 8601, UTC); None when none was compared."""
+    tool_list_recorded: bool = False
+    """The run kept its target's tool list in the corpus (`fuzz.corpus.tool_lists`)."""
+    fail_on_breaking: bool = False
+    """`--fail-on-breaking`: a breaking change of the tool list fails the run."""
+
+    @property
+    def breaking_changes(self) -> tuple[ToolChange, ...]:
+        return tuple(change for change in self.tool_changes if change.breaking)
+
+    @property
+    def failed_on_breaking(self) -> bool:
+        """--fail-on-breaking, and a breaking change of the tool list."""
+        return self.fail_on_breaking and bool(self.breaking_changes)
 
     @property
     def findings(self) -> tuple[Finding, ...]:
@@ -551,6 +569,8 @@ class RunResult:
 
     @property
     def failed(self) -> bool:
+        if self.failed_on_breaking:
+            return True
         return any(self._fails(f.rule.level, f.key, f.flaky) for f in self.findings) or any(
             r.status == "STILL FAILING" and r.level is not None and r.key is not None and self._fails(r.level, r.key, r.flaky) for r in self.replayed
         )
@@ -573,6 +593,7 @@ class RunResult:
 
         1 on a violation at the --fail-on level or above.
         By default that level takes in MUST and SHOULD.
+        1 too, with --fail-on-breaking, on a breaking change of the tool list.
         Otherwise 2 when the run stopped early, for any reason but --max-time.
         A clean partial run proves nothing.
         Else 0."""

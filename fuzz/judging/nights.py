@@ -32,7 +32,7 @@ def now() -> str:
     return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-def night_of(result: RunResult, date: str, *, tool_changes: int = 0, breaking_changes: int = 0) -> Night:
+def night_of(result: RunResult, date: str) -> Night:
     """The record of `result`, a run that ended at `date`."""
     problems: dict[tuple[str, str, str], NightProblem] = {}
     for finding in result.findings:
@@ -57,8 +57,8 @@ def night_of(result: RunResult, date: str, *, tool_changes: int = 0, breaking_ch
         keywords=(reached, total),
         rules_exercised=tuple(sorted(rule for rule, exercise in exercised.items() if exercise.exercised)),
         rules_judged=tuple(sorted(exercised)),
-        tool_changes=tool_changes,
-        breaking_changes=breaking_changes,
+        tool_changes=len(result.tool_changes),
+        breaking_changes=len(result.breaking_changes),
         shard=(result.shard.number, result.shard.count, result.shard.plan) if result.shard is not None else None,
     )
 

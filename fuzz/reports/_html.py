@@ -18,6 +18,7 @@ JSON, paths and property names. The page is built as an element tree and seriali
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from fuzz import __version__
@@ -26,7 +27,7 @@ from fuzz.judging.coverage import BUCKETS, RuleState, exercise_by_tool, exercise
 from fuzz.judging.findings import Finding, RunResult, ToolSummary, Use
 from fuzz.judging.nights import delta
 from fuzz.judging.rules import Level
-from fuzz.reports import _keywords
+from fuzz.reports import _keywords, _tool_list
 from fuzz.reports._html_tree import Child, Element, add, cell, json_block, lines_block, page, table, tag
 from fuzz.reports._steps import called, path_text
 from fuzz.reports._trend import nights_section
@@ -81,6 +82,7 @@ def report(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1, key: 
         _facts(result),
         _levels(result),
         tag("nav", *(tag("a", name, href=f"#{key}{anchor}") for anchor, name in [*anchors, *([("nights", "Nights")] if nights is not None else [])])),
+        *_tool_changes(result, section, key),
         tag("section", tag(section, "Tools × rules"), *_matrix(result), id=f"{key}matrix"),
         tag(
             "section",
@@ -97,8 +99,35 @@ def report(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1, key: 
     return parts
 
 
+def _tool_changes(result: RunResult, heading: str, key: str) -> list[Element]:
+    """What changed in the tool list since the corpus kept it: a table, the breaking changes first."""
+    headline = _tool_list.headline(result)
+    if headline is None:
+        return []
+    rows: list[list[Child]] = [
+        [
+            tag("td", _tool_list.mark(change), cls="breaking" if change.breaking else "compatible"),
+            tag("code", change.tool),
+            change.detail,
+            tag("code", change.kind.value),
+        ]
+        for change in _tool_list.ordered(result)
+    ]
+    body: list[Child] = [tag(heading, "Tool list"), tag("p", headline[0].upper() + headline[1:] + ".")]
+    if rows:
+        body.append(table(["", "tool", "change", "kind"], rows, cls="tool-changes"))
+    return [tag("section", *body, id=f"{key}tool-list")]
+
+
 def _verdict(result: RunResult) -> Element:
     fail_on = result.fail_on.value
+    if result.failed_on_breaking and not replace(result, fail_on_breaking=False).failed:
+        return tag(
+            "p",
+            tag("strong", "The run fails"),
+            f" · exit 1: {len(result.breaking_changes)} changes of the tool list break clients (--fail-on-breaking)",
+            cls="verdict fails",
+        )
     if result.failed:
         return tag(
             "p",

@@ -81,6 +81,10 @@ def as_json(result: RunResult) -> dict[str, Any]:
         "flaky": (result.flaky_fails and "fail") or "report",
         "delta": change.line if (change := delta(result.nights)) is not None else None,
         "nights": [night.as_json() for night in result.nights],
+        "toolChanges": [change.as_json() for change in result.tool_changes],
+        "toolListSince": result.tool_list_since,
+        "toolListRecorded": result.tool_list_recorded,
+        "failOnBreaking": result.fail_on_breaking,
     }
 
 

@@ -30,7 +30,7 @@ from fuzz.judging.coverage import (
 from fuzz.judging.findings import LEVELS, Finding, RunResult
 from fuzz.judging.nights import delta, stories
 from fuzz.judging.schema_coverage import SideReach
-from fuzz.reports import _keywords
+from fuzz.reports import _keywords, _tool_list
 from fuzz.reports._steps import called, uses_text
 from fuzz.reports.problems import (
     ENVELOPE_DISPLAY,
@@ -112,7 +112,8 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
     if change is not None:
         lines += [f"**{prose(change.line)}**", ""]
     lines.append(
-        f"**The run {verdict}** (exit {result.exit_code}; fails on {result.fail_on.value} and above) · "
+        f"**The run {verdict}** (exit {result.exit_code}; fails on {result.fail_on.value} and above"
+        f"{', and on a breaking change of the tool list' if result.fail_on_breaking else ''}) · "
         f"profile `{result.profile}` · seed `{result.seed}` · "
         f"{sum(summary.total_sent for summary in result.tools)} cases in {result.seconds:.1f} s · mcp-toolfuzz {__version__}"
     )
@@ -126,6 +127,7 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
     flaky = flaky_text(result)
     if flaky:
         lines += ["", f"Flaky: {prose(flaky)}."]
+    lines += _tool_changes(result, "#" * (level + 1))
     lines += ["", *_table(result)]
     problems = group(result.findings)
     for number, problem in enumerate(problems, 1):
@@ -133,6 +135,21 @@ def render(result: RunResult, title: str = "mcp-toolfuzz", level: int = 1) -> st
     lines += _schema_coverage(result, "#" * (level + 1))
     lines += _nights(result, "#" * (level + 1))
     return "\n".join(map(safe_line, "\n".join(lines).split("\n"))) + "\n"
+
+
+def _tool_changes(result: RunResult, heading: str) -> list[str]:
+    """What changed in the tool list since the corpus kept it: a table, the breaking changes first."""
+    headline = _tool_list.headline(result)
+    if headline is None:
+        return []
+    lines = ["", f"{heading} Tool list", "", prose(headline[0].upper() + headline[1:]) + "."]
+    if result.tool_changes:
+        lines += ["", "| | tool | change | kind |", "|---|---|---|---|"]
+        for change in _tool_list.ordered(result):
+            mark = "**breaking**" if change.breaking else "compatible"
+            cells = [mark, code(change.tool), prose(change.detail), f"`{change.kind.value}`"]
+            lines.append("| " + " | ".join(map(_cell, cells)) + " |")
+    return lines
 
 
 def _table(result: RunResult) -> list[str]:

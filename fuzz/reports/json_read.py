@@ -28,6 +28,7 @@ from fuzz.judging.findings import Finding, FindingKey, Replayed, RunResult, Sequ
 from fuzz.judging.profiles import PROFILES, Profile, resolve
 from fuzz.judging.rules import Level
 from fuzz.judging.schema_coverage import KeywordCoverage, SchemaRole, SideReach
+from fuzz.judging.tool_changes import ChangeKind, ToolChange
 from fuzz.reports._json_report import FORMAT_VERSION
 from fuzz.text import clip, json_text
 from fuzz.wire.tasks import TaskEra
@@ -41,6 +42,7 @@ _KINDS = {kind.value: kind for kind in CaseKind}
 _LEVEL_LABELS = {level.label: level for level in Level}
 _LEVEL_VALUES = {level.value: level for level in Level}
 _ROLES = {role.value: role for role in SchemaRole}
+_CHANGE_KINDS = {kind.value: kind for kind in ChangeKind}
 _TASK_ERAS = {era.value: era.value for era in TaskEra}
 """A report written before the task rules has no `tasks`: its server was judged as declaring none."""
 _WRITTEN_BY = "the JSON report `mcp-toolfuzz run --report json:PATH` writes"
@@ -100,6 +102,11 @@ def result_from_json(document: object, source: str) -> RunResult:
         shard=_shard(root["shard"]) if root.has("shard") else None,
         warnings=tuple(node.string() for node in root["warnings"].items()),
         flaky_fails=root["flaky"].choice({"fail": True, "report": False}, "fail or report") if root.has("flaky") else True,
+        # A report written before the tool list was kept has none of these.
+        tool_changes=tuple(_tool_change(node) for node in root["toolChanges"].items()) if root.has("toolChanges") else (),
+        tool_list_since=root["toolListSince"].optional_string() if root.has("toolListSince") else None,
+        tool_list_recorded=root["toolListRecorded"].boolean() if root.has("toolListRecorded") else False,
+        fail_on_breaking=root["failOnBreaking"].boolean() if root.has("failOnBreaking") else False,
     )
 
 
@@ -239,6 +246,16 @@ def _stability(node: _Node) -> Stability | None:
 
 def _key(node: _Node) -> FindingKey:
     return FindingKey(node["rule"].string(), node["tool"].optional_string() or "", node["case"].string())
+
+
+def _tool_change(node: _Node) -> ToolChange:
+    return ToolChange(
+        tool=node["tool"].string(),
+        kind=node["kind"].choice(_CHANGE_KINDS, "a kind of tool change"),
+        detail=node["detail"].string(),
+        breaking=node["breaking"].boolean(),
+        path=node["path"].string(),
+    )
 
 
 def _shard(node: _Node) -> ShardOfRun | None:

@@ -9,6 +9,8 @@ Some options may differ: those that change only how fast (`--processes`, `--work
 things are kept (`--corpus`, `--database`). The shard itself differs too.
 
 The merged run is the unsharded run's. It has each unit's summary in plan order, and its findings.
+It has the first shard's comparison of the tool list: only the first shard compares it and keeps
+the new one (`fuzz.engine.run`), so that shards sharing a corpus do not race.
 Its exit code comes with the shards' baseline, or the one `merge --baseline` gives. Each shard's
 warnings appear once. Its time is the longest shard's, since the shards run side by side. Its
 restarts are the sum.
@@ -32,8 +34,11 @@ FREE_OPTIONS = frozenset({"shard", "processes", "workers", "corpus", "database",
 """Options the shards of one run may differ in (see the module docstring)."""
 
 
-def merge(reports: Sequence[tuple[str, RunResult]], baseline: frozenset[FindingKey] | None = None) -> RunResult:
+def merge(reports: Sequence[tuple[str, RunResult]], baseline: frozenset[FindingKey] | None = None, *, fail_on_breaking: bool = False) -> RunResult:
     """One run from its shards' reports (see the module docstring).
+
+    `fail_on_breaking` (`merge --fail-on-breaking`) fails it on a breaking change of the tool list,
+    as the shards' own option does.
 
     Raises ConfigurationError when they are not the shards of one run.
     """
@@ -48,6 +53,7 @@ def merge(reports: Sequence[tuple[str, RunResult]], baseline: frozenset[FindingK
     reasons = [_missing(missing, reports, shards, first_shard)] if missing else []
     reasons += [result.stopped_early for result in results if result.stopped_early and not result.out_of_time]
     out_of_time = not reasons and any(result.out_of_time for result in results)
+    compared = by_number.get(1)
     timed_out = next((result.stopped_early for result in results if result.out_of_time), None)
     return replace(
         first,
@@ -62,6 +68,10 @@ def merge(reports: Sequence[tuple[str, RunResult]], baseline: frozenset[FindingK
         baseline=baseline if baseline is not None else first.baseline,
         shard=None,
         nights=(),
+        tool_changes=compared.tool_changes if compared is not None else (),
+        tool_list_since=compared.tool_list_since if compared is not None else None,
+        tool_list_recorded=compared.tool_list_recorded if compared is not None else False,
+        fail_on_breaking=fail_on_breaking or first.fail_on_breaking,
     )
 
 

@@ -40,7 +40,7 @@ from fuzz.judging.coverage import (
 from fuzz.judging.findings import FindingKey, RunResult
 from fuzz.judging.nights import delta
 from fuzz.judging.rules import RULES, Level
-from fuzz.reports import _keywords
+from fuzz.reports import _keywords, _tool_list
 from fuzz.reports._steps import aligned, labelled_lines, uses_text
 from fuzz.reports.problems import (
     REPLAYS_SHOWN,
@@ -150,12 +150,22 @@ class TerminalReporter:
         if result.stopped_early:
             self._print(f"\nThe run stopped early: {printable(result.stopped_early)}. What was found until then follows.")
         self._skipped(result)
+        self._tool_list(result)
         if result.findings:
             self._print(f"\nProblems: {headline(result.findings)}")
             for number, problem in enumerate(group(result.findings), 1):
                 self._problem(number, problem)
         self._answers(result)
         self._summary(result)
+
+    def _tool_list(self, result: RunResult) -> None:
+        """What changed in the tool list since the corpus kept it: a line per change, breaking first."""
+        tool_list = _tool_list.headline(result)
+        if tool_list is None or not result.tool_changes:
+            return
+        self._print(f"\n{printable(tool_list[0].upper() + tool_list[1:])}")
+        for change in _tool_list.ordered(result):
+            self._print(f"  {_tool_list.mark(change):<10} {shown(change.tool)}: {printable(change.detail)}")
 
     def _answers(self, result: RunResult) -> None:
         """Per tool and case kind: how many cases were judged, and how they were answered.
@@ -266,10 +276,14 @@ class TerminalReporter:
             verdict = verdict[:-1] + ": " + ", ".join(f"{counts[level]} {level.label}" for level in Level) + ")"
         if result.replayed:
             statuses = [r.status for r in result.replayed]
+            gone = f", {statuses.count('TOOL GONE')} of tools no longer listed (not replayed)" if "TOOL GONE" in statuses else ""
             self._print(
                 f"  corpus: {len(statuses)} reproductions replayed: {statuses.count('STILL FAILING')} still failing, "
-                f"{statuses.count('FIXED')} fixed, {statuses.count('ERROR')} unreadable"
+                f"{statuses.count('FIXED')} fixed, {statuses.count('ERROR')} unreadable{gone}"
             )
+        tool_list = _tool_list.headline(result)
+        if tool_list is not None:
+            self._print(f"  {printable(tool_list)}")
         new = sum(1 for f in result.findings if f.first_seen and f.key not in result.baseline)
         if result.baseline or any(not f.first_seen for f in result.findings):
             self._print(f"  new findings: {new} (the others are in the baseline or the corpus already)")
