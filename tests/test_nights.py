@@ -224,7 +224,7 @@ def test_the_html_draws_the_trend(eight_nights: tuple[Path, list[dict[str, Any]]
     page.feed((where / "r.html").read_text(encoding="utf-8"))
     assert page.scripts == 0 and page.links == [], "offline: nothing loaded, no script"
     problems, coverage = page.pictures
-    assert problems["label"].startswith("Problems per level over 8 nights")
+    assert problems["label"].startswith("Findings per level over 8 nights")
     must = problems["lines"]["must"]
     assert len(must) == 8
     heights = [y for _, y in must]

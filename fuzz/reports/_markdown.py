@@ -295,7 +295,7 @@ def _nights(result: RunResult, heading: str) -> list[str]:
         cells = [night.date, code(night.version or "?"), *(str(counts.get(level, 0)) for level in LEVELS)]
         cells += [str(night.flaky), f"{reached} of {total}", str(night.cases)]
         lines.append("| " + " | ".join(map(_cell, cells)) + " |")
-    lines += ["", "| problem | level | first seen | last seen | nights |", "|---|---|---|---|---|"]
+    lines += ["", "| finding | level | first seen | last seen | nights |", "|---|---|---|---|---|"]
     for story in stories(result.nights):
         problem = story.problem
         name = f"`{problem.rule}` · {tool(problem.tool)} · {problem.case}"

@@ -47,9 +47,9 @@ def nights_section(result: RunResult, heading: str, key: str) -> Element | None:
         problems_picture(shown),
         coverage_picture(shown),
         _nights_table(shown),
-        tag("h4", "Each problem and the day it first appeared"),
+        tag("h4", "Each finding and the day it first appeared"),
         table(
-            ["problem", "level", "first seen", "last seen", "nights", "tonight"],
+            ["finding", "level", "first seen", "last seen", "nights", "tonight"],
             (_story_row(story) for story in stories(result.nights)),
             cls="stories",
         ),
@@ -68,7 +68,7 @@ def _problem_list(title: str, problems: Sequence[NightProblem]) -> Element:
 
 
 def _legend() -> Element:
-    entries = [tag("span", f"— {label} problems", cls=_CLASSES[label]) for label in LEVELS]
+    entries = [tag("span", f"— {label} findings", cls=_CLASSES[label]) for label in LEVELS]
     return tag("p", *entries, tag("span", "- - flaky", cls="flaky"), tag("span", "— keywords reached", cls="coverage"), cls="legend")
 
 
@@ -102,7 +102,7 @@ def problems_picture(nights: Sequence[Night]) -> Element:
             css = "new" if text.startswith("+") else "fixed"
             at: dict[str, str | int | float] = {"x": _x(index, len(nights)), "y": 12 + 12 * offset, "class": css, "text-anchor": "middle"}
             parts.append(shape("text", text, attributes=at))
-    label = f"Problems per level over {len(nights)} nights, from {nights[0].day} to {nights[-1].day}"
+    label = f"Findings per level over {len(nights)} nights, from {nights[0].day} to {nights[-1].day}"
     return shape("svg", *parts, attributes={"viewBox": f"0 0 {WIDTH} {height}", "class": "trend problems", "role": "img", "aria-label": label})
 
 
