@@ -73,7 +73,8 @@ def test_the_workflow_steps_run_against_the_demo_and_their_reports_validate(tmp_
     assert len((workspace / "toolfuzz-corpus" / "nights.jsonl").read_text().splitlines()) == 1
     assert 'class="trend problems"' in (reports / "mcp-toolfuzz.html").read_text()
     assert all(
-        finding["stability"] == {"reproduced": 5, "tries": 5, "stable": True} for finding in json.loads((reports / "mcp-toolfuzz.json").read_text())["findings"]
+        finding["stability"] == {"reproduced": 10, "attempts": 10, "stable": True}
+        for finding in json.loads((reports / "mcp-toolfuzz.json").read_text())["findings"]
     )
     # (Reproductions may sit in a subdirectory per target: every .json file but Hypothesis's own.)
     reproductions = [path for path in (workspace / "toolfuzz-corpus").rglob("*.json") if ".hypothesis" not in path.parts]

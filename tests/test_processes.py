@@ -48,6 +48,8 @@ def test_every_process_fuzzes_its_own_copy_of_the_target_and_one_report_has_ever
         "--no-corpus",
         "--phases",
         "boundary,random",
+        "--tries",
+        "0",
         "--report",
         f"json:{report}",
         "--",
@@ -56,7 +58,7 @@ def test_every_process_fuzzes_its_own_copy_of_the_target_and_one_report_has_ever
         command,
     )
     assert run.returncode == 1, run.stdout[-2000:] + run.stderr
-    assert len(set(started.read_text().split())) == 2, "two processes, two copies of the server (the sequence phase, off here, starts its own)"
+    assert len(set(started.read_text().split())) == 2, "two processes, two copies of the server (the sequence phase and the tries, off here, start their own)"
     document = json.loads(report.read_text())
     listed = [line.split()[0] for line in run.stdout.splitlines() if line.startswith("  ") and " cases  " in line]
     assert [tool["name"] or "(envelope)" for tool in document["tools"]] == listed, "tools reported in plan order, once each (the envelope named null)"

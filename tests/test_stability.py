@@ -2,7 +2,8 @@
 
 The server is tests/servers/flaky_server.py: `steady` answers bad arguments with -32602 every time,
 `shaky` every third time. With `--counter FILE` the third is counted across every process of the
-test, so how many tries reproduce `shaky` is known (two or three of eight), not drawn.
+test, so how many attempts reproduce `shaky` is known (five or six of sixteen), not drawn. Each try is
+a fresh target and two attempts on it.
 """
 
 from __future__ import annotations
@@ -40,9 +41,10 @@ def labels(report: dict[str, Any]) -> dict[str, dict[str, Any] | None]:
 def test_a_bug_every_time_is_stable_and_one_every_third_time_is_flaky(tmp_path: Path) -> None:
     _, report, out = run(tmp_path, "--tries", "8", "--no-corpus")
     found = labels(report)
-    assert found["steady"] == {"reproduced": 8, "tries": 8, "stable": True}
-    assert found["shaky"] is not None and found["shaky"]["reproduced"] in (2, 3) and found["shaky"]["tries"] == 8 and not found["shaky"]["stable"]
-    assert f"flaky on shaky ({found['shaky']['reproduced']} of 8); stable on steady (8 of 8) on fresh targets" in out
+    assert found["steady"] == {"reproduced": 16, "attempts": 16, "stable": True}
+    shaky = found["shaky"]
+    assert shaky is not None and shaky["reproduced"] in (5, 6) and shaky["attempts"] == 16 and not shaky["stable"]
+    assert f"flaky on shaky ({shaky['reproduced']} of 16); stable on steady (16 of 16) on fresh targets" in out
     assert "flaky: 1 flaky finding (they fail the run: --flaky fail)" in out
 
 
@@ -66,12 +68,12 @@ def test_the_reproduction_keeps_the_label_and_the_next_run_reads_it(tmp_path: Pa
     _, first, _ = run(tmp_path, "--tries", "5", "--tools", "steady")
     path = Path(first["findings"][0]["reproduction"])
     assert load_reproduction(tmp_path / path).stability is not None
-    assert json.loads((tmp_path / path).read_text(encoding="utf-8"))["stability"] == {"reproduced": 5, "tries": 5, "stable": True}
+    assert json.loads((tmp_path / path).read_text(encoding="utf-8"))["stability"] == {"reproduced": 10, "attempts": 10, "stable": True}
     _, second, _ = run(tmp_path, "--tries", "5", "--tools", "steady")
     (finding,) = second["findings"]
-    assert not finding["firstSeen"] and finding["stability"] == {"reproduced": 5, "tries": 5, "stable": True}
+    assert not finding["firstSeen"] and finding["stability"] == {"reproduced": 10, "attempts": 10, "stable": True}
     (replayed,) = second["replayed"]
-    assert replayed["status"] == "STILL FAILING" and replayed["stability"] == {"reproduced": 5, "tries": 5, "stable": True}
+    assert replayed["status"] == "STILL FAILING" and replayed["stability"] == {"reproduced": 10, "attempts": 10, "stable": True}
 
 
 def test_a_fixed_bug_is_stale_in_the_baseline_only_when_no_try_brings_it_back(tmp_path: Path) -> None:
@@ -84,7 +86,7 @@ def test_a_fixed_bug_is_stale_in_the_baseline_only_when_no_try_brings_it_back(tm
     stale = {entry["tool"] for entry in report["baseline"]["stale"]}
     assert stale == {"steady"}, (stale, report["replayed"])
     by_tool = {entry["tool"]: entry for entry in report["replayed"]}
-    assert by_tool["steady"]["status"] == "FIXED" and "none of 6 tries on fresh targets brought it back" in by_tool["steady"]["detail"]
+    assert by_tool["steady"]["status"] == "FIXED" and "none of 12 attempts on fresh targets brought it back" in by_tool["steady"]["detail"]
     assert by_tool["shaky"]["status"] == "STILL FAILING"
     if by_tool["shaky"]["stability"] is not None:  # it replayed FIXED first: the tries brought it back
         assert not by_tool["shaky"]["stability"]["stable"] and by_tool["shaky"]["detail"].startswith("flaky: FIXED at the first replay")
@@ -96,8 +98,9 @@ def test_a_corpus_reproduction_that_replays_fixed_by_luck_is_flaky_and_fails_the
     (tmp_path / "count").write_text("1")  # the replay is the count's second bad call: no bug, FIXED
     code, report, _ = run(tmp_path, "--tries", "4", "--tools", "fine")
     (replayed,) = report["replayed"]
-    # The replay is bad call 2 (FIXED); the four tries are calls 3 to 6, and 3 and 6 get the bug.
-    assert replayed["status"] == "STILL FAILING" and replayed["stability"] == {"reproduced": 2, "tries": 5, "stable": False}, replayed
+    # The replay is bad call 2 (FIXED); the four tries' eight attempts are calls 3 to 10, and 3, 6
+    # and 9 get the bug. The label counts the replay that missed it.
+    assert replayed["status"] == "STILL FAILING" and replayed["stability"] == {"reproduced": 3, "attempts": 9, "stable": False}, replayed
     assert code == 1 and report["exitCode"] == 1
 
 
@@ -107,15 +110,15 @@ def test_every_report_format_carries_the_label(tmp_path: Path) -> None:
     _, report, _ = run(tmp_path, "--tries", "8", "--no-corpus", *reports)
     shaky = labels(report)["shaky"]
     assert shaky is not None
-    label = f"flaky ({shaky['reproduced']} of 8)"
+    label = f"flaky ({shaky['reproduced']} of 16)"
     markdown = outputs["markdown"].read_text(encoding="utf-8")
-    assert f"Tried again on fresh targets: **flaky on `shaky` ({shaky['reproduced']} of 8); stable on `steady` (8 of 8)**." in markdown
+    assert f"Tried again on fresh targets: **flaky on `shaky` ({shaky['reproduced']} of 16); stable on `steady` (16 of 16)**." in markdown
     messages = [failure.get("message", "") for failure in ElementTree.parse(outputs["junit"]).iter("failure")]
     assert any(message.endswith(f"({label} on fresh targets)") for message in messages), messages
     (result,) = json.loads(outputs["sarif"].read_text(encoding="utf-8"))["runs"][0]["results"]
     assert result["properties"]["flaky"] is True and "Tried again: flaky on shaky" in result["message"]["text"]
     html = outputs["html"].read_text(encoding="utf-8")
-    assert label in html and "stable (8 of 8)" in html
+    assert label in html and "stable (16 of 16)" in html
 
 
 @pytest.mark.parametrize("seed", ["1", "2", "3"])
@@ -130,3 +133,17 @@ def test_labels_hold_over_seeds_with_the_random_search(tmp_path: Path, seed: str
     assert done.returncode == 1, done.stderr
     found = json.loads(report.read_text(encoding="utf-8"))["findings"]
     assert found and all(finding["stability"]["stable"] is (finding["tool"] == "steady") for finding in found), found
+
+
+def test_a_bug_on_each_fresh_targets_first_call_is_not_mistaken_for_stable(tmp_path: Path) -> None:
+    """Each copy of the server fails its first bad call of `shaky`, then one in three: every fresh
+    target's first attempt brings the bug back, its second does not."""
+    report = tmp_path / "r.json"
+    done = mcp_toolfuzz(
+        "run", "--seed", "1", *QUICK, "--tools", "shaky", "--tries", "4", "--no-corpus", "--report", f"json:{report}",
+        "--", *stdlib_server("flaky_server.py", "--from-the-first"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    (finding,) = json.loads(report.read_text(encoding="utf-8"))["findings"]
+    assert finding["stability"] == {"reproduced": 4, "attempts": 8, "stable": False}

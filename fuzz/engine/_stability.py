@@ -2,20 +2,24 @@
 
 A finding made once is not yet a finding that happens every time. A bug that shows one call in three
 fails one night, "is fixed" the next, and comes back; a reader cannot tell it from a regression. So
-after the run, each new finding is replayed on N fresh targets (the same target started again, its
-first replay on the new process), and labelled with how often it came back: `stable (3 of 3)`, or
-`flaky (1 of 3)`. A finding no try brings back is flaky too: the run saw it, and it does not come
-back alone.
+after the run, each new finding is replayed on N fresh targets (the same target started again), twice
+on each, and labelled with how many of those 2N attempts brought it back: `stable (10 of 10)`, or
+`flaky (3 of 10)`. A finding no attempt brings back is flaky too: the run saw it, and it does not
+come back alone.
+
+Why twice: a fresh target's first call is always its first. A bug that a counter decides (each third
+call, the count starting at the bug) comes back on every fresh target's first call and would pass as
+stable; the second call on the same target shows it is not.
 
 The other way round: a reproduction of the corpus that replayed FIXED before the run may only have
-been lucky. It is tried the same way; one that comes back on any try is flaky and STILL FAILING, and
-one that comes back on none is stably gone. A baseline entry is stale only then.
+been lucky. It is tried the same way; one that comes back on any attempt is flaky and STILL FAILING,
+and one that comes back on none is stably gone. A baseline entry is stale only then.
 
-A try is one fresh target that replays every finding tried, in report order, each as `mcp-toolfuzz
-replay` would (a sequence's steps on a target restarted for them). The tries run at once, each on a
-target of its own, so N tries cost about one. Findings already in the corpus (or the baseline) are
-not tried: their files keep the label they were given when they were new. Findings on the tool list's
-names are not tried either: the listing is judged whole on every run.
+A try is one fresh target that replays every finding tried, in report order, each twice in a row as
+`mcp-toolfuzz replay` would (a sequence's steps on a target restarted for them). The tries run at
+once, each on a target of its own, so N tries cost about one. Findings already in the corpus (or the
+baseline) are not tried: their files keep the label they were given when they were new. Findings on
+the tool list's names are not tried either: the listing is judged whole on every run.
 """
 
 from __future__ import annotations
@@ -38,6 +42,9 @@ from fuzz.judging.findings import Finding, Replayed, RunResult, Stability
 from fuzz.wire.target import open_target
 from strategies import CaseKind
 from strategies.cases import ROUNDS
+
+ATTEMPTS = 2
+"""Replays of a finding on each fresh target (see the module docstring: why twice)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +69,7 @@ def tried(result: RunResult, options: RunOptions) -> RunResult:
     items = [*(_Tried(finding, None) for finding in new), *(_Tried(None, reproduction) for _, reproduction in gone)]
     if not items:
         return result
-    marks, warnings = trio.run(_try_all, items, options, result.protocol_version)
+    marks, warnings = trio.run(_try_all, items, options, result.protocol_version)  # a row per attempt
     labels = [_label(column) for column in zip(*marks, strict=True)] if marks else [None] * len(items)
     findings = dict(zip((id(finding) for finding in new), labels[: len(new)], strict=True))
     replayed = list(result.replayed)
@@ -88,13 +95,16 @@ def _file(replayed: Replayed) -> Reproduction | None:
 
 
 async def _try_all(items: Sequence[_Tried], options: RunOptions, protocol_version: str | None) -> tuple[list[list[bool | None]], list[str]]:
-    """Each try's marks (True: it came back; None: it could not be replayed), and what went wrong."""
-    marks: list[list[bool | None]] = [[None] * len(items) for _ in range(options.tries)]
+    """Each attempt's marks (True: it came back; None: it could not be replayed), two rows a try, and
+    what went wrong."""
+    marks: list[list[bool | None]] = [[None] * len(items) for _ in range(ATTEMPTS * options.tries)]
     warnings: list[str] = []
 
     async def one(number: int) -> None:
         try:
-            marks[number] = await _one_try(items, options, protocol_version)
+            rows = await _one_try(items, options, protocol_version)
+            for attempt, row in enumerate(rows):
+                marks[ATTEMPTS * number + attempt] = row
         except (HarnessError, TargetLost, BaseExceptionGroup) as error:
             leaf = first_leaf(error)
             if not isinstance(leaf, (HarnessError, TargetLost)):
@@ -107,20 +117,24 @@ async def _try_all(items: Sequence[_Tried], options: RunOptions, protocol_versio
     return marks, sorted(set(warnings))
 
 
-async def _one_try(items: Sequence[_Tried], options: RunOptions, protocol_version: str | None) -> list[bool | None]:
+async def _one_try(items: Sequence[_Tried], options: RunOptions, protocol_version: str | None) -> list[list[bool | None]]:
+    """One fresh target: each item replayed `ATTEMPTS` times in a row. A row of marks per attempt."""
     async with open_target(
         options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size
     ) as target:
-        marks: list[bool | None] = []
-        for number, item in enumerate(items):
+        rows: list[list[bool | None]] = [[] for _ in range(ATTEMPTS)]
+        fresh = True
+        for item in items:
             reproduction = item.reproduction
             if reproduction is None:
                 assert item.finding is not None
                 tool = next((listed for listed in target.tools if listed.name == item.finding.tool), None)
                 reproduction = reproduction_of(item.finding, options, target, tool)
-            outcome = await replay_on(target, reproduction, timeout=options.timeout, fresh=number == 0)
-            marks.append(None if outcome.status is ReplayStatus.ERROR else outcome.status is ReplayStatus.STILL_FAILING)
-        return marks
+            for row in rows:
+                outcome = await replay_on(target, reproduction, timeout=options.timeout, fresh=fresh)
+                fresh = False
+                row.append(None if outcome.status is ReplayStatus.ERROR else outcome.status is ReplayStatus.STILL_FAILING)
+        return rows
 
 
 def _label(column: Sequence[bool | None]) -> Stability | None:
@@ -144,14 +158,14 @@ def _after_fixed(replayed: Replayed, reproduction: Reproduction, label: Stabilit
     if label is None:
         return replace(replayed, detail=f"{replayed.detail}; it could not be tried again")
     if label.reproduced == 0:
-        return replace(replayed, detail=f"{replayed.detail}; none of {label.tries} tries on fresh targets brought it back")
-    label = Stability(label.reproduced, label.tries + 1)
+        return replace(replayed, detail=f"{replayed.detail}; none of {label.attempts} attempts on fresh targets brought it back")
+    label = Stability(label.reproduced, label.attempts + 1)
     if reproduction.source is not None:
         with contextlib.suppress(CorruptReproduction, OSError):
             relabel(reproduction.source, label)
     return replace(
         replayed,
         status=ReplayStatus.STILL_FAILING.value,
-        detail=f"flaky: FIXED at the first replay, then violated again on {label.reproduced} of {label.tries - 1} fresh targets",
+        detail=f"flaky: FIXED at the first replay, then violated again on {label.reproduced} of {label.attempts - 1} attempts on fresh targets",
         stability=label,
     )

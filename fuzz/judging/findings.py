@@ -35,36 +35,37 @@ class FindingKey:
 class Stability:
     """How often a finding came back when tried again on fresh targets (`--tries`).
 
-    `reproduced` of `tries`: a finding is stable when every try reproduced it, flaky otherwise.
-    A finding that no try reproduced is flaky too: the run saw it once, and it would not come back
-    alone. The label travels with the finding into every report and its reproduction file, so a
-    reader can tell a bug that fails every night from one that fails one night in three.
+    `reproduced` of `attempts` (two on each fresh target: `fuzz.engine._stability`): a finding is
+    stable when every attempt reproduced it, flaky otherwise. A finding that no attempt reproduced
+    is flaky too: the run saw it once, and it would not come back alone. The label travels with the
+    finding into every report and its reproduction file, so a reader can tell a bug that fails every
+    night from one that fails one night in three.
     """
 
     reproduced: int
-    tries: int
+    attempts: int
 
     @property
     def stable(self) -> bool:
-        return self.reproduced == self.tries
+        return self.reproduced == self.attempts
 
     @property
     def label(self) -> str:
-        """`stable (3 of 3)` or `flaky (1 of 3)`."""
-        return f"{'stable' if self.stable else 'flaky'} ({self.reproduced} of {self.tries})"
+        """`stable (10 of 10)` or `flaky (3 of 10)`."""
+        return f"{'stable' if self.stable else 'flaky'} ({self.reproduced} of {self.attempts})"
 
     def as_json(self) -> dict[str, Any]:
-        return {"reproduced": self.reproduced, "tries": self.tries, "stable": self.stable}
+        return {"reproduced": self.reproduced, "attempts": self.attempts, "stable": self.stable}
 
     @classmethod
     def from_json(cls, value: Any) -> Stability | None:
         """The label a report or a reproduction file recorded; None when there is none or it is damaged."""
         if not isinstance(value, dict):
             return None
-        reproduced, tries = value.get("reproduced"), value.get("tries")
-        if type(reproduced) is not int or type(tries) is not int or not 0 <= reproduced <= tries or tries < 1:
+        reproduced, attempts = value.get("reproduced"), value.get("attempts")
+        if type(reproduced) is not int or type(attempts) is not int or not 0 <= reproduced <= attempts or attempts < 1:
             return None
-        return cls(reproduced, tries)
+        return cls(reproduced, attempts)
 
 
 @dataclass(frozen=True, slots=True)

@@ -238,10 +238,10 @@ def _stability(node: _Node) -> Stability | None:
     if not node.has("stability") or node["stability"].value is None:
         return None
     label = node["stability"]
-    reproduced, tries = label["reproduced"].integer(), label["tries"].integer()
-    if not 0 <= reproduced <= tries or tries < 1:
-        label.fail("{reproduced, tries} with 0 <= reproduced <= tries and tries >= 1")
-    return Stability(reproduced, tries)
+    reproduced, attempts = label["reproduced"].integer(), label["attempts"].integer()
+    if not 0 <= reproduced <= attempts or attempts < 1:
+        label.fail("{reproduced, attempts} with 0 <= reproduced <= attempts and attempts >= 1")
+    return Stability(reproduced, attempts)
 
 
 def _key(node: _Node) -> FindingKey:

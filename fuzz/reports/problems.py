@@ -135,8 +135,8 @@ def others(problem: Problem, name: Callable[[str], str] = shown, text: Callable[
 def tries_text(problem: Problem, name: Callable[[str], str] = shown) -> str | None:
     """How the problem's findings came back on fresh targets (`--tries`); None when none was tried.
 
-    One finding: `stable (5 of 5)`. Several, all alike: `stable on all 3 tools (5 of 5 each)`.
-    Otherwise each tool's: `flaky on shaky (1 of 5); stable on steady (5 of 5)`, flaky first.
+    One finding: `stable (10 of 10)`. Several, all alike: `stable on all 3 tools (10 of 10 each)`.
+    Otherwise each tool's: `flaky on shaky (3 of 10); stable on steady (10 of 10)`, flaky first.
     """
     labelled = [finding for finding in problem.findings if finding.stability is not None]
     if not labelled:
@@ -148,9 +148,10 @@ def tries_text(problem: Problem, name: Callable[[str], str] = shown) -> str | No
         only = labelled[0].stability
         assert only is not None
         kind = "stable" if only.stable else "flaky"
-        return f"{kind} on all {len(labelled)} tools ({only.reproduced} of {only.tries} each)"
+        return f"{kind} on all {len(labelled)} tools ({only.reproduced} of {only.attempts} each)"
     ordered = sorted(labelled, key=lambda finding: not finding.flaky)
-    return "; ".join(f"{'flaky' if f.flaky else 'stable'} on {name(f.tool)} ({f.stability.reproduced} of {f.stability.tries})" for f in ordered if f.stability)
+    parts = [(f, f.stability) for f in ordered if f.stability is not None]
+    return "; ".join(f"{'flaky' if f.flaky else 'stable'} on {name(f.tool)} ({label.reproduced} of {label.attempts})" for f, label in parts)
 
 
 def flaky_text(result: RunResult) -> str | None:

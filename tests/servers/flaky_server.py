@@ -10,6 +10,9 @@
 process that shares FILE, and each third one (each N-th) gets -32602. The same bug, but a test can
 say how many of its tries reproduce it.
 
+`--from-the-first` counts instead in each process, from the bug: a process's first bad call of
+`shaky` gets it, then each N-th after. Every fresh copy's first call shows it.
+
 `--fixed steady` or `--fixed shaky` makes that tool compliant: a night on which a bug was fixed. The
 environment's `FLAKY_FIXED` (names, comma-separated) does the same and leaves the command as it was:
 the same target, night after night, for its corpus.
@@ -37,6 +40,8 @@ FIXED = {sys.argv[index + 1] for index, word in enumerate(sys.argv[:-1]) if word
 NAME = _option("--name", "flaky")
 CHANCE = random.SystemRandom()
 COUNTER = Path(_option("--counter", "")) if "--counter" in sys.argv else None
+FROM_THE_FIRST = "--from-the-first" in sys.argv
+CALLS = [0]
 SCHEMA = {"type": "object", "properties": {"x": {"type": "integer"}}, "required": ["x"], "additionalProperties": False}
 TOOLS = [{"name": name, "description": f"{name}: x back", "inputSchema": SCHEMA, "annotations": {"readOnlyHint": True}} for name in ("steady", "shaky", "fine")]
 
@@ -53,6 +58,9 @@ def valid(arguments: dict[str, Any]) -> bool:
 
 def unlucky() -> bool:
     """Whether this bad call of `shaky` gets the bug: by chance, or each N-th of the shared count."""
+    if FROM_THE_FIRST:
+        CALLS[0] += 1
+        return (CALLS[0] - 1) % ONE_IN == 0
     if COUNTER is None:
         return CHANCE.randrange(ONE_IN) == 0
     with COUNTER.open("a+") as file:
