@@ -90,9 +90,11 @@ def sandboxed(scratch: Path, server: Server) -> list[str]:
         "--tmpfs", "/tmp",
         "--bind", str(work), str(work),
         "--unshare-net",
-        "--die-with-parent",
         "--chdir", str(work),
     ]  # fmt: skip
+    # No --die-with-parent: it sets PR_SET_PDEATHSIG, which fires when the *thread* that started
+    # bwrap ends, and the harness (trio) starts its targets from worker threads that end when idle.
+    # A target wrapped that way is killed (SIGKILL) at random, seen as target-alive findings.
     return ["env", "-i", *(f"{key}={value}" for key, value in env.items()), *wrap, *(expand(part, where) for part in server.command)]
 
 
@@ -150,6 +152,8 @@ def install(scratch: Path, only: set[str] | None) -> None:
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
         pip = [str(venv / "bin" / "pip"), "install", "--quiet", "--disable-pip-version-check"]
         subprocess.run([*pip, "--no-deps", "-r", str(lock)], check=True)
+        if server.executable:
+            (venv / server.executable).chmod(0o755)
 
 
 def lock(scratch: Path, only: set[str] | None) -> None:
@@ -179,7 +183,7 @@ def run_one(scratch: Path, server: Server) -> dict[str, Any]:
     command = [*harness(), "run", "--seed", str(SEED), "--no-progress", "--report", "json:report.json", "--corpus", "corpus"]
     if server.name in MAX_EXAMPLES:
         command += ["--max-examples", str(MAX_EXAMPLES[server.name])]
-    command += ["--", *sandboxed(scratch, server)]
+    command += [*server.options, "--", *sandboxed(scratch, server)]
     started = time.monotonic()
     with (out / "terminal.txt").open("w") as terminal:
         completed = subprocess.run(command, cwd=out, stdout=terminal, stderr=subprocess.STDOUT, timeout=1800)
@@ -199,6 +203,7 @@ def summarize(server: Server, report: dict[str, Any] | None, exit_code: int, sec
         "language": server.language,
         "note": server.note,
         "maxExamples": MAX_EXAMPLES.get(server.name),
+        "options": list(server.options),
         "exitCode": exit_code,
         "seconds": round(seconds, 1),
     }
@@ -208,7 +213,7 @@ def summarize(server: Server, report: dict[str, Any] | None, exit_code: int, sec
     info = report.get("serverInfo") or {}
     entry["serverInfo"] = {"name": info.get("name"), "version": info.get("version")}
     entry["protocolVersion"] = report.get("protocolVersion")
-    tools = [tool for tool in report["tools"] if tool.get("name")]
+    tools = [tool for tool in report["tools"] if tool.get("name") and not tool["name"].startswith("(")]  # not (envelope), (sequences), ...
     entry["tools"] = [tool["name"] for tool in tools]
     entry["cases"] = sum(sum(tool["casesSent"].values()) for tool in report["tools"])
     entry["argumentCasesSkipped"] = sorted(
@@ -227,7 +232,7 @@ def summarize(server: Server, report: dict[str, Any] | None, exit_code: int, sec
                 "level": problem["level"],
                 "case": problem["case"],
                 "answer": problem["answer"],
-                "tools": problem["tools"],
+                "tools": [tool if tool is not None else "(envelope)" for tool in problem["tools"]],
                 "findings": len(problem["findings"]),
                 "example": {
                     "tool": first.get("tool"),
@@ -343,7 +348,10 @@ def compare(scratch: Path) -> int:
 def save(scratch: Path) -> None:
     results = load_scratch_results(scratch)
     results["seed"] = SEED
-    RESULTS_JSON.write_text(json.dumps(results, indent=1, ensure_ascii=False) + "\n")
+    # No path of this machine in what is committed: the scratch directory is called SCRATCH.
+    text = json.dumps(results, indent=1, ensure_ascii=False).replace(json.dumps(str(scratch))[1:-1], "SCRATCH")
+    RESULTS_JSON.write_text(text + "\n")
+    results = json.loads(text)
     RESULTS_MD.write_text(render(results))
 
 
@@ -365,7 +373,10 @@ def render(results: dict[str, Any]) -> str:
     details: list[str] = []
     for name, entry in results["servers"].items():
         if entry.get("error"):
-            lines.append(f"| {name} | {entry['version']} | {entry['sdk']} | – | – | – | no report: {cell(short(' '.join(entry['error'])))} | everything |")
+            last = " ".join(entry["error"]).split(" | ")[-1]  # the target's last stderr line
+            lines.append(
+                f"| {name} | {entry['package']} {entry['version']} | {entry['sdk']} | – | – | – | none: it exits at start ({cell(short(last))}) | everything |"
+            )
             continue
         problems = entry["problems"]
         summary = (

@@ -23,6 +23,8 @@ from typing import Any
 
 TIMEOUT = 10.0
 """Seconds to wait for each answer (the harness waits 5: a late answer still counts as none)."""
+SLOW_TOOL_TIMEOUT = 30.0
+"""For a `request-answered` finding on a well-formed call: a tool may be slow, which is not silence."""
 HANDSHAKE_TIMEOUT = 30.0
 NAME = re.compile(r"[A-Za-z0-9_.-]{1,128}")
 TRACE = re.compile(r"Traceback \(most recent call last\)|^\s+at .+\(.+:\d+:\d+\)|^\s+at \S+:\d+:\d+|File \".+\", line \d+|goroutine \d+ \[", re.MULTILINE)
@@ -275,6 +277,14 @@ def judge(rule: str, answer: dict[str, Any] | None, request: dict[str, Any], too
     if rule == "task-forbidden":
         code = error.get("code") if isinstance(error, dict) else None
         return (code != -32601, f"error code {code}" if error is not None else "not a JSON-RPC error")
+    if rule == "malformed-meta":
+        code = error.get("code") if isinstance(error, dict) else None
+        return (code not in (-32602, -32020), f"error code {code}" if error is not None else "a result: the call ran")
+    if rule == "unsupported-version":
+        code = error.get("code") if isinstance(error, dict) else None
+        data = error.get("data") if isinstance(error, dict) else None
+        good = code == -32022 and isinstance(data, dict) and isinstance(data.get("supported"), list) and "requested" in data
+        return (not good, f"error code {code}" if error is not None else "a result: the call ran")
     if rule == "stdout-not-protocol":
         return (bool(wire.not_json), f"stdout line: {wire.not_json[0][:60]!r}" if wire.not_json else "every stdout line was JSON")
     return (None, f"the probe does not judge {rule}")
@@ -298,8 +308,16 @@ def probe_finding(command: Sequence[str], protocol_version: str, problem: dict[s
                 return {"verdict": "could not probe", "answer": "no answer to initialize", "stderr": wire.stderr[-5:]}
             wire.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
             list_params: dict[str, Any] = {}
-        else:
-            list_params = {"_meta": request["params"]["_meta"]} if isinstance(request.get("params"), dict) and "_meta" in request["params"] else {}
+        else:  # stateless: server/discover first, as a client of that revision does (mcp-go refuses tools/call before it)
+            meta = {
+                "io.modelcontextprotocol/protocolVersion": protocol_version,
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "field-probe", "version": "1.0.0"},
+            }
+            wire.send({"jsonrpc": "2.0", "id": "probe-discover", "method": "server/discover", "params": {"_meta": meta}})
+            if wire.answer_to("probe-discover", HANDSHAKE_TIMEOUT) is None:
+                return {"verdict": "could not probe", "answer": "no answer to server/discover", "stderr": wire.stderr[-5:]}
+            list_params = {"_meta": meta}
         tools: dict[str, Any] = {}
         cursor: Any = None
         for page in range(20):
@@ -316,13 +334,18 @@ def probe_finding(command: Sequence[str], protocol_version: str, problem: dict[s
             bad = [name for name in tools if not isinstance(name, str) or NAME.fullmatch(name) is None]
             return {"verdict": "confirmed" if bad else "NOT CONFIRMED", "answer": f"tools/list names {json.dumps(bad)[:120]}", "sameAnswer": None}
         wire.send(request)
-        answer = wire.answer_to(request.get("id"), TIMEOUT)
+        slow = problem["rule"] == "request-answered" and problem["case"] != "malformed-request"
+        started = time.monotonic()
+        answer = wire.answer_to(request.get("id"), SLOW_TOOL_TIMEOUT if slow else TIMEOUT)
+        waited = time.monotonic() - started
         time.sleep(0.2)
         alive = wire.process.poll() is None
         if problem["rule"] == "target-alive" and alive and answer is None:
             time.sleep(1.0)
             alive = wire.process.poll() is None
         seen, why = judge(problem["rule"], answer, request, tools, wire, alive)
+        if problem["rule"] == "request-answered" and answer is not None:
+            why = f"answered after {waited:.0f} s"
         recorded = problem["example"].get("response")
         same = None
         if answer is not None and isinstance(recorded, dict):

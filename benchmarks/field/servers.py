@@ -28,6 +28,10 @@ class Server:
     """What its scratch directory must hold first: `git-repo`, `files`."""
     note: str = ""
     """Why it is run this way (what a key or backend it lacks does)."""
+    executable: str | None = None
+    """A file in the virtual environment the install makes executable (a wrapper would chmod it at its first start)."""
+    options: tuple[str, ...] = ()
+    """mcp-toolfuzz options beyond the defaults, and why in `note`."""
 
 
 NPM = "{npm}/node_modules"
@@ -130,7 +134,8 @@ SERVERS: tuple[Server, ...] = (
             "--log-file",
             "{work}/mcp-cron.log",
         ),
-        note="its AI tasks need an OpenAI key: none is given",
+        note="its AI tasks need an OpenAI key: none is given; fuzzed with --processes 1 (a second copy finds its database locked and exits)",
+        options=("--processes", "1"),
     ),
     Server(
         "mcp-time",
@@ -207,7 +212,11 @@ SERVERS: tuple[Server, ...] = (
         "FastMCP 3.x",
         "Python",
         ("{venv}/bin/astro-airflow-mcp", "--transport", "stdio"),
-        note="needs an Airflow server (none runs: its default URL is refused)",
+        note=(
+            "needs an Airflow server (none runs: its default URL is refused, and each call spends about 1.5 s finding that out); "
+            "fuzzed on 4 of its 34 tools with --max-examples 10, as the defaults on all of them would take hours"
+        ),
+        options=("--tools", "get_airflow_version,list_variables,get_variable,list_connections", "--max-examples", "10"),
     ),
     Server(
         "mcp-grafana",
@@ -217,7 +226,11 @@ SERVERS: tuple[Server, ...] = (
         "mcp-go (mark3labs)",
         "Go",
         ("{venv}/bin/mcp-grafana",),
-        note="needs a Grafana server (none runs: its default URL is refused)",
+        executable="lib/python3.11/site-packages/mcp_grafana/bin/mcp-grafana",
+        note=(
+            "needs a Grafana server (none runs: its default URL is refused); its Python wrapper makes the Go binary executable at its first start, "
+            "which a read-only install cannot, so the install step does it"
+        ),
     ),
     Server(
         "ai-workbench-mcp",
