@@ -434,6 +434,8 @@ def main() -> int:
     scratch = args.scratch.resolve()
     if scratch == ROOT or ROOT in scratch.parents:
         parser.error("SCRATCH must be outside the repository")
+    if scratch == Path("/tmp") or Path("/tmp") in scratch.parents:
+        parser.error("SCRATCH must not be under /tmp: the sandbox gives each server a /tmp of its own, which would hide it")
     if args.step in ("all", "install"):
         install(scratch, only)
     if args.step == "lock":
