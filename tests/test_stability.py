@@ -147,3 +147,18 @@ def test_a_bug_on_each_fresh_targets_first_call_is_not_mistaken_for_stable(tmp_p
     assert done.returncode == 1, done.stderr
     (finding,) = json.loads(report.read_text(encoding="utf-8"))["findings"]
     assert finding["stability"] == {"reproduced": 4, "attempts": 8, "stable": False}
+
+
+def test_a_server_that_allows_one_copy_at_a_time_is_tried_one_copy_at_a_time(tmp_path: Path) -> None:
+    """`flock --nonblock` refuses a second copy while one runs, as a server on one SQLite file does:
+    with `--processes 1` the tries start one copy after another, and every one is made."""
+    report = tmp_path / "r.json"
+    command = ["flock", "--nonblock", str(tmp_path / "lock"), *flaky(tmp_path)]
+    done = mcp_toolfuzz(
+        "run", "--seed", "1", *QUICK, "--tools", "steady", "--tries", "3", "--no-corpus", "--report", f"json:{report}", "--", *command,
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert [finding["stability"] for finding in document["findings"]] == [{"reproduced": 6, "attempts": 6, "stable": True}]
+    assert document["warnings"] == []

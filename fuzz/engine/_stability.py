@@ -16,10 +16,11 @@ been lucky. It is tried the same way; one that comes back on any attempt is flak
 and one that comes back on none is stably gone. A baseline entry is stale only then.
 
 A try is one fresh target that replays every finding tried, in report order, each twice in a row as
-`mcp-toolfuzz replay` would (a sequence's steps on a target restarted for them). The tries run at
-once, each on a target of its own, so N tries cost about one. Findings already in the corpus (or the
-baseline) are not tried: their files keep the label they were given when they were new. Findings on
-the tool list's names are not tried either: the listing is judged whole on every run.
+`mcp-toolfuzz replay` would (a sequence's steps on a target restarted for them). The tries run as
+many at a time as the run ran copies of its target (`--processes`, two by default): a server that
+allows one copy at a time, run with `--processes 1`, is tried one copy at a time. Findings already in
+the corpus (or the baseline) are not tried: their files keep the label they were given when they were
+new. Findings on the tool list's names are not tried either: the listing is judged whole on every run.
 """
 
 from __future__ import annotations
@@ -111,9 +112,15 @@ async def _try_all(items: Sequence[_Tried], options: RunOptions, protocol_versio
                 raise
             warnings.append(f"a try on a fresh target failed ({leaf}); the labels count the tries that were made")
 
+    copies = trio.CapacityLimiter(max(1, options.processes))
+
+    async def limited(number: int) -> None:
+        async with copies:
+            await one(number)
+
     async with trio.open_nursery() as nursery:
         for number in range(options.tries):
-            nursery.start_soon(one, number)
+            nursery.start_soon(limited, number)
     return marks, sorted(set(warnings))
 
 
