@@ -162,3 +162,35 @@ def test_a_server_that_allows_one_copy_at_a_time_is_tried_one_copy_at_a_time(tmp
     document = json.loads(report.read_text(encoding="utf-8"))
     assert [finding["stability"] for finding in document["findings"]] == [{"reproduced": 6, "attempts": 6, "stable": True}]
     assert document["warnings"] == []
+
+
+def test_a_slow_tool_is_not_taken_for_a_silent_one(tmp_path: Path) -> None:
+    """`slow` answers after 2 s, past --timeout 1: the run sees no answer, the late check on a fresh
+    target (three times the timeout) gets one. No request-answered finding; a warning says why."""
+    report = tmp_path / "r.json"
+    done = mcp_toolfuzz(
+        "run", "--seed", "1", *QUICK, "--tools", "slow", "--timeout", "1", "--tries", "1", "--no-corpus", "--report", f"json:{report}",
+        "--", *stdlib_server("emoji_hang_server.py"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stdout + done.stderr
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert document["findings"] == []
+    (warning,) = document["warnings"]
+    assert warning.startswith("slow answered its valid-arguments and invalid-arguments requests after 2.0 s on a fresh target, past --timeout 1")
+    assert "give --timeout 3 to judge what it answers" in warning and warning in done.stdout
+
+
+def test_a_request_never_answered_stays_a_finding(tmp_path: Path) -> None:
+    """`hang` never answers n >= 100: the late check waits its three timeouts and keeps the finding."""
+    report = tmp_path / "r.json"
+    done = mcp_toolfuzz(
+        "run", "--seed", "1", "--phases", "random", "--max-examples", "10", "--processes", "1", "--no-progress", "--tools", "hang",
+        "--timeout", "0.5", "--tries", "1", "--no-corpus", "--report", f"json:{report}",
+        "--", *stdlib_server("misbehaving_server.py"),
+        cwd=tmp_path,
+    )  # fmt: skip
+    assert done.returncode == 1, done.stderr
+    document = json.loads(report.read_text(encoding="utf-8"))
+    assert {(finding["rule"], finding["tool"]) for finding in document["findings"]} == {("request-answered", "hang")}
+    assert all(finding["stability"]["stable"] for finding in document["findings"]) and document["warnings"] == []

@@ -11,6 +11,12 @@ Why twice: a fresh target's first call is always its first. A bug that a counter
 call, the count starting at the bug) comes back on every fresh target's first call and would pass as
 stable; the second call on the same target shows it is not.
 
+A request the run saw go unanswered (`request-answered`) is first sent again on a fresh target with
+`LATE_FACTOR` times `--timeout` to answer, all such requests at once: a tool that answers, only late
+(a tool that takes 10 s by design, against the default 5 s), is slow, not silent. Its finding is
+dropped, and a warning names the tool, how long it took and the `--timeout` that would judge its
+answers. The field run met such a tool (docs/field.md).
+
 The other way round: a reproduction of the corpus that replayed FIXED before the run may only have
 been lucky. It is tried the same way; one that comes back on any attempt is flaky and STILL FAILING,
 and one that comes back on none is stably gone. A baseline entry is stale only then.
@@ -35,17 +41,22 @@ import trio
 from fuzz.corpus.replay import ReplayStatus, replay_on
 from fuzz.corpus.reproductions import CorruptReproduction, Reproduction, relabel
 from fuzz.corpus.reproductions import load as load_reproduction
+from fuzz.corpus.sequence_replay import with_id
 from fuzz.engine._keeping import reproduction_of
 from fuzz.engine.options import RunOptions
 from fuzz.engine.stops import TargetLost
 from fuzz.errors import HarnessError, first_leaf
 from fuzz.judging.findings import Finding, Replayed, RunResult, Stability
+from fuzz.judging.rules import REQUEST_ANSWERED
+from fuzz.wire.replies import Answered
 from fuzz.wire.target import open_target
 from strategies import CaseKind
 from strategies.cases import ROUNDS
 
 ATTEMPTS = 2
 """Replays of a finding on each fresh target (see the module docstring: why twice)."""
+LATE_FACTOR = 3
+"""How many times `--timeout` an unanswered request gets to be answered late on a fresh target."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,11 +76,15 @@ def tried(result: RunResult, options: RunOptions) -> RunResult:
     if options.tries <= 0 or result.stopped_by_user:
         return result
     new = [finding for finding in result.findings if _is_new(finding, result)]
+    slow, warnings_of_slow = trio.run(_answered_late, [finding for finding in new if finding.rule.id == REQUEST_ANSWERED.id], options, result.protocol_version)
+    if slow:
+        result = _without(result, slow)
+        new = [finding for finding in new if id(finding) not in slow]
     files = [(index, _file(replayed)) for index, replayed in enumerate(result.replayed) if replayed.status == ReplayStatus.FIXED.value]
     gone = [(index, reproduction) for index, reproduction in files if reproduction is not None]
     items = [*(_Tried(finding, None) for finding in new), *(_Tried(None, reproduction) for _, reproduction in gone)]
     if not items:
-        return result
+        return replace(result, warnings=(*result.warnings, *warnings_of_slow))
     marks, warnings = trio.run(_try_all, items, options, result.protocol_version)  # a row per attempt
     labels = [_label(column) for column in zip(*marks, strict=True)] if marks else [None] * len(items)
     findings = dict(zip((id(finding) for finding in new), labels[: len(new)], strict=True))
@@ -80,7 +95,50 @@ def tried(result: RunResult, options: RunOptions) -> RunResult:
     unlabelled = sum(label is None for label in labels)
     if unlabelled and not warnings:
         warnings.append(f"{unlabelled} of {len(items)} findings could not be tried again (their replay is not possible here)")
-    return replace(result, tools=tools, replayed=tuple(replayed), warnings=(*result.warnings, *warnings))
+    return replace(result, tools=tools, replayed=tuple(replayed), warnings=(*result.warnings, *warnings_of_slow, *warnings))
+
+
+async def _answered_late(unanswered: Sequence[Finding], options: RunOptions, protocol_version: str | None) -> tuple[set[int], list[str]]:
+    """The findings (by `id`) whose request a fresh target answers within `LATE_FACTOR` times
+    `--timeout`, all sent at once; and a warning for each tool that answered late."""
+    plain = [finding for finding in unanswered if not finding.steps and finding.inputs is None]
+    if not plain:
+        return set(), []
+    wait = LATE_FACTOR * options.timeout
+    try:
+        async with open_target(
+            options.target, startup_timeout=options.startup_timeout, protocol_version=protocol_version, max_message_bytes=options.max_answer_size
+        ) as target:
+            exchanges = await target.session.send_requests([with_id(finding.request) for finding in plain], timeout=wait)
+    except (HarnessError, TargetLost, BaseExceptionGroup) as error:
+        if not isinstance(first_leaf(error), (HarnessError, TargetLost)):
+            raise
+        return set(), []
+    slow: set[int] = set()
+    late: dict[str, tuple[list[str], float]] = {}
+    for finding, exchange in zip(plain, exchanges, strict=True):
+        reply = exchange.reply
+        if isinstance(reply, Answered) and reply.seconds > options.timeout:
+            slow.add(id(finding))
+            kinds, longest = late.setdefault(finding.tool, ([], 0.0))
+            late[finding.tool] = ([*kinds, finding.case.value], max(longest, reply.seconds))
+    warnings = [
+        f"{tool or '(envelope)'} answered its {' and '.join(kinds)} {'request' if len(kinds) == 1 else 'requests'} after {seconds:.1f} s on a "
+        f"fresh target, past --timeout {options.timeout:g}: slow, not unanswered, so no request-answered finding; give --timeout "
+        f"{max(options.timeout * 2, seconds * 1.5):.0f} to judge what it answers"
+        for tool, (kinds, seconds) in late.items()
+    ]
+    return slow, warnings
+
+
+def _without(result: RunResult, dropped: set[int]) -> RunResult:
+    """`result` without the findings `dropped` names (by `id`); their files, written this run, removed."""
+    for finding in result.findings:
+        if id(finding) in dropped and finding.reproduction is not None and finding.first_seen:
+            with contextlib.suppress(OSError):
+                Path(finding.reproduction).unlink()
+    tools = tuple(replace(summary, findings=tuple(f for f in summary.findings if id(f) not in dropped)) for summary in result.tools)
+    return replace(result, tools=tools)
 
 
 def _is_new(finding: Finding, result: RunResult) -> bool:
