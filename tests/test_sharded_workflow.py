@@ -219,11 +219,13 @@ def test_the_workflow_is_a_matrix_of_shards_and_a_merge_that_always_runs() -> No
         name: {(step["uses"].split("@")[0], step["with"]["path"]) for step in job["steps"] if step.get("uses", "").startswith("actions/cache")}
         for name, job in workflow["jobs"].items()
     }
-    assert caches["fuzz"] == {("actions/cache/restore", "toolfuzz-db")}
+    tool_list = "toolfuzz-corpus/*/.tool-list"  # shard 1 compares the server's tool list with the last night's, and keeps it
+    assert caches["fuzz"] == {("actions/cache/restore", "toolfuzz-db"), ("actions/cache/restore", tool_list), ("actions/cache/save", tool_list)}
+    assert all(step["if"].endswith("matrix.shard == 1") for step in fuzz["steps"] if step.get("with", {}).get("path") == tool_list)
     assert caches["merge"] == {("actions/cache/save", "toolfuzz-db"), ("actions/cache/restore", "toolfuzz-history"), ("actions/cache/save", "toolfuzz-history")}
-    for path, restoring in (("toolfuzz-db", fuzz), ("toolfuzz-history", merge)):
+    for path, restoring, saving in (("toolfuzz-db", fuzz, merge), ("toolfuzz-history", merge, merge), (tool_list, fuzz, fuzz)):
         (restore,) = [step for step in _uses(restoring["steps"], "actions/cache/restore") if step["with"]["path"] == path]
-        (save,) = [step for step in _uses(merge["steps"], "actions/cache/save") if step["with"]["path"] == path]
+        (save,) = [step for step in _uses(saving["steps"], "actions/cache/save") if step["with"]["path"] == path]
         assert restore["with"]["key"] == save["with"]["key"] and save["with"]["key"].startswith(restore["with"]["restore-keys"])
     assert "--history toolfuzz-history/nights.jsonl" in _step(merge["steps"], "Merge")["run"]
     # What each shard uploads is what the merge downloads.
