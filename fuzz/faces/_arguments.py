@@ -46,24 +46,22 @@ def _protocol_version(text: str) -> str:
     return text
 
 
-def _positive_int(text: str) -> int:
+def _whole(text: str, least: int) -> int:
     try:
         value = int(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"{value} is too small; it must be 1 or more")
+    if value < least:
+        raise argparse.ArgumentTypeError(f"{value} is too small; it must be {least} or more")
     return value
+
+
+def _positive_int(text: str) -> int:
+    return _whole(text, 1)
 
 
 def _count(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"{value} is negative; give 0 or more")
-    return value
+    return _whole(text, 0)
 
 
 def _seconds(text: str) -> float:

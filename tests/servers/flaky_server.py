@@ -74,17 +74,10 @@ def unlucky() -> bool:
 
 
 def answer(message: dict[str, Any]) -> dict[str, Any]:
-    method, params = message.get("method"), message.get("params")
-    if method == "initialize":
-        return {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": {"name": NAME, "version": "1.0"}}}
-    if method == "tools/list":
-        return {"result": {"tools": TOOLS}}
-    if method == "ping":
-        return {"result": {}}
-    if method != "tools/call":
-        return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
-    if not stdio_loop.well_formed_call(params):
-        return {"error": {"code": -32602, "message": "Invalid params: not a CallToolRequest"}}
+    plain = stdio_loop.plain_server(message, {"name": NAME, "version": "1.0"}, TOOLS)
+    if plain is not None:
+        return plain
+    params = message["params"]
     name, arguments = params["name"], params.get("arguments", {})
     if name not in ("steady", "shaky", "fine"):
         return text(f"Unknown tool {name!r}", error=True)

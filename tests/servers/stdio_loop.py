@@ -106,6 +106,24 @@ def serve(answer: Callable[[dict[str, Any]], dict[str, Any] | None], *, parse_er
             reply(request, answered)
 
 
+def plain_server(message: dict[str, Any], server_info: dict[str, Any], tools: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The answer of a plain 2025-11-25 server with `tools` to anything but a well-formed
+    `tools/call`: initialize, tools/list, ping, an unknown method (-32601), a malformed call
+    (-32602). None for a well-formed `tools/call`, which is the server's own to answer."""
+    method = message.get("method")
+    if method == "initialize":
+        return {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": server_info}}
+    if method == "tools/list":
+        return {"result": {"tools": tools}}
+    if method == "ping":
+        return {"result": {}}
+    if method != "tools/call":
+        return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
+    if not well_formed_call(message.get("params")):
+        return {"error": {"code": -32602, "message": "Invalid params: not a CallToolRequest"}}
+    return None
+
+
 def well_formed_call(params: Any) -> TypeGuard[dict[str, Any]]:
     """Whether a `tools/call`'s params are an object with a string name and object arguments."""
     return isinstance(params, dict) and isinstance(params.get("name"), str) and isinstance(params.get("arguments", {}), dict)

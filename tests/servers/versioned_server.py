@@ -116,18 +116,10 @@ def result(text: str, *, error: bool = False, structured: dict[str, Any] | None 
 
 
 def answer(message: dict[str, Any]) -> dict[str, Any]:
-    method, params = message.get("method"), message.get("params")
-    if method == "initialize":
-        info = {"name": "versioned", "version": f"{VERSION}.0.0"}
-        return {"result": {"protocolVersion": "2025-11-25", "capabilities": {"tools": {}}, "serverInfo": info}}
-    if method == "tools/list":
-        return {"result": {"tools": TOOLS}}
-    if method == "ping":
-        return {"result": {}}
-    if method != "tools/call":
-        return {"error": {"code": -32601, "message": f"Method not found: {method}"}}
-    if not stdio_loop.well_formed_call(params):
-        return {"error": {"code": -32602, "message": "Invalid params: not a CallToolRequest"}}
+    plain = stdio_loop.plain_server(message, {"name": "versioned", "version": f"{VERSION}.0.0"}, TOOLS)
+    if plain is not None:
+        return plain
+    params = message["params"]
     name, arguments = params["name"], params.get("arguments", {})
     if name not in VALIDATORS:
         return result(f"Unknown tool: {name}. Re-run tools/list and retry.", error=True)
