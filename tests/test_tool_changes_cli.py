@@ -90,6 +90,8 @@ def test_every_change_is_in_the_json_report_each_breaking_one_marked(runs: Path)
     assert len(found) == len(EXPECTED) + 2  # two of each of range-narrowed and type-narrowed
     document = json.loads((runs / "v2.json").read_text())
     assert document["toolListSince"] and document["toolListRecorded"] is True and document["failOnBreaking"] is False
+    assert document["delta"].endswith(f" {len(found)} schema changes since {document['nights'][0]['date']}"), "the night's one-line delta counts them"
+    assert document["nights"][-1]["toolChanges"] == len(found) and document["nights"][-1]["breakingChanges"] == sum(c["breaking"] for c in found)
 
 
 def test_every_change_is_in_the_terminal_breaking_ones_first(runs: Path) -> None:
