@@ -372,6 +372,8 @@ def test_every_rule_has_a_seeded_bug_test() -> None:
     names = [*globals(), *vars(test_tasks), *vars(test_mrtr)]
     tested = {match.group(1).replace("_", "-") for name in names if (match := re.match(r"test_(\w+?)_bug_is_caught", name))}
     assert tested == {rule.id for rule in RULES}
+    here = {match.group(1).replace("_", "-") for name in globals() if (match := re.match(r"test_(\w+?)_bug_is_caught", name))}
+    assert here & STATELESS_RULES == SEEDED_STATELESS_RULES, "the 2026-07-28 bugs seeded here are those tested under the handshake"
 
 
 @pytest.mark.slow
