@@ -126,6 +126,19 @@ _watched = threading.Lock()
 """Held by `mcp_toolfuzz` and its watchdog while either decides whether the run timed out."""
 
 
+TEST_DEFAULTS = (("--tries", "0"), ("--processes", "1"))
+"""What `mcp_toolfuzz` gives a `run` the test does not set: see its docstring."""
+
+
+def _with_test_defaults(arguments: tuple[str, ...]) -> tuple[str, ...]:
+    if not arguments or arguments[0] != "run":
+        return arguments
+    separator = arguments.index("--") if "--" in arguments else len(arguments)
+    given = arguments[:separator]
+    added = [part for option, value in TEST_DEFAULTS if not any(word == option or word.startswith(f"{option}=") for word in given) for part in (option, value)]
+    return (*given, *added, *arguments[separator:])
+
+
 def mcp_toolfuzz(
     *arguments: str,
     cwd: Path | str | None = None,
@@ -148,12 +161,14 @@ def mcp_toolfuzz(
     exception the CLI lets out is a traceback on stderr and exit code 1, as in a process;
     `SystemExit` (argparse's refusals) its exit code. After `timeout` seconds the run is
     interrupted as Ctrl-C would (the CLI stops and reports) and `subprocess.TimeoutExpired` raised.
-    With `--processes` above one (the default on two cores), the run forks this process, as the
-    CLI forks its own.
+    With `--processes` above one (given by the test), the run forks this process, as the CLI forks
+    its own.
 
-    A `run` here tries its findings again on no fresh target (`--tries 0`) unless the test gives
-    `--tries`: five more starts of the target per run, in every test that runs the CLI, would cost
-    the suite more than a minute of CPU for labels that only tests/test_stability.py reads.
+    A `run` here tries its findings again on no fresh target (`--tries 0`) and runs in one process
+    (`--processes 1`) unless the test gives those options (`TEST_DEFAULTS`): five more starts of the
+    target per run for labels only tests/test_stability.py reads, and a second process and copy of
+    the target per run, would cost the suite minutes of CPU. The worker processes have tests of
+    their own (tests/test_processes.py, tests/test_corpus.py, and every `mcp_toolfuzz_process`).
 
     Not done here, but by `console.entry_point` once per process: the allocator's settings, the
     unraisable-exception hook, the collection of finished runs, Hypothesis imported without its
@@ -166,9 +181,7 @@ def mcp_toolfuzz(
     from fuzz.faces.console import library_warnings_silenced
 
     stdout, stderr = (io.TextIOWrapper(io.BytesIO(), encoding="utf-8", errors="strict", write_through=True) for _ in range(2))
-    if arguments and arguments[0] == "run" and not any(argument == "--tries" or argument.startswith("--tries=") for argument in arguments):
-        separator = arguments.index("--") if "--" in arguments else len(arguments)
-        arguments = (*arguments[:separator], "--tries", "0", *arguments[separator:])
+    arguments = _with_test_defaults(arguments)
     saved_cwd, saved_env, saved_argv = os.getcwd(), dict(os.environ), sys.argv
     timed_out = False
     finished = False

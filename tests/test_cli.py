@@ -293,11 +293,14 @@ def test_the_cli_run_in_the_tests_process_reports_what_a_process_of_its_own_repo
     """`conftest.mcp_toolfuzz`, which most tests run the CLI with, against `python -m fuzz`: the same
     seed gives the same report (timings and JSON-RPC ids aside), the same output, the same exit
     code. Its run sees no constant of the test modules, which Hypothesis would mix into its draws.
-    Both try their findings again (`--tries 2`), which `mcp_toolfuzz` leaves out unless asked."""
+    Both try their findings again (`--tries 2`) in two processes (`--processes 2`), which
+    `mcp_toolfuzz` leaves out unless asked."""
 
     def reported(run: Callable[..., subprocess.CompletedProcess[str]], name: str) -> tuple[int, str, str, str]:
         report = tmp_path / f"{name}.json"
-        done = run("run", "--seed", "8", "--max-examples", "12", "--no-corpus", "--no-progress", "--tries", "2", "--report", f"json:{report}")
+        done = run(
+            "run", "--seed", "8", "--max-examples", "12", "--no-corpus", "--no-progress", "--tries", "2", "--processes", "2", "--report", f"json:{report}"
+        )
         document = json.loads(report.read_text())
         document.pop("seconds")
         for tool in document["tools"]:
