@@ -27,13 +27,14 @@ from fuzz.judging.coverage import (
     exercise_of_run,
     rule_state,
 )
-from fuzz.judging.findings import LEVELS, Finding, RunResult
+from fuzz.judging.findings import Finding, RunResult
 from fuzz.judging.nights import delta, stories
 from fuzz.judging.schema_coverage import SideReach
 from fuzz.reports import _keywords, _tool_list
 from fuzz.reports._steps import called, uses_text
 from fuzz.reports.problems import (
     ENVELOPE_DISPLAY,
+    NIGHT_COLUMNS,
     NIGHTS_SHOWN,
     REPLAYS_SHOWN,
     Problem,
@@ -41,6 +42,7 @@ from fuzz.reports.problems import (
     group,
     headline,
     hints,
+    night_cells,
     others,
     tries_text,
     unexercised,
@@ -288,12 +290,10 @@ def _nights(result: RunResult, heading: str) -> list[str]:
     for what, problems in listed:
         if problems:
             lines += ["", f"{what}:"] + [f"- `{p.rule}` · {tool(p.tool)} · {p.case} case [{p.level}]" for p in problems]
-    lines += ["", "| night | version | " + " | ".join(LEVELS) + " | flaky | keywords reached | cases |", "|---|---|" + "---|" * (len(LEVELS) + 3)]
+    lines += ["", "| " + " | ".join(NIGHT_COLUMNS) + " |", "|" + "---|" * len(NIGHT_COLUMNS)]
     for night in reversed(result.nights[-NIGHTS_SHOWN:]):
-        counts = night.by_level()
-        reached, total = night.keywords
-        cells = [night.date, code(night.version or "?"), *(str(counts.get(level, 0)) for level in LEVELS)]
-        cells += [str(night.flaky), f"{reached} of {total}", str(night.cases)]
+        cells = night_cells(night)
+        cells[1] = code(cells[1])
         lines.append("| " + " | ".join(map(_cell, cells)) + " |")
     lines += ["", "| finding | level | first seen | last seen | nights |", "|---|---|---|---|---|"]
     for story in stories(result.nights):

@@ -18,7 +18,7 @@ from fuzz.judging.findings import LEVELS, Night, NightProblem, RunResult
 from fuzz.judging.nights import ProblemStory, delta, stories
 from fuzz.judging.rules import Level
 from fuzz.reports._html_tree import Child, Element, shape, table, tag
-from fuzz.reports.problems import NIGHTS_SHOWN, display
+from fuzz.reports.problems import NIGHT_COLUMNS, NIGHTS_SHOWN, display, night_cells
 
 WIDTH, LEFT, RIGHT, TOP, BOTTOM = 720, 44, 16, 26, 34
 """The pictures' box and margins, in SVG units (they scale to the page's width)."""
@@ -139,11 +139,4 @@ def _axes(nights: Sequence[Night], height: int, top_label: str) -> list[Element]
 
 
 def _nights_table(nights: Sequence[Night]) -> Element:
-    rows = []
-    for night in reversed(nights):
-        counts = night.by_level()
-        reached, total = night.keywords
-        rows.append(
-            [night.date, night.version or "?", *(str(counts.get(label, 0)) for label in LEVELS), str(night.flaky), f"{reached} of {total}", str(night.cases)]
-        )
-    return table(["night", "version", *LEVELS, "flaky", "keywords reached", "cases"], rows, cls="nights")
+    return table(NIGHT_COLUMNS, (night_cells(night) for night in reversed(nights)), cls="nights")

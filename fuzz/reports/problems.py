@@ -24,7 +24,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
 from fuzz.judging.coverage import exercise_by_tool, exercise_of_run, tool_hint
-from fuzz.judging.findings import Finding, RunResult, ToolSummary
+from fuzz.judging.findings import LEVELS, Finding, Night, RunResult, ToolSummary
 from fuzz.judging.rules import RULES, Level, Rule
 from fuzz.reports._steps import aligned, labelled_lines, uses_text
 from fuzz.text import json_text, listing, printable
@@ -43,6 +43,15 @@ The JSON report and the reproduction files keep them all.
 
 NIGHTS_SHOWN = 30
 """The nights a report shows a row of, newest first; the history keeps them all."""
+NIGHT_COLUMNS = ("night", "version", *LEVELS, "flaky", "keywords reached", "cases")
+"""The head of the table of nights the Markdown and HTML reports show."""
+
+
+def night_cells(night: Night) -> list[str]:
+    """A night's row under `NIGHT_COLUMNS`, as text (the version is the server's: escape it)."""
+    counts = night.by_level()
+    reached, total = night.keywords
+    return [night.date, night.version or "?", *(str(counts.get(level, 0)) for level in LEVELS), str(night.flaky), f"{reached} of {total}", str(night.cases)]
 
 
 def display(tool: str) -> str:
