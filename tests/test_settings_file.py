@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import SERVERS, mcp_toolfuzz, without_jsonrpc_ids
+from tests.conftest import SERVERS, mcp_toolfuzz, mcp_toolfuzz_process, without_jsonrpc_ids
 
 LAX = [sys.executable, str(SERVERS / "lax_server.py")]
 
@@ -111,17 +111,23 @@ def _comparable(path: Path) -> str:
 
 @pytest.mark.slow
 def test_a_settings_file_and_the_same_command_line_give_the_same_report(tmp_path: Path) -> None:
+    """Two CLI processes, as a user runs them: reports that must agree are made in processes of
+    their own (`mcp_toolfuzz`'s docstring), not in this one after whatever other tests ran in it."""
     with_file, with_flags = tmp_path / "file", tmp_path / "flags"
     with_file.mkdir()
     with_flags.mkdir()
     _pyproject(
         with_file,
-        'seed = 9\nmax-examples = 16\nno-corpus = true\nreport = ["json:r.json"]\n[tool.mcp-toolfuzz.tools.read_lines]\narguments = { root = "/srv/data" }\n',
+        'seed = 9\nmax-examples = 16\nno-corpus = true\ntries = 0\nprocesses = 1\nreport = ["json:r.json"]\n'
+        '[tool.mcp-toolfuzz.tools.read_lines]\narguments = { root = "/srv/data" }\n',
     )
-    by_file = _run(with_file)
-    by_flags = _run(
-        with_flags, "--seed", "9", "--max-examples", "16", "--no-corpus", "--report", "json:r.json", "--argument", "read_lines.root=/srv/data", "--", *LAX
-    )
+    environment = {"PYTHONPATH": str(Path(__file__).parent.parent)}
+    by_file = mcp_toolfuzz_process("run", cwd=with_file, env=environment)
+    by_flags = mcp_toolfuzz_process(
+        "run", "--seed", "9", "--max-examples", "16", "--no-corpus", "--tries", "0", "--processes", "1", "--report", "json:r.json",
+        "--argument", "read_lines.root=/srv/data", "--", *LAX,
+        cwd=with_flags, env=environment,
+    )  # fmt: skip
     assert by_file.returncode == by_flags.returncode == 1, by_file.stderr + by_flags.stderr
     assert _comparable(with_file / "r.json") == _comparable(with_flags / "r.json")
 
