@@ -288,6 +288,23 @@ def test_profile_is_named_in_both_reports(tmp_path: Path) -> None:
     assert "unknown-tool" not in {f["rule"] for f in document["findings"]}, "the demo's -32602 for unknown tools is what 2025-11-25 asks"
 
 
+def _kinds_sent(document: dict[str, object]) -> dict[str | None, set[str]]:
+    return {tool["name"]: {kind for kind, count in tool["casesSent"].items() if count} for tool in document["tools"]}  # type: ignore[attr-defined,index]
+
+
+def test_rules_chosen_send_only_the_case_kinds_they_are_judged_on(tmp_path: Path) -> None:
+    """`--rules unknown-tool` sends unknown-tool cases (and sequences), no envelope; a rule judged on
+    every answer (`request-answered`) brings every kind back."""
+    narrow, wide = tmp_path / "narrow.json", tmp_path / "wide.json"
+    common = ("run", "--no-corpus", "--seed", "2", "--max-examples", "3", "--tools", "add,echo", "--phases", "boundary,random")
+    mcp_toolfuzz(*common, "--rules", "unknown-tool", "--report", f"json:{narrow}")
+    mcp_toolfuzz(*common, "--rules", "unknown-tool,request-answered", "--report", f"json:{wide}")
+    assert _kinds_sent(json.loads(narrow.read_text())) == {"add": {"unknown-tool"}, "echo": {"unknown-tool"}}
+    wide_kinds = _kinds_sent(json.loads(wide.read_text()))
+    assert wide_kinds[None] == {"malformed-request"}, "the envelope is back"
+    assert wide_kinds["add"] >= {"valid-arguments", "invalid-arguments", "unknown-tool", "malformed-request"}, wide_kinds
+
+
 @pytest.mark.slow
 def test_the_cli_run_in_the_tests_process_reports_what_a_process_of_its_own_reports(tmp_path: Path) -> None:
     """`conftest.mcp_toolfuzz`, which most tests run the CLI with, against `python -m fuzz`: the same

@@ -77,8 +77,8 @@ class RunContext:
         return [as_task(case) for case in cases]
 
     def kinds_of(self, tool_plan: ToolPlan) -> tuple[CaseKind, ...]:
-        """The planned case kinds of a plan entry this run sends (`options.kinds`)."""
-        chosen = self.options.kinds
+        """The planned case kinds of a plan entry this run sends (`options.kinds_sent`)."""
+        chosen = self.options.kinds_sent
         return tuple(kind for kind in tool_plan.kinds if chosen is None or kind in chosen)
 
     def reach_of(self, job: Job) -> SchemaReach | None:

@@ -11,6 +11,7 @@ from typing import Any
 from fuzz.corpus.database import DatabaseChoice
 from fuzz.engine.known_arguments import KnownArgument
 from fuzz.engine.plan import Selection
+from fuzz.judging.coverage import kinds_judging
 from fuzz.judging.findings import FindingKey
 from fuzz.judging.profiles import SEP_2145
 from fuzz.judging.rules import Level
@@ -188,6 +189,21 @@ class RunOptions:
     history: Path | None = None
     """`--history`: the file that keeps one record per run (`fuzz.corpus.history`); None keeps none.
     The CLI's default is `nights.jsonl` in the corpus."""
+
+    @property
+    def kinds_sent(self) -> frozenset[CaseKind] | None:
+        """The case kinds of those planned that the run sends (None: all).
+
+        They are `kinds` when given. Otherwise a run that judges some rules only (`--rules`) sends
+        the case kinds whose answers judge them, as the pytest plugin's `-k RULE` does: cases no
+        chosen rule judges would cost the server's time and find nothing reported. A chosen rule
+        judged on any kind's answers (request-answered) keeps them all, and sequences are kept,
+        since their steps are judged by every chosen rule.
+        """
+        if self.kinds is not None or self.rules is None:
+            return self.kinds
+        judging = kinds_judging(self.rules)
+        return None if judging is None else judging | {CaseKind.SEQUENCE}
 
     def max_examples_for(self, tool: str | None) -> int:
         return dict(self.tool_max_examples).get(tool or "", self.max_examples)

@@ -44,6 +44,7 @@ from fuzz.judging.oracle import Criteria
 from fuzz.judging.profiles import resolve
 from fuzz.wire.target import Target, open_target
 from fuzz.wire.tasks import TaskEra, task_era
+from strategies import CaseKind
 from strategies._hypothesis import install as install_hypothesis_patches
 from strategies._hypothesis.threads import guard as guard_hypothesis
 from strategies.ecma_patterns import problem, untranslatable
@@ -216,9 +217,11 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     plans = plan(target.tools, options.selection, revision_kinds_for(stateless), target.task_era)
     progress.excluded = excluded(target.tools, options.selection)
     known = resolve_known_arguments(options.known_arguments, target.tools)
-    tasks = RunPhase.TASKS in options.phases and target.task_era is not TaskEra.NONE
-    rounds = RunPhase.ROUNDS in options.phases and stateless is not None
-    tool_plans = with_envelope(plans, options.envelope, sequences=RunPhase.SEQUENCE in options.phases, tasks=tasks, rounds=rounds)
+    sent = options.kinds_sent
+    tasks = RunPhase.TASKS in options.phases and target.task_era is not TaskEra.NONE and (sent is None or CaseKind.TASK_METHOD in sent)
+    rounds = RunPhase.ROUNDS in options.phases and stateless is not None and (sent is None or CaseKind.REQUEST_STATE in sent)
+    envelope = options.envelope and (sent is None or CaseKind.MALFORMED_REQUEST in sent)
+    tool_plans = with_envelope(plans, envelope, sequences=RunPhase.SEQUENCE in options.phases, tasks=tasks, rounds=rounds)
     shard_owned = shard_places(tool_plans, options)
     units = tuple(tool_plan.name for tool_plan in tool_plans)
     if options.shard is not None:
