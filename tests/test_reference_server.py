@@ -86,11 +86,11 @@ def test_compliant_server_gets_no_finding_over_thousands_of_cases(era: str | Non
 @pytest.mark.slow
 def test_compliant_server_over_http_gets_no_finding_with_its_headers_checked() -> None:
     with _reference_over_http() as target:
-        result = fuzz(target, seed=11, max_examples=60, timeout=2.0, selection=REFERENCE)
+        result = fuzz(target, seed=11, max_examples=30, timeout=2.0, selection=REFERENCE)
     assert [f.message for f in result.findings] == []
     assert result.protocol_version == STATELESS
     assert {CaseKind.MALFORMED_META, CaseKind.UNSUPPORTED_VERSION, CaseKind.HEADER_MISMATCH} <= _kinds_sent(result)
-    assert sum(summary.total_sent for summary in result.tools) >= 2000
+    assert sum(summary.total_sent for summary in result.tools) >= 1000
 
 
 def _only_finding(bug: str, **options: object):  # type: ignore[no-untyped-def]
