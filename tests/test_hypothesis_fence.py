@@ -41,6 +41,7 @@ _PATCHED = """
 import json
 from hypothesis.internal import filtering, lambda_sources
 from hypothesis.internal.conjecture.engine import ConjectureRunner
+from hypothesis.internal.conjecture.providers import HypothesisProvider
 from hypothesis.strategies._internal.strategies import FilteredStrategy
 import fuzz.faces._cli, fuzz.engine.run, fuzz.engine._scheduler, fuzz.faces.pytest_hooks, strategies
 
@@ -48,6 +49,7 @@ def patched():
     return {
         "filtered": getattr(FilteredStrategy.do_validate, "keeps_validation", False),
         "fresh": getattr(ConjectureRunner.generate_new_test_cases, "_toolfuzz_fresh_batches", False),
+        "no local constants": getattr(HypothesisProvider._maybe_draw_constant, "_toolfuzz_no_local_constants", False),
         "described": lambda_sources.lambda_description.__module__ != "hypothesis.internal.lambda_sources",
         "bounds": filtering.get_numeric_predicate_bounds.__module__ != "hypothesis.internal.filtering",
     }

@@ -13,6 +13,9 @@ Each patch has its reason in its module. The patches are:
   `ConjectureData.draw` without its per-call imports.
 - `threads`. The parts of Hypothesis that worker threads share unguarded are used one thread
   at a time. A worker thread's unused Random is left unregistered.
+- `no_local_constants`. The harness's runs draw Hypothesis's own constants only, never the
+  literals of the modules loaded in the process, so a seed draws the same values in the CLI,
+  under `python -m fuzz`, under the pytest plugin and in a test's process.
 
 `marks` sets a test's seed and database key through attributes Hypothesis keeps private.
 `tests/test_hypothesis_fence.py` fails when a release changes the code a patch replaces.
@@ -22,11 +25,12 @@ from __future__ import annotations
 
 from strategies._hypothesis.filtered import keep_filtered_validation
 from strategies._hypothesis.fresh_generation import fresh_generation
+from strategies._hypothesis.no_local_constants import draws_without_local_constants
 from strategies._hypothesis.threads import describe_one_at_a_time
 
-__all__ = ["REVIEWED", "WRITTEN_FOR", "fresh_generation", "install", "marks", "private", "threads"]
+__all__ = ["REVIEWED", "WRITTEN_FOR", "fresh_generation", "install", "marks", "no_local_constants", "private", "threads"]
 
-WRITTEN_FOR = "6.170.27"
+WRITTEN_FOR = "6.170.29"
 """The Hypothesis release whose source each patch was last reviewed against."""
 
 REVIEWED: dict[str, tuple[str, str]] = {
@@ -37,6 +41,7 @@ REVIEWED: dict[str, tuple[str, str]] = {
     "hypothesis.internal.lambda_sources:lambda_description": ("68507e833d754e0f", "threads"),
     "hypothesis.internal.filtering:get_numeric_predicate_bounds": ("2d491ff1dacd8230", "threads"),
     "hypothesis.internal.conjecture.providers:_get_local_constants": ("c1f5bd54b11ae515", "threads"),
+    "hypothesis.internal.conjecture.providers:HypothesisProvider._maybe_draw_constant": ("c5dc3e00cfd338b6", "no_local_constants"),
     "hypothesis.core:get_random_for_wrapped_test": ("008a9d4bd112a46e", "threads, marks"),
     "hypothesis.internal.reflection:function_digest": ("444233892948d0cc", "marks"),
 }
@@ -51,4 +56,5 @@ def install() -> None:
     """Apply every patch of Hypothesis's internals (idempotent; cheap when called again)."""
     keep_filtered_validation()
     fresh_generation()
+    draws_without_local_constants()
     describe_one_at_a_time()

@@ -10,7 +10,7 @@ from hypothesis.control import BuildContext
 from hypothesis.core import threadlocal
 from hypothesis.internal import filtering, lambda_sources
 from hypothesis.internal.conjecture import providers
-from hypothesis.internal.conjecture.choice import ChoiceTemplate, ValueHole, choice_permitted
+from hypothesis.internal.conjecture.choice import ChoiceTemplate, ValueHole, choice_constraints_key, choice_permitted
 from hypothesis.internal.conjecture.data import MAX_DEPTH, ConjectureData
 from hypothesis.internal.conjecture.engine import ConjectureRunner
 from hypothesis.internal.conjecture.providers import GLOBAL_CONSTANTS, HypothesisProvider
@@ -38,6 +38,7 @@ __all__ = [
     "ValueHole",
     "calc_label_from_callable",
     "calc_label_from_cls",
+    "choice_constraints_key",
     "choice_permitted",
     "combine_labels",
     "filtering",

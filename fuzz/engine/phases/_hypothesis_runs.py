@@ -18,6 +18,7 @@ from hypothesis.database import ExampleDatabase
 from fuzz.engine.finished_runs import collect_finished_runs
 from fuzz.engine.phases._violations import RuleViolated, leaves_of_type, violations_in
 from fuzz.engine.stops import NothingNew, OutOfTime, ShareSpent, TargetLost
+from strategies._hypothesis.no_local_constants import without_local_constants
 
 _PHASES = (HypothesisPhase.explicit, HypothesisPhase.reuse, HypothesisPhase.generate, HypothesisPhase.target, HypothesisPhase.shrink)
 """Every phase but `explain`, whose report nobody reads, at a cost per failure."""
@@ -52,12 +53,16 @@ def in_parts(budget: Callable[[], int], per_part: int, run_part: Callable[[int, 
     examples to try, which ends the search. Hypothesis keeps what it tried for the length of a run.
     So a long search in parts keeps its memory flat and its pace the same. The budget is read again
     before each part: a phase may earn more as it learns.
+
+    Each run draws no local constant (`without_local_constants`): what a seed draws does not depend
+    on the modules loaded in the process.
     """
     done = part = 0
     while done < budget():
         examples = min(budget() - done, per_part)
         try:
-            more = run_part(examples, part)
+            with without_local_constants():
+                more = run_part(examples, part)
         finally:
             collect_finished_runs()
         done += examples
