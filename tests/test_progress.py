@@ -81,8 +81,11 @@ def test_a_pseudo_terminal_shows_progress_redrawn_and_a_pipe_shows_no_control_ch
         "--no-corpus",
         "--seed",
         "1",
+        # Two seconds at least, whatever the machine's speed: the status line is redrawn every half second.
         "--max-examples",
-        "300",
+        "100000",
+        "--max-time",
+        "2",
         "--",
         *python_server("lax_server.py").command,
     ]
