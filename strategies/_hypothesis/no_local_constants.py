@@ -8,21 +8,23 @@ processes:
 
 - The `mcp-toolfuzz` console script is itself such a module (its `'__main__'`), and
   `python -m fuzz` is not.
-- Under the pytest plugin, the user's test modules and conftest are such modules, so the CLI and
-  the plugin drew differently from one seed. In CI a plugin run missed a finding that needs a
-  rare draw (an inf), which the CLI's run of the same seed made.
+- Under the pytest plugin, the user's own modules (the package of the server under test, say)
+  are such modules. Their test modules are not: Hypothesis leaves out `tests/` and `test_*.py`.
 - Run from a checkout, the harness's own modules are local too. One imported while explorations
-  draw adds its literals mid-run, at a moment that depends on the threads. In CI two runs of one
-  seed differed by one drawn value.
+  draw adds its literals mid-run, at a moment that depends on the threads.
+
+In CI, runs in a test's own process drew otherwise than the same seed elsewhere: one found a
+finding that needs a rare draw (an inf) where the plugin's run did not, and two runs of one seed
+differed by one drawn value.
 
 Here a draw inside `without_local_constants()`, on its thread, draws Hypothesis's own constants
 only, as Hypothesis does when no local constant exists: the same random calls, so a seed draws
-what it drew in a process that had none (`python -m fuzz`).
-
-The pools (`strategies._pools`) draw their values without local constants in every process
-already, by a provider of their own, in their own steps (their values must not change). The harness's Hypothesis runs are all
+what it drew in a process that had none (`python -m fuzz`). The harness's Hypothesis runs are all
 made in that block (`fuzz.engine.phases._hypothesis_runs.in_parts`). A user's own tests, in the
 same process, keep their local constants.
+
+The pools (`strategies._pools`) already draw without local constants in every process, by a
+provider of their own and in steps of their own (their values must not change).
 """
 
 from __future__ import annotations
