@@ -33,14 +33,13 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 from hypothesis.errors import StopTest
 from hypothesis.strategies import SearchStrategy
 
+from strategies._hypothesis.no_local_constants import global_constants_permitted
 from strategies._hypothesis.private import (
-    GLOBAL_CONSTANTS,
     BuildContext,
     ChoiceTemplate,
     ConjectureData,
     HypothesisProvider,
     calc_label_from_cls,
-    choice_permitted,
     combine_labels,
     sort_key,
 )
@@ -161,5 +160,5 @@ class _GlobalConstantsOnly(HypothesisProvider):
         assert self._random is not None
         if self._random.random() > p:
             return None
-        permitted = [choice for choice in GLOBAL_CONSTANTS.set_for_type(choice_type) if choice_permitted(choice, constraints)]
+        permitted = global_constants_permitted(choice_type, constraints)
         return self._random.choice(permitted) if permitted else None

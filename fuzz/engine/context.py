@@ -77,9 +77,8 @@ class RunContext:
         return [as_task(case) for case in cases]
 
     def kinds_of(self, tool_plan: ToolPlan) -> tuple[CaseKind, ...]:
-        """The planned case kinds of a plan entry this run sends (`options.kinds_sent`)."""
-        chosen = self.options.kinds_sent
-        return tuple(kind for kind in tool_plan.kinds if chosen is None or kind in chosen)
+        """The planned case kinds of a plan entry this run sends (`options.sends`)."""
+        return tuple(kind for kind in tool_plan.kinds if self.options.sends(kind))
 
     def reach_of(self, job: Job) -> SchemaReach | None:
         """The job's tool's schema-reach counter, made on first use.

@@ -205,6 +205,11 @@ class RunOptions:
         judging = kinds_judging(self.rules)
         return None if judging is None else judging | {CaseKind.SEQUENCE}
 
+    def sends(self, kind: CaseKind) -> bool:
+        """Whether the run sends `kind`'s cases where they are planned (`kinds_sent`)."""
+        sent = self.kinds_sent
+        return sent is None or kind in sent
+
     def max_examples_for(self, tool: str | None) -> int:
         return dict(self.tool_max_examples).get(tool or "", self.max_examples)
 

@@ -217,10 +217,9 @@ async def _fuzz_on(target: Target, options: RunOptions, listener: Listener, prog
     plans = plan(target.tools, options.selection, revision_kinds_for(stateless), target.task_era)
     progress.excluded = excluded(target.tools, options.selection)
     known = resolve_known_arguments(options.known_arguments, target.tools)
-    sent = options.kinds_sent
-    tasks = RunPhase.TASKS in options.phases and target.task_era is not TaskEra.NONE and (sent is None or CaseKind.TASK_METHOD in sent)
-    rounds = RunPhase.ROUNDS in options.phases and stateless is not None and (sent is None or CaseKind.REQUEST_STATE in sent)
-    envelope = options.envelope and (sent is None or CaseKind.MALFORMED_REQUEST in sent)
+    tasks = RunPhase.TASKS in options.phases and target.task_era is not TaskEra.NONE and options.sends(CaseKind.TASK_METHOD)
+    rounds = RunPhase.ROUNDS in options.phases and stateless is not None and options.sends(CaseKind.REQUEST_STATE)
+    envelope = options.envelope and options.sends(CaseKind.MALFORMED_REQUEST)
     tool_plans = with_envelope(plans, envelope, sequences=RunPhase.SEQUENCE in options.phases, tasks=tasks, rounds=rounds)
     shard_owned = shard_places(tool_plans, options)
     units = tuple(tool_plan.name for tool_plan in tool_plans)

@@ -42,10 +42,20 @@ _PATCHED = "_toolfuzz_no_local_constants"
 _here = threading.local()
 
 _permitted: dict[Any, tuple[Any, ...]] = {}
-"""Hypothesis's own constants a choice's constraints permit, by choice type and constraints.
+"""`global_constants_permitted`'s answers, by choice type and constraints.
 
 Hypothesis's `CONSTANTS_CACHE` cannot serve: it holds the local constants beside them.
 """
+
+
+def global_constants_permitted(choice_type: Any, constraints: Any) -> tuple[Any, ...]:
+    """Hypothesis's own constants of `choice_type` that `constraints` permit, in its order."""
+    key = (choice_type, choice_constraints_key(choice_type, constraints))
+    permitted = _permitted.get(key)
+    if permitted is None:
+        permitted = tuple(choice for choice in GLOBAL_CONSTANTS.set_for_type(choice_type) if choice_permitted(choice, constraints))
+        _permitted[key] = permitted
+    return permitted
 
 
 @contextmanager
@@ -77,11 +87,7 @@ def draws_without_local_constants() -> None:
         assert self._random is not None
         if self._random.random() > p:
             return None
-        key = (choice_type, choice_constraints_key(choice_type, constraints))
-        permitted = _permitted.get(key)
-        if permitted is None:
-            permitted = tuple(choice for choice in GLOBAL_CONSTANTS.set_for_type(choice_type) if choice_permitted(choice, constraints))
-            _permitted[key] = permitted
+        permitted = global_constants_permitted(choice_type, constraints)
         if not permitted:
             return None
         return self._random.choice(self._random.choice([permitted]))
